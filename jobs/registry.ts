@@ -1,0 +1,4 @@
+import type { QueueDefinition } from './queues.ts';
+
+/** All queues, in the order they are declared. Each feature's job module adds its queue here. */
+export const queues: QueueDefinition<any>[] = [];

@@ -1,0 +1,14 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { PgBoss } from 'pg-boss';
+import type { Config } from './config.ts';
+import type { Logger } from './lib/logger.ts';
+import type { TokenVerifier } from './modules/identity/platform-identity.ts';
+
+/** What the HTTP layer and the workers are built from; tests assemble one against their own database. */
+export interface AppContext {
+  config: Config;
+  orm: MikroORM;
+  boss: PgBoss;
+  verifier: TokenVerifier;
+  logger: Logger;
+}

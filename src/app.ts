@@ -1,0 +1,43 @@
+import { Elysia } from 'elysia';
+import { openapi } from '@elysiajs/openapi';
+import type { AppContext } from './app-context.ts';
+import { createAuth } from './http/auth.ts';
+import { httpLifecycle } from './http/lifecycle.ts';
+import { healthApi } from './modules/health/health.api.ts';
+import { developersApi } from './modules/developers/developers.api.ts';
+import { apiKeysApi } from './modules/api-keys/api-keys.api.ts';
+
+/** The whole HTTP surface, built from its dependencies. Tests call `.handle()` on it without listening. */
+export function createApp(ctx: AppContext) {
+  const auth = createAuth(ctx);
+  return new Elysia({ serve: { maxRequestBodySize: ctx.config.maxBodyBytes } })
+    .use(httpLifecycle(ctx))
+    .use(
+      openapi({
+        path: '/swagger',
+        specPath: '/swagger/json',
+        documentation: {
+          info: {
+            title: 'App Marketplace API',
+            version: '1.0.0',
+            description:
+              'Developers register, mint scoped API keys and submit app listings for review; the public catalogue lists, searches and installs approved apps. Errors are RFC 9457 problem+json.',
+          },
+          components: {
+            securitySchemes: {
+              bearer: {
+                type: 'http',
+                scheme: 'bearer',
+                description: 'An API key (`mk_…`) or a platform OAuth access token, as each route says',
+              },
+            },
+          },
+        },
+      }),
+    )
+    .use(healthApi(ctx))
+    .use(developersApi(ctx, auth))
+    .use(apiKeysApi(ctx, auth));
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,190 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+/**
+ * The only module that reads `process.env`. Everything else receives a validated `Config`.
+ */
+
+const Bool = Type.Union([Type.Literal('true'), Type.Literal('false')]);
+const PositiveIntString = Type.String({ pattern: '^[0-9]+$' });
+const UrlString = Type.String({ pattern: '^(postgres|postgresql|https?|smtps?)://' });
+
+const EnvSchema = Type.Object({
+  APP_ENV: Type.Optional(Type.Union([Type.Literal('development'), Type.Literal('test'), Type.Literal('production')])),
+  PORT: Type.Optional(PositiveIntString),
+  HOST: Type.Optional(Type.String({ minLength: 1 })),
+  DATABASE_URL: Type.Optional(UrlString),
+  DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  LOG_LEVEL: Type.Optional(Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error'), Type.Literal('silent')])),
+  OAUTH_JWKS_URL: Type.Optional(UrlString),
+  OAUTH_ISSUER: Type.Optional(Type.String({ minLength: 1 })),
+  OAUTH_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
+  OAUTH_INTROSPECTION_URL: Type.Optional(UrlString),
+  OAUTH_INTROSPECTION_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
+  OAUTH_INTROSPECTION_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1 })),
+  OAUTH_ALLOWED_CLIENTS: Type.Optional(Type.String()),
+  API_KEY_SECRETS: Type.Optional(Type.String({ minLength: 1 })),
+  SMTP_URL: Type.Optional(UrlString),
+  ALLOW_PRIVATE_FETCH: Type.Optional(Bool),
+  TRUSTED_PROXIES: Type.Optional(Type.String()),
+  RATE_LIMITS: Type.Optional(Type.String()),
+  MAX_BODY_BYTES: Type.Optional(PositiveIntString),
+});
+type Env = Static<typeof EnvSchema>;
+
+export type AppEnv = 'development' | 'test' | 'production';
+export type Role = 'all' | 'api' | 'worker';
+
+export interface ApiKeySecret {
+  id: string;
+  secret: string;
+}
+
+export type OAuthConfig =
+  | { mode: 'jwks'; jwksUrl: string; issuer: string; audience: string; allowedClients: string[] }
+  | {
+      mode: 'introspection';
+      introspectionUrl: string;
+      clientId?: string;
+      clientSecret?: string;
+      allowedClients: string[];
+    }
+  | { mode: 'dev'; allowedClients: string[] };
+
+export interface RateLimitConfig {
+  developerPerMinute: number;
+  publicReadsPerMinute: number;
+  installsPerMinute: number;
+}
+
+export interface Config {
+  env: AppEnv;
+  port: number;
+  host: string;
+  /** Absent in development and test means "start an embedded PostgreSQL". */
+  databaseUrl?: string;
+  dataDir: string;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  oauth: OAuthConfig;
+  /** First entry signs new keys; the rest still verify, so a secret can be rotated. */
+  apiKeySecrets: ApiKeySecret[];
+  smtpUrl?: string;
+  allowPrivateFetch: boolean;
+  trustedProxies: string[];
+  rateLimits: RateLimitConfig;
+  maxBodyBytes: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const list = (value: string | undefined) =>
+  (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/** `API_KEY_SECRETS` is `id:secret[,id:secret…]`; the first one signs. */
+function parseApiKeySecrets(raw: string | undefined, env: AppEnv): ApiKeySecret[] {
+  if (!raw) {
+    if (env === 'production') throw new ConfigError('API_KEY_SECRETS is required when APP_ENV=production');
+    return [{ id: 'dev', secret: 'development-only-api-key-secret-not-for-production' }];
+  }
+  return list(raw).map((entry) => {
+    const [id, secret] = entry.split(':', 2);
+    if (!id || !secret || !/^[A-Za-z0-9_-]{1,32}$/.test(id)) {
+      throw new ConfigError('API_KEY_SECRETS must be a comma-separated list of id:secret (id: letters, digits, - or _)');
+    }
+    if (env === 'production' && secret.length < 32) {
+      throw new ConfigError(`API_KEY_SECRETS entry "${id}" must be at least 32 characters in production`);
+    }
+    return { id, secret };
+  });
+}
+
+function parseOAuth(env: Env, appEnv: AppEnv): OAuthConfig {
+  const allowedClients = list(env.OAUTH_ALLOWED_CLIENTS);
+  if (env.OAUTH_JWKS_URL) {
+    if (!env.OAUTH_ISSUER || !env.OAUTH_AUDIENCE) {
+      throw new ConfigError('OAUTH_JWKS_URL needs OAUTH_ISSUER and OAUTH_AUDIENCE');
+    }
+    if (allowedClients.length === 0) throw new ConfigError('OAUTH_ALLOWED_CLIENTS must name at least one client');
+    return { mode: 'jwks', jwksUrl: env.OAUTH_JWKS_URL, issuer: env.OAUTH_ISSUER, audience: env.OAUTH_AUDIENCE, allowedClients };
+  }
+  if (env.OAUTH_INTROSPECTION_URL) {
+    if (allowedClients.length === 0) throw new ConfigError('OAUTH_ALLOWED_CLIENTS must name at least one client');
+    return {
+      mode: 'introspection',
+      introspectionUrl: env.OAUTH_INTROSPECTION_URL,
+      clientId: env.OAUTH_INTROSPECTION_CLIENT_ID,
+      clientSecret: env.OAUTH_INTROSPECTION_CLIENT_SECRET,
+      allowedClients,
+    };
+  }
+  if (appEnv === 'production') {
+    throw new ConfigError('APP_ENV=production needs a token verifier: OAUTH_JWKS_URL or OAUTH_INTROSPECTION_URL');
+  }
+  return { mode: 'dev', allowedClients: allowedClients.length > 0 ? allowedClients : ['marketplace-dev'] };
+}
+
+/** `RATE_LIMITS=off`, or `developer=600,public=1200,installs=300` (0 disables one). */
+function parseRateLimits(raw: string | undefined): RateLimitConfig {
+  const limits: RateLimitConfig = { developerPerMinute: 600, publicReadsPerMinute: 1200, installsPerMinute: 300 };
+  if (!raw) return limits;
+  if (raw.trim() === 'off') return { developerPerMinute: 0, publicReadsPerMinute: 0, installsPerMinute: 0 };
+  const keys: Record<string, keyof RateLimitConfig> = {
+    developer: 'developerPerMinute',
+    public: 'publicReadsPerMinute',
+    installs: 'installsPerMinute',
+  };
+  for (const entry of list(raw)) {
+    const [name, value] = entry.split('=', 2);
+    const key = name ? keys[name] : undefined;
+    if (!key || !value || !/^[0-9]+$/.test(value)) {
+      throw new ConfigError('RATE_LIMITS must be "off" or a list like developer=600,public=1200,installs=300');
+    }
+    limits[key] = Number(value);
+  }
+  return limits;
+}
+
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  const env = Object.fromEntries(
+    Object.keys(EnvSchema.properties)
+      .filter((key) => source[key] !== undefined && source[key] !== '')
+      .map((key) => [key, source[key]]),
+  );
+  const firstError = Value.Errors(EnvSchema, env).First();
+  if (firstError) {
+    const variable = firstError.path.replace(/^\//, '');
+    throw new ConfigError(`${variable} is invalid: ${firstError.message} (got "${env[variable]}")`);
+  }
+  const valid = env as Env;
+  const appEnv: AppEnv = valid.APP_ENV ?? 'development';
+  const production = appEnv === 'production';
+
+  if (production) {
+    if (!valid.DATABASE_URL) throw new ConfigError('DATABASE_URL is required when APP_ENV=production');
+    if (!valid.SMTP_URL) throw new ConfigError('SMTP_URL is required when APP_ENV=production');
+    if (valid.ALLOW_PRIVATE_FETCH === 'true') {
+      throw new ConfigError('ALLOW_PRIVATE_FETCH=true is refused when APP_ENV=production');
+    }
+  }
+
+  return {
+    env: appEnv,
+    port: Number(valid.PORT ?? 3000),
+    host: valid.HOST ?? (production ? '0.0.0.0' : '127.0.0.1'),
+    databaseUrl: valid.DATABASE_URL,
+    dataDir: valid.DATA_DIR ?? '.data',
+    logLevel: valid.LOG_LEVEL ?? (appEnv === 'test' ? 'silent' : 'info'),
+    oauth: parseOAuth(valid, appEnv),
+    apiKeySecrets: parseApiKeySecrets(valid.API_KEY_SECRETS, appEnv),
+    smtpUrl: valid.SMTP_URL,
+    allowPrivateFetch: valid.ALLOW_PRIVATE_FETCH === 'true',
+    trustedProxies: list(valid.TRUSTED_PROXIES),
+    rateLimits: parseRateLimits(valid.RATE_LIMITS),
+    maxBodyBytes: Number(valid.MAX_BODY_BYTES ?? 1_048_576),
+  };
+}

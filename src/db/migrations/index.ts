@@ -1,0 +1,6 @@
+import { Migration20261125000001_identity } from './Migration20261125000001_identity.ts';
+
+/** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
+export const migrations = [
+  { name: 'Migration20261125000001_identity', class: Migration20261125000001_identity },
+];

@@ -1,0 +1,103 @@
+import { Elysia } from 'elysia';
+import type { AppContext } from '../app-context.ts';
+import { ApiError } from './problem.ts';
+import type { PlatformIdentity } from '../modules/identity/platform-identity.ts';
+import { createApiKeyAuthenticator, type AuthenticatedKey } from '../modules/api-keys/api-key-auth.ts';
+import { looksLikeApiKey } from '../modules/api-keys/key-format.ts';
+import type { Scope } from '../modules/api-keys/api-key.entity.ts';
+import { findDeveloperIdByPlatformUser } from '../modules/developers/developers.service.ts';
+
+/**
+ * Who is calling, as a route sees it. A developer arrives either with the platform OAuth
+ * token (full control of their own keys) or with one of their API keys (bounded by its scopes).
+ */
+export type DeveloperPrincipal =
+  | { via: 'oauth'; developerId: string; identity: PlatformIdentity }
+  | { via: 'apiKey'; developerId: string; key: AuthenticatedKey };
+
+const unauthenticated = (detail = 'A valid bearer token is required') => new ApiError(401, 'UNAUTHENTICATED', detail);
+
+function bearerToken(headers: Record<string, string | undefined>): string {
+  const header = headers.authorization;
+  const match = header?.match(/^Bearer[ ]+([^\s]+)[ ]*$/i);
+  if (!match?.[1]) throw unauthenticated();
+  return match[1];
+}
+
+const bearerDoc = { security: [{ bearer: [] }] };
+
+/**
+ * The auth guard every route declares. Options, by what the route accepts:
+ * - `platformToken: true` — only the platform OAuth token (registration);
+ * - `developer: true` — the OAuth token or any valid API key, no scope (profile edits, keys);
+ * - `apiKey: <Scope> | true` — only an API key, holding that scope when one is named.
+ */
+let instances = 0;
+
+export function createAuth(ctx: AppContext) {
+  // Named so the controllers that `.use` it share one instance; the seed keeps apps apart (tests build many).
+  const seed = ++instances;
+  const authenticateKey = createApiKeyAuthenticator(ctx.orm, ctx.config.apiKeySecrets, ctx.logger);
+
+  async function platformIdentity(token: string): Promise<PlatformIdentity> {
+    const identity = await ctx.verifier.verify(token);
+    if (!identity) throw unauthenticated('The token is invalid, expired or not issued to a first-party client');
+    return identity;
+  }
+
+  async function apiKey(token: string): Promise<AuthenticatedKey> {
+    const key = await authenticateKey(token);
+    if (!key) throw unauthenticated('The API key is invalid, expired or revoked');
+    return key;
+  }
+
+  async function developerFromToken(token: string): Promise<DeveloperPrincipal> {
+    if (looksLikeApiKey(token)) {
+      const key = await apiKey(token);
+      return { via: 'apiKey', developerId: key.developerId, key };
+    }
+    const identity = await platformIdentity(token);
+    const developerId = await findDeveloperIdByPlatformUser(ctx.orm.em.fork(), identity.subject);
+    if (!developerId) throw new ApiError(404, 'NOT_FOUND', 'No developer profile for this account: register first');
+    return { via: 'oauth', developerId, identity };
+  }
+
+  return new Elysia({ name: 'auth', seed }).macro({
+    platformToken: (enabled: true) => ({
+      detail: bearerDoc,
+      async resolve({ headers }) {
+        void enabled;
+        const token = bearerToken(headers);
+        if (looksLikeApiKey(token)) {
+          throw new ApiError(401, 'UNAUTHENTICATED', 'This endpoint takes the platform OAuth token, not an API key');
+        }
+        return { identity: await platformIdentity(token) };
+      },
+    }),
+    developer: (enabled: true) => ({
+      detail: bearerDoc,
+      async resolve({ headers }) {
+        void enabled;
+        return { principal: await developerFromToken(bearerToken(headers)) };
+      },
+    }),
+    apiKey: (scope: Scope | true) => ({
+      detail: bearerDoc,
+      async resolve({ headers }) {
+        const token = bearerToken(headers);
+        if (!looksLikeApiKey(token)) {
+          await platformIdentity(token);
+          throw new ApiError(403, 'API_KEY_REQUIRED', 'This endpoint needs an API key, not the OAuth token');
+        }
+        const key = await apiKey(token);
+        if (scope !== true && !key.scopes.includes(scope)) {
+          throw new ApiError(403, 'INSUFFICIENT_SCOPE', `This API key lacks the ${scope} scope`);
+        }
+        const principal: DeveloperPrincipal = { via: 'apiKey', developerId: key.developerId, key };
+        return { principal };
+      },
+    }),
+  });
+}
+
+export type AuthPlugin = ReturnType<typeof createAuth>;

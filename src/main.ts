@@ -1,0 +1,67 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Role } from './config.ts';
+import { createLogger } from './lib/logger.ts';
+import { startRuntime } from './runtime.ts';
+import { createApp } from './app.ts';
+import { ensureDevelopmentAdmin } from './modules/admins/admins.service.ts';
+
+/**
+ * `bun start`: API, admin console and workers in one process. `--role api` serves HTTP only,
+ * `--role worker` runs jobs only; any number of each can share one PostgreSQL.
+ */
+const { values } = parseArgs({ options: { role: { type: 'string', default: 'all' } } });
+const role = values.role as Role;
+if (!['all', 'api', 'worker'].includes(role)) {
+  process.stderr.write(`Unknown role "${values.role}": use all, api or worker\n`);
+  process.exit(2);
+}
+
+let config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`Configuration error: ${error.message}\n`);
+    process.exit(78);
+  }
+  throw error;
+}
+const logger = createLogger(config.logLevel, { role });
+const runtime = await startRuntime(config, logger, { role }).catch((error) => {
+  logger.error('start-up failed', { error: (error as Error).message });
+  process.exit(1);
+});
+
+if (config.env === 'development') await ensureDevelopmentAdmin(runtime.ctx.orm.em.fork(), logger);
+
+const server = role === 'worker' ? undefined : createApp(runtime.ctx).listen({ port: config.port, hostname: config.host });
+if (server) {
+  const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
+  process.stderr.write(
+    [
+      '',
+      `  App Marketplace (${config.env}, role ${role})`,
+      `  API       ${base}/api/apps`,
+      `  OpenAPI   ${base}/swagger`,
+      `  Admin     ${base}/admin`,
+      `  Health    ${base}/readyz`,
+      config.oauth.mode === 'dev' ? '  Sign in   bun run cli token --user <platformUserId>  (dev identity)' : '',
+      '',
+    ]
+      .filter((line) => line !== undefined)
+      .join('\n') + '\n',
+  );
+}
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  logger.info('shutting down', { signal });
+  // Stop accepting, let in-flight requests finish, then release jobs and the database.
+  await server?.stop();
+  await runtime.stop();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

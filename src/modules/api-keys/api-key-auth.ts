@@ -1,0 +1,76 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { ApiKeySecret } from '../../config.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { DeveloperStatus } from '../developers/developer.entity.ts';
+import type { Scope } from './api-key.entity.ts';
+import { hashKey, isWellFormedKey } from './key-format.ts';
+
+/** A key that was presented, found, unexpired, unrevoked and owned by a developer who is not suspended. */
+export interface AuthenticatedKey {
+  id: string;
+  developerId: string;
+  developerStatus: DeveloperStatus;
+  scopes: Scope[];
+  expiresAt: Date;
+}
+
+interface KeyRow {
+  id: string;
+  developer_id: string;
+  scopes: Scope[];
+  expires_at: Date;
+  revoked_at: Date | null;
+  developer_status: DeveloperStatus;
+}
+
+const TOUCH_INTERVAL_MS = 60_000;
+
+/**
+ * The hot path of every developer request: one indexed lookup by keyed hash, no caching of
+ * validity (a revocation takes effect on the very next request). `lastUsedAt` is written at
+ * most once a minute per key: an in-process clock skips the write, and the UPDATE's own
+ * condition bounds it across processes.
+ */
+export function createApiKeyAuthenticator(orm: MikroORM, secrets: ApiKeySecret[], logger: Logger) {
+  const lastTouched = new Map<string, number>();
+
+  function touch(keyId: string) {
+    const now = Date.now();
+    if (now - (lastTouched.get(keyId) ?? 0) < TOUCH_INTERVAL_MS) return;
+    lastTouched.set(keyId, now);
+    if (lastTouched.size > 50_000) lastTouched.clear();
+    orm.em
+      .fork()
+      .execute(
+        `update api_keys set last_used_at = now()
+         where id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
+        [keyId],
+      )
+      .catch((error) => logger.warn('could not record key use', { keyId, error: (error as Error).message }));
+  }
+
+  return async function authenticate(rawKey: string): Promise<AuthenticatedKey | null> {
+    if (!isWellFormedKey(rawKey)) return null;
+    const hashes = secrets.map((secret) => hashKey(rawKey, secret));
+    const rows = await orm.em.fork().execute<KeyRow[]>(
+      `select k.id, k.developer_id, k.scopes, k.expires_at, k.revoked_at, d.status as developer_status
+       from api_keys k join developers d on d.id = k.developer_id
+       where k.key_hash in (${hashes.map(() => '?').join(', ')})`,
+      hashes,
+    );
+    const row = rows[0];
+    if (!row || row.revoked_at || new Date(row.expires_at).getTime() <= Date.now() || row.developer_status === 'SUSPENDED') {
+      return null;
+    }
+    touch(row.id);
+    return {
+      id: row.id,
+      developerId: row.developer_id,
+      developerStatus: row.developer_status,
+      scopes: row.scopes,
+      expiresAt: new Date(row.expires_at),
+    };
+  };
+}
+
+export type ApiKeyAuthenticator = ReturnType<typeof createApiKeyAuthenticator>;

@@ -1,0 +1,47 @@
+import { Elysia } from 'elysia';
+import type { AppContext } from '../../app-context.ts';
+import type { AuthPlugin } from '../../http/auth.ts';
+import { problems } from '../../http/schemas.ts';
+import { createUrlPolicy } from '../../lib/url-policy.ts';
+import { DeveloperProfile, RegisterDeveloperBody, UpdateDeveloperBody } from './developers.model.ts';
+import { getDeveloper, registerDeveloper, toProfile, updateDeveloper } from './developers.service.ts';
+
+export function developersApi(ctx: AppContext, auth: AuthPlugin) {
+  const urls = createUrlPolicy(ctx.config);
+  return new Elysia({ prefix: '/api/dev', tags: ['Developer profile'] })
+    .use(auth)
+    .post(
+      '/register',
+      async ({ body, identity, status }) => {
+        const developer = await registerDeveloper(ctx.orm.em.fork(), identity, body, urls);
+        return status(201, toProfile(developer));
+      },
+      {
+        platformToken: true,
+        body: RegisterDeveloperBody,
+        response: { 201: DeveloperProfile, ...problems(400, 401, 403, 409) },
+        detail: {
+          summary: 'Register a developer profile',
+          description: 'Takes the platform OAuth token; `platformUserId` must be the token subject. The profile starts PENDING_VERIFICATION.',
+        },
+      },
+    )
+    .get('/me', async ({ principal }) => toProfile(await getDeveloper(ctx.orm.em.fork(), principal.developerId)), {
+      apiKey: true,
+      response: { 200: DeveloperProfile, ...problems(401, 403) },
+      detail: { summary: 'Read your developer profile', description: 'Needs an API key (any scope).' },
+    })
+    .put(
+      '/me',
+      async ({ principal, body }) => toProfile(await updateDeveloper(ctx.orm.em.fork(), principal.developerId, body, urls)),
+      {
+        developer: true,
+        body: UpdateDeveloperBody,
+        response: { 200: DeveloperProfile, ...problems(400, 401, 404, 409) },
+        detail: {
+          summary: 'Update your developer profile',
+          description: 'OAuth token or any API key. Omitted fields are unchanged; `null` clears an optional field. platformUserId never changes.',
+        },
+      },
+    );
+}

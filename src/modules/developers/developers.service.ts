@@ -1,0 +1,138 @@
+import { LockMode, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
+import { ApiError, notFound } from '../../http/problem.ts';
+import { recordAudit, type Actor } from '../audit/audit.service.ts';
+import type { PlatformIdentity } from '../identity/platform-identity.ts';
+import { Developer, type DeveloperStatus } from './developer.entity.ts';
+import type { DeveloperProfile, RegisterDeveloperInput, UpdateDeveloperInput } from './developers.model.ts';
+import type { UrlPolicy } from '../../lib/url-policy.ts';
+
+export function toProfile(developer: Developer): DeveloperProfile {
+  return {
+    id: developer.id,
+    name: developer.name,
+    email: developer.email,
+    platformUserId: developer.platformUserId,
+    companyName: developer.companyName ?? null,
+    websiteUrl: developer.websiteUrl ?? null,
+    bio: developer.bio ?? null,
+    status: developer.status,
+    createdAt: developer.createdAt.toISOString(),
+    updatedAt: developer.updatedAt.toISOString(),
+  };
+}
+
+const developerExists = () =>
+  new ApiError(409, 'DEVELOPER_EXISTS', 'A developer with this platform account or e-mail address already exists');
+
+export async function findDeveloperIdByPlatformUser(em: EntityManager, platformUserId: string): Promise<string | null> {
+  const rows = await em.execute<{ id: string }[]>('select id from developers where platform_user_id = ?', [platformUserId]);
+  return rows[0]?.id ?? null;
+}
+
+export async function getDeveloper(em: EntityManager, id: string): Promise<Developer> {
+  const developer = await em.findOne(Developer, { id });
+  if (!developer) throw notFound('Developer');
+  return developer;
+}
+
+async function emailTaken(em: EntityManager, email: string, exceptId?: string): Promise<boolean> {
+  const rows = await em.execute<{ id: string }[]>('select id from developers where lower(email) = lower(?)', [email]);
+  return rows.some((row) => row.id !== exceptId);
+}
+
+export async function registerDeveloper(
+  em: EntityManager,
+  identity: PlatformIdentity,
+  input: RegisterDeveloperInput,
+  urls: UrlPolicy,
+): Promise<Developer> {
+  if (identity.subject !== input.platformUserId) {
+    throw new ApiError(403, 'PLATFORM_USER_MISMATCH', 'platformUserId must be the account the OAuth token was issued for');
+  }
+  urls.assertAllowed({ websiteUrl: input.websiteUrl });
+  if ((await findDeveloperIdByPlatformUser(em, input.platformUserId)) || (await emailTaken(em, input.email))) {
+    throw developerExists();
+  }
+  const developer = em.create(Developer, {
+    platformUserId: input.platformUserId,
+    name: input.name,
+    email: input.email,
+    companyName: input.companyName ?? null,
+    websiteUrl: input.websiteUrl ?? null,
+    bio: input.bio ?? null,
+  });
+  try {
+    await em.flush();
+  } catch (error) {
+    // Two registrations racing past the checks above: the unique indexes decide.
+    if (error instanceof UniqueConstraintViolationException) throw developerExists();
+    throw error;
+  }
+  return developer;
+}
+
+export async function updateDeveloper(
+  em: EntityManager,
+  developerId: string,
+  input: UpdateDeveloperInput,
+  urls: UrlPolicy,
+): Promise<Developer> {
+  urls.assertAllowed({ websiteUrl: input.websiteUrl });
+  const developer = await getDeveloper(em, developerId);
+  if (input.email !== undefined && (await emailTaken(em, input.email, developer.id))) throw developerExists();
+  em.assign(developer, input);
+  try {
+    await em.flush();
+  } catch (error) {
+    if (error instanceof UniqueConstraintViolationException) throw developerExists();
+    throw error;
+  }
+  return developer;
+}
+
+/** Developer states: which administrative action moves which state where. */
+const DEVELOPER_TRANSITIONS = {
+  verify: { from: ['PENDING_VERIFICATION'], to: 'VERIFIED' },
+  suspend: { from: ['PENDING_VERIFICATION', 'VERIFIED'], to: 'SUSPENDED' },
+  reinstate: { from: ['SUSPENDED'], to: 'VERIFIED' },
+} as const satisfies Record<string, { from: readonly DeveloperStatus[]; to: DeveloperStatus }>;
+export type DeveloperAction = keyof typeof DEVELOPER_TRANSITIONS;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Finds a developer by id or e-mail address, as the CLI and the admin console name them. */
+export async function findDeveloper(em: EntityManager, idOrEmail: string, options: { lock?: boolean } = {}): Promise<Developer> {
+  const where = UUID.test(idOrEmail) ? { id: idOrEmail } : { email: { $ilike: idOrEmail.replace(/[\\%_]/g, '\\$&') } };
+  const developer = await em.findOne(Developer, where, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+  if (!developer) throw notFound('Developer');
+  return developer;
+}
+
+/**
+ * The one place developer status changes. Verification, suspension and reinstatement are
+ * administrative; each is audited, and later features hook their side effects (e-mail) here.
+ */
+export async function transitionDeveloper(
+  em: EntityManager,
+  idOrEmail: string,
+  action: DeveloperAction,
+  actor: Actor,
+): Promise<Developer> {
+  return em.transactional(async (tx) => {
+    const developer = await findDeveloper(tx, idOrEmail, { lock: true });
+    const rule = DEVELOPER_TRANSITIONS[action];
+    if (!(rule.from as readonly DeveloperStatus[]).includes(developer.status)) {
+      throw new ApiError(409, 'INVALID_STATE_TRANSITION', `Cannot ${action} a developer who is ${developer.status}`);
+    }
+    const before = developer.status;
+    developer.status = rule.to;
+    recordAudit(tx, actor, {
+      action: `developer.${action}`,
+      subjectType: 'developer',
+      subjectId: developer.id,
+      before: { status: before },
+      after: { status: rule.to },
+    });
+    return developer;
+  });
+}

@@ -1,0 +1,91 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { PgBoss } from 'pg-boss';
+import pg from 'pg';
+import type { Config, Role } from './config.ts';
+import type { AppContext } from './app-context.ts';
+import type { Logger } from './lib/logger.ts';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
+import { createOrm } from './db/orm.ts';
+import { assertSchemaCurrent, migrate } from './db/migrate.ts';
+import { createTokenVerifier } from './modules/identity/platform-identity.ts';
+import { createBoss, declareQueues } from '../jobs/queues.ts';
+import { queues } from '../jobs/registry.ts';
+import { startWorkers } from '../jobs/worker.ts';
+
+/**
+ * Everything a process holds open: the database (embedded or not), the ORM and pg-boss.
+ * The server, the worker role and the CLI all start through here, so they reach the same
+ * database the same way.
+ */
+export interface Runtime {
+  ctx: AppContext;
+  databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+export const EMBEDDED_DATABASE = 'marketplace';
+
+async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (!rowCount) await client.query(`create database "${name}"`);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface RuntimeOptions {
+  role: Role;
+  /** The CLI's `db:migrate` forces it; otherwise only non-production processes migrate on start. */
+  migrate?: boolean;
+  /** Whether to start pg-boss at all (a one-shot CLI command that enqueues nothing does not). */
+  jobs?: boolean;
+}
+
+export async function startRuntime(config: Config, logger: Logger, options: RuntimeOptions): Promise<Runtime> {
+  let embedded: EmbeddedDatabase | undefined;
+  let orm: MikroORM | undefined;
+  let boss: PgBoss | undefined;
+  const stop = async () => {
+    await boss?.stop({ graceful: true, timeout: 10_000 }).catch((error) => logger.warn('pg-boss stop failed', { error }));
+    await orm?.close().catch((error) => logger.warn('ORM close failed', { error }));
+    await embedded?.stop().catch((error) => logger.warn('embedded PostgreSQL stop failed', { error }));
+  };
+  try {
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      embedded = await startEmbeddedPostgres(config.dataDir, logger);
+      await ensureDatabase(embedded.url(), EMBEDDED_DATABASE);
+      databaseUrl = embedded.url(EMBEDDED_DATABASE);
+    }
+    orm = await createOrm(databaseUrl, logger);
+    const production = config.env === 'production';
+    if (options.migrate ?? !production) {
+      const applied = await migrate(orm);
+      if (applied.length) logger.info('migrations applied', { applied });
+    } else {
+      await assertSchemaCurrent(orm);
+    }
+
+    boss = createBoss(databaseUrl, logger, { supervise: options.role !== 'api', migrate: options.migrate ?? !production });
+    if (options.jobs ?? true) {
+      await boss.start();
+      await declareQueues(boss, queues);
+    }
+
+    const ctx: AppContext = {
+      config,
+      orm,
+      boss,
+      verifier: createTokenVerifier(config.oauth, config.dataDir, logger),
+      logger,
+    };
+    if (options.role !== 'api' && (options.jobs ?? true)) await startWorkers(ctx);
+    return { ctx, databaseUrl, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

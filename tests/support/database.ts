@@ -1,0 +1,79 @@
+import pg from 'pg';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.ts';
+import { createOrm } from '../../src/db/orm.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { createBoss } from '../../jobs/queues.ts';
+
+/**
+ * One PostgreSQL for the whole run (embedded unless TEST_DATABASE_URL names a server), one
+ * migrated template database, and a fresh clone of it for every test file, so files never
+ * see each other's rows.
+ */
+const TEMPLATE = `marketplace_template_${process.pid}`;
+const silent = createLogger('silent');
+
+let serverUrl: ((database?: string) => string) | undefined;
+let embedded: EmbeddedDatabase | undefined;
+const created: string[] = [];
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: serverUrl!('postgres') });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function startTestDatabase(testDatabaseUrl: string | undefined): Promise<void> {
+  if (testDatabaseUrl) {
+    serverUrl = (database = 'postgres') => withDatabase(testDatabaseUrl, database);
+  } else {
+    embedded = await startEmbeddedPostgres(mkdtempSync(join(tmpdir(), 'marketplace-test-')), silent, { persistent: false });
+    serverUrl = embedded.url;
+  }
+  await admin(async (client) => {
+    await client.query(`drop database if exists ${TEMPLATE}`);
+    await client.query(`create database ${TEMPLATE}`);
+  });
+  const url = serverUrl(TEMPLATE);
+  const orm = await createOrm(url, silent, 2);
+  await migrate(orm);
+  await orm.close();
+  const boss = createBoss(url, silent, { supervise: false, migrate: true });
+  await boss.start();
+  await boss.stop({ graceful: false });
+}
+
+/** A new database cloned from the migrated template (pg-boss's schema included). */
+export async function cloneTestDatabase(): Promise<string> {
+  const name = `marketplace_test_${process.pid}_${created.length + 1}_${Date.now() % 100_000}`;
+  await admin((client) => client.query(`create database ${name} template ${TEMPLATE}`));
+  created.push(name);
+  return serverUrl!(name);
+}
+
+export async function dropTestDatabase(url: string): Promise<void> {
+  const name = new URL(url).pathname.slice(1);
+  await admin((client) => client.query(`drop database if exists ${name} with (force)`));
+}
+
+export async function stopTestDatabase(): Promise<void> {
+  if (serverUrl) {
+    await admin(async (client) => {
+      for (const name of [...created, TEMPLATE]) await client.query(`drop database if exists ${name} with (force)`);
+    }).catch(() => {});
+  }
+  await embedded?.stop();
+}

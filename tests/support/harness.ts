@@ -1,0 +1,116 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp, type App } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { startRuntime, type Runtime } from '../../src/runtime.ts';
+import { mintDevToken } from '../../src/modules/identity/platform-identity.ts';
+import { transitionDeveloper } from '../../src/modules/developers/developers.service.ts';
+import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
+import type { AppContext } from '../../src/app-context.ts';
+import { cloneTestDatabase, dropTestDatabase } from './database.ts';
+
+export interface HttpResult<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface CallOptions {
+  token?: string;
+  body?: unknown;
+  /** Sent as-is (for malformed JSON and similar). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestApp {
+  app: App;
+  ctx: AppContext;
+  runtime: Runtime;
+  call<T = any>(method: string, path: string, options?: CallOptions): Promise<HttpResult<T>>;
+  /** A dev-identity platform token for `subject`. */
+  token(subject: string, extra?: { clientId?: string; expiresIn?: string }): Promise<string>;
+  sql<T = any>(query: string, params?: unknown[]): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+/** A whole service (HTTP app, ORM, pg-boss, workers) on its own fresh database. */
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const databaseUrl = await cloneTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'marketplace-data-'));
+  const config = loadConfig({ APP_ENV: 'test', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ...env });
+  const runtime = await startRuntime(config, createLogger('silent'), { role: 'all' });
+  const app = createApp(runtime.ctx);
+
+  const call: TestApp['call'] = async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    } else if (body !== undefined) {
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // Non-JSON bodies (HTML) are returned as text.
+    }
+    return { status: response.status, body: parsed as any, headers: response.headers };
+  };
+
+  return {
+    app,
+    ctx: runtime.ctx,
+    runtime,
+    call,
+    token: (subject, extra = {}) => mintDevToken(config.oauth, dataDir, { subject, ...extra }),
+    sql: (query, params = []) => runtime.ctx.orm.em.fork().execute(query, params as unknown[]),
+    async close() {
+      await runtime.stop();
+      await dropTestDatabase(databaseUrl);
+    },
+  };
+}
+
+let developerCounter = 0;
+
+export interface TestDeveloper {
+  id: string;
+  platformUserId: string;
+  email: string;
+  oauthToken: string;
+}
+
+/** Registers a developer over HTTP; `verified` also runs the administrative verification. */
+export async function registerDeveloper(t: TestApp, options: { verified?: boolean; name?: string } = {}): Promise<TestDeveloper> {
+  developerCounter += 1;
+  const platformUserId = `user-${developerCounter}-${crypto.randomUUID().slice(0, 8)}`;
+  const email = `${platformUserId}@example.com`;
+  const oauthToken = await t.token(platformUserId);
+  const response = await t.call('POST', '/api/dev/register', {
+    token: oauthToken,
+    body: { name: options.name ?? `Developer ${developerCounter}`, email, platformUserId },
+  });
+  if (response.status !== 201) throw new Error(`register failed: ${response.status} ${JSON.stringify(response.body)}`);
+  if (options.verified ?? true) await transitionDeveloper(t.ctx.orm.em.fork(), response.body.id, 'verify', CLI_ACTOR);
+  return { id: response.body.id, platformUserId, email, oauthToken };
+}
+
+export const ALL_SCOPES = ['APP_CREATE', 'APP_READ', 'APP_UPDATE', 'APP_DELETE', 'ANALYTICS_READ'];
+
+/** Mints an API key with the OAuth token and returns the full key. */
+export async function mintKey(t: TestApp, developer: TestDeveloper, scopes: string[] = ALL_SCOPES, extra: object = {}): Promise<string> {
+  const response = await t.call('POST', '/api/dev/api-keys', {
+    token: developer.oauthToken,
+    body: { name: 'test key', scopes, ...extra },
+  });
+  if (response.status !== 201) throw new Error(`key creation failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.key;
+}
