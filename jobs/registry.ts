@@ -1,4 +1,5 @@
 import type { QueueDefinition } from './queues.ts';
+import { appStatsQueue, categoryCountsQueue } from './stats.ts';
 
 /** All queues, in the order they are declared. Each feature's job module adds its queue here. */
-export const queues: QueueDefinition<any>[] = [];
+export const queues: QueueDefinition<any>[] = [appStatsQueue, categoryCountsQueue];

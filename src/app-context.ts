@@ -3,12 +3,15 @@ import type { PgBoss } from 'pg-boss';
 import type { Config } from './config.ts';
 import type { Logger } from './lib/logger.ts';
 import type { TokenVerifier } from './modules/identity/platform-identity.ts';
+import type { JobQueue } from './lib/job-queue.ts';
 
 /** What the HTTP layer and the workers are built from; tests assemble one against their own database. */
 export interface AppContext {
   config: Config;
   orm: MikroORM;
   boss: PgBoss;
+  /** Transactional enqueue: use it with the EntityManager of the change the job follows. */
+  jobs: JobQueue;
   verifier: TokenVerifier;
   logger: Logger;
 }

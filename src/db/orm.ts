@@ -4,10 +4,15 @@ import { Developer } from '../modules/developers/developer.entity.ts';
 import { ApiKey } from '../modules/api-keys/api-key.entity.ts';
 import { Admin } from '../modules/admins/admin.entity.ts';
 import { AuditEntry } from '../modules/audit/audit-entry.entity.ts';
+import { App } from '../modules/apps/app.entity.ts';
+import { AppTransition } from '../modules/apps/app-transition.entity.ts';
+import { AppRevision } from '../modules/apps/app-revision.entity.ts';
+import { OAuthClient } from '../modules/oauth-clients/oauth-client.entity.ts';
+import { Review } from '../modules/reviews/review.entity.ts';
 import { migrations } from './migrations/index.ts';
 import type { Logger } from '../lib/logger.ts';
 
-export const entities = [Developer, ApiKey, Admin, AuditEntry];
+export const entities = [Developer, ApiKey, Admin, AuditEntry, OAuthClient, App, AppTransition, AppRevision, Review];
 
 /** How long a request waits for a connection before the API answers 503 (the contract is "within 2 s"). */
 export const CONNECT_TIMEOUT_MS = 1500;

@@ -1,6 +1,8 @@
 import { Migration20261125000001_identity } from './Migration20261125000001_identity.ts';
+import { Migration20261125000002_apps } from './Migration20261125000002_apps.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
   { name: 'Migration20261125000001_identity', class: Migration20261125000001_identity },
+  { name: 'Migration20261125000002_apps', class: Migration20261125000002_apps },
 ];

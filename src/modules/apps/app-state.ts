@@ -1,0 +1,44 @@
+import { ApiError } from '../../http/problem.ts';
+import type { AppStatus } from './app.entity.ts';
+
+/**
+ * The app lifecycle, as data. Every status change in the code goes through `assertTransition`
+ * with one of these actions; nothing else compares statuses to decide what may happen.
+ *
+ *   DRAFT → PENDING (submit) → APPROVED | REJECTED (admin); REJECTED → PENDING (resubmit);
+ *   APPROVED ⇄ SUSPENDED (admin).
+ */
+export const APP_TRANSITIONS = {
+  submit: { from: ['DRAFT', 'REJECTED'], to: 'PENDING', by: 'developer' },
+  approve: { from: ['PENDING'], to: 'APPROVED', by: 'admin' },
+  reject: { from: ['PENDING'], to: 'REJECTED', by: 'admin' },
+  suspend: { from: ['APPROVED'], to: 'SUSPENDED', by: 'admin' },
+  relist: { from: ['SUSPENDED'], to: 'APPROVED', by: 'admin' },
+} as const satisfies Record<string, { from: readonly AppStatus[]; to: AppStatus; by: 'developer' | 'admin' }>;
+
+export type AppAction = keyof typeof APP_TRANSITIONS;
+
+/** Where the developer may still PUT and DELETE; approved listings change only through revisions. */
+export const EDITABLE_STATUSES: readonly AppStatus[] = ['DRAFT', 'PENDING', 'REJECTED'];
+/** Where a revision may be opened. */
+export const REVISABLE_STATUSES: readonly AppStatus[] = ['APPROVED', 'SUSPENDED'];
+/** Where featuring makes sense. */
+export const FEATURABLE_STATUSES: readonly AppStatus[] = ['APPROVED'];
+
+export function nextStatus(action: AppAction, current: AppStatus): AppStatus {
+  const rule = APP_TRANSITIONS[action];
+  if (!(rule.from as readonly AppStatus[]).includes(current)) {
+    throw new ApiError(409, 'INVALID_STATE_TRANSITION', `Cannot ${action} an app that is ${current}`);
+  }
+  return rule.to;
+}
+
+export function assertEditable(status: AppStatus, verb: 'edit' | 'delete'): void {
+  if (!EDITABLE_STATUSES.includes(status)) {
+    throw new ApiError(
+      409,
+      'APP_NOT_EDITABLE',
+      `An ${status} app cannot be ${verb === 'edit' ? 'edited' : 'deleted'}; ${verb === 'edit' ? 'open a revision instead' : 'ask support'}`,
+    );
+  }
+}

@@ -1,0 +1,141 @@
+import { t, type Static } from 'elysia';
+import { Clearable, HttpUrl, MultiLine, NullableTimestamp, SingleLine, Timestamp } from '../../http/schemas.ts';
+import { APP_STATUSES, CATEGORIES, ENVIRONMENTS } from './app.entity.ts';
+
+export const MAX_SCREENSHOTS = 6;
+export const MIN_SCREENSHOTS_TO_SUBMIT = 2;
+
+export const CategorySchema = t.UnionEnum(CATEGORIES);
+export const EnvironmentSchema = t.UnionEnum(ENVIRONMENTS);
+export const AppStatusSchema = t.UnionEnum(APP_STATUSES);
+
+export const ScreenshotInput = t.Object(
+  {
+    url: HttpUrl('Publicly accessible image, at least 1280x720'),
+    caption: t.Optional(t.Union([SingleLine(0, 200), t.Null()])),
+    order: t.Optional(t.Integer({ minimum: 0, maximum: 1000, description: 'Display position, zero-based' })),
+  },
+  { additionalProperties: false },
+);
+
+const Screenshots = t.Array(ScreenshotInput, { maxItems: MAX_SCREENSHOTS, description: '2 to 6 are needed to submit' });
+const Name = SingleLine(1, 80);
+const Description = SingleLine(1, 280, 'One or two sentences shown in listings');
+const LongDescription = MultiLine(20_000, 'Markdown; rendered and sanitised into longDescriptionHtml');
+const OAuthClientId = SingleLine(1, 200, 'A client that support registered to you');
+const ReviewNotes = MultiLine(5_000, 'Notes for reviewers (test accounts, how to try the app); never public');
+
+export const CreateAppBody = t.Object(
+  {
+    name: Name,
+    description: Description,
+    longDescription: t.Optional(LongDescription),
+    category: CategorySchema,
+    environment: EnvironmentSchema,
+    logoUrl: t.Optional(HttpUrl('Square PNG or JPG, at least 512x512')),
+    bannerUrl: t.Optional(HttpUrl('PNG or JPG, 1200x600')),
+    websiteUrl: t.Optional(HttpUrl()),
+    supportUrl: t.Optional(HttpUrl()),
+    privacyPolicyUrl: t.Optional(HttpUrl()),
+    termsOfServiceUrl: t.Optional(HttpUrl()),
+    oauthClientId: t.Optional(OAuthClientId),
+    screenshots: t.Optional(Screenshots),
+    reviewNotes: t.Optional(ReviewNotes),
+  },
+  { additionalProperties: false },
+);
+export type CreateAppInput = Static<typeof CreateAppBody>;
+
+/** PUT and revisions: every field optional, `null` clears an optional one; `environment` is fixed at creation. */
+export const UpdateAppBody = t.Object(
+  {
+    name: t.Optional(Name),
+    description: t.Optional(Description),
+    longDescription: Clearable(LongDescription),
+    category: t.Optional(CategorySchema),
+    logoUrl: Clearable(HttpUrl()),
+    bannerUrl: Clearable(HttpUrl()),
+    websiteUrl: Clearable(HttpUrl()),
+    supportUrl: Clearable(HttpUrl()),
+    privacyPolicyUrl: Clearable(HttpUrl()),
+    termsOfServiceUrl: Clearable(HttpUrl()),
+    oauthClientId: Clearable(OAuthClientId),
+    screenshots: t.Optional(Screenshots),
+    reviewNotes: Clearable(ReviewNotes),
+  },
+  { additionalProperties: false },
+);
+export type UpdateAppInput = Static<typeof UpdateAppBody>;
+
+const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
+
+export const ScreenshotView = t.Object({ url: t.String(), caption: Nullable(t.String()), order: t.Integer() });
+
+/** Fields every audience sees. */
+const appFields = {
+  id: t.String({ format: 'uuid' }),
+  slug: t.String(),
+  name: t.String(),
+  description: t.String(),
+  longDescription: Nullable(t.String()),
+  longDescriptionHtml: Nullable(t.String({ description: 'Sanitised HTML rendered from longDescription' })),
+  category: CategorySchema,
+  environment: EnvironmentSchema,
+  logoUrl: Nullable(t.String()),
+  bannerUrl: Nullable(t.String()),
+  websiteUrl: Nullable(t.String()),
+  supportUrl: Nullable(t.String()),
+  privacyPolicyUrl: Nullable(t.String()),
+  termsOfServiceUrl: Nullable(t.String()),
+  oauthClientId: Nullable(t.String()),
+  screenshots: t.Array(ScreenshotView),
+  status: AppStatusSchema,
+  featured: t.Boolean(),
+  installCount: t.Integer(),
+  reviewCount: t.Integer(),
+  averageRating: t.Number({ description: '0 when there are no reviews' }),
+  version: t.Integer(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+};
+
+export const PendingRevisionView = t.Object({
+  id: t.String({ format: 'uuid' }),
+  changes: t.Record(t.String(), t.Unknown(), { description: 'The fields the revision changes, as PUT takes them' }),
+  status: t.Literal('PENDING'),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const AssetCheckView = t.Object({
+  field: t.String({ description: 'logoUrl, bannerUrl or screenshots[i]' }),
+  url: t.String(),
+  ok: t.Boolean(),
+  format: Nullable(t.String()),
+  width: Nullable(t.Integer()),
+  height: Nullable(t.Integer()),
+  problems: t.Array(t.String()),
+  checkedAt: Timestamp,
+});
+
+/** What the owning developer sees. */
+export const OwnerAppView = t.Object({
+  ...appFields,
+  submittedAt: NullableTimestamp,
+  reviewedAt: NullableTimestamp,
+  rejectionReason: Nullable(t.String()),
+  reviewNotes: Nullable(t.String()),
+  assetChecks: t.Array(AssetCheckView, { description: 'Advisory results of the latest asset checks' }),
+  pendingRevision: Nullable(PendingRevisionView),
+});
+export type OwnerAppView = Static<typeof OwnerAppView>;
+
+export const PublicDeveloperView = t.Object({
+  name: t.String(),
+  companyName: Nullable(t.String()),
+  websiteUrl: Nullable(t.String()),
+});
+
+/** What the public catalogue shows. */
+export const PublicAppView = t.Object({ ...appFields, developer: PublicDeveloperView });
+export type PublicAppView = Static<typeof PublicAppView>;

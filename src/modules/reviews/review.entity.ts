@@ -1,0 +1,22 @@
+import { defineEntity, p } from '@mikro-orm/postgresql';
+
+/** One review per platform user per app; a second post replaces the first. */
+const ReviewSchema = defineEntity({
+  name: 'Review',
+  tableName: 'reviews',
+  properties: {
+    id: p.uuid().primary().onCreate(() => Bun.randomUUIDv7()),
+    appId: p.uuid(),
+    platformUserId: p.string(),
+    authorName: p.string().nullable(),
+    rating: p.integer(),
+    title: p.string().nullable(),
+    body: p.text().nullable(),
+    hidden: p.boolean().default(false),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+
+export class Review extends ReviewSchema.class {}
+ReviewSchema.setClass(Review);
