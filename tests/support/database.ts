@@ -64,6 +64,14 @@ export async function cloneTestDatabase(): Promise<string> {
   return serverUrl!(name);
 }
 
+/** An empty database (no schema at all), for tests of migration and start-up refusal. */
+export async function createBlankDatabase(): Promise<string> {
+  const name = `marketplace_blank_${process.pid}_${created.length + 1}_${Date.now() % 100_000}`;
+  await admin((client) => client.query(`create database ${name}`));
+  created.push(name);
+  return serverUrl!(name);
+}
+
 export async function dropTestDatabase(url: string): Promise<void> {
   const name = new URL(url).pathname.slice(1);
   await admin((client) => client.query(`drop database if exists ${name} with (force)`));

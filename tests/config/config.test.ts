@@ -1,0 +1,80 @@
+import { describe, expect, test } from 'bun:test';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+const production = {
+  APP_ENV: 'production',
+  DATABASE_URL: 'postgres://app@db.internal/marketplace',
+  SMTP_URL: 'smtps://mailer:secret@smtp.example.com',
+  OAUTH_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
+  OAUTH_ISSUER: 'https://id.example.com',
+  OAUTH_AUDIENCE: 'marketplace',
+  OAUTH_ALLOWED_CLIENTS: 'web-app,mobile-app',
+  API_KEY_SECRETS: 'k2026:0123456789abcdef0123456789abcdef',
+};
+
+const without = (key: keyof typeof production) => {
+  const { [key]: _removed, ...rest } = production;
+  return rest;
+};
+
+describe('configuration', () => {
+  test('starts with nothing set: development, embedded database, dev identity', () => {
+    const config = loadConfig({});
+    expect(config.env).toBe('development');
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.oauth.mode).toBe('dev');
+    expect(config.port).toBe(3000);
+    expect(config.rateLimits).toEqual({ developerPerMinute: 600, publicReadsPerMinute: 1200, installsPerMinute: 300 });
+  });
+
+  test('a complete production configuration is accepted', () => {
+    const config = loadConfig(production);
+    expect(config.env).toBe('production');
+    expect(config.oauth).toMatchObject({ mode: 'jwks', allowedClients: ['web-app', 'mobile-app'] });
+    expect(config.apiKeySecrets).toEqual([{ id: 'k2026', secret: '0123456789abcdef0123456789abcdef' }]);
+  });
+
+  test.each([
+    ['DATABASE_URL', /DATABASE_URL is required/],
+    ['SMTP_URL', /SMTP_URL is required/],
+    ['API_KEY_SECRETS', /API_KEY_SECRETS is required/],
+  ] as const)('production refuses to start without %s', (key, message) => {
+    expect(() => loadConfig(without(key))).toThrow(message);
+  });
+
+  test('production refuses to start without a real token verifier (no dev identity)', () => {
+    const { OAUTH_JWKS_URL: _j, OAUTH_ISSUER: _i, OAUTH_AUDIENCE: _a, ...rest } = production;
+    expect(() => loadConfig(rest)).toThrow(/needs a token verifier/);
+  });
+
+  test('production refuses ALLOW_PRIVATE_FETCH=true', () => {
+    expect(() => loadConfig({ ...production, ALLOW_PRIVATE_FETCH: 'true' })).toThrow(/ALLOW_PRIVATE_FETCH/);
+  });
+
+  test('production refuses a short API key secret', () => {
+    expect(() => loadConfig({ ...production, API_KEY_SECRETS: 'k1:short' })).toThrow(/at least 32 characters/);
+  });
+
+  test('introspection is a real verifier too', () => {
+    const { OAUTH_JWKS_URL: _j, OAUTH_ISSUER: _i, OAUTH_AUDIENCE: _a, ...rest } = production;
+    const config = loadConfig({ ...rest, OAUTH_INTROSPECTION_URL: 'https://id.example.com/introspect' });
+    expect(config.oauth.mode).toBe('introspection');
+  });
+
+  test('a verifier needs the clients it accepts', () => {
+    expect(() => loadConfig({ ...production, OAUTH_ALLOWED_CLIENTS: '' })).toThrow(/OAUTH_ALLOWED_CLIENTS/);
+  });
+
+  test('a malformed value names the variable', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/^PORT is invalid/);
+    expect(() => loadConfig({ APP_ENV: 'staging' })).toThrow(/^APP_ENV is invalid/);
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/^DATABASE_URL is invalid/);
+    expect(() => loadConfig({ RATE_LIMITS: 'developer=lots' })).toThrow(/RATE_LIMITS/);
+  });
+
+  test('rate limits are configurable and can be switched off', () => {
+    expect(loadConfig({ RATE_LIMITS: 'off' }).rateLimits).toEqual({ developerPerMinute: 0, publicReadsPerMinute: 0, installsPerMinute: 0 });
+    expect(loadConfig({ RATE_LIMITS: 'public=50' }).rateLimits.publicReadsPerMinute).toBe(50);
+  });
+});
