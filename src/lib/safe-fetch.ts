@@ -1,0 +1,324 @@
+import dns from 'node:dns/promises';
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+
+/**
+ * GETs a URL a caller supplied without letting it reach the service's own network (SSRF).
+ * Bun's `fetch` ignores `lookup`, so it cannot be pinned to a vetted address: every hop is
+ * resolved and checked here, and `node:http(s)` connects to exactly the checked address
+ * (TLS still verifies the certificate against the URL's host name). Redirects are followed
+ * by hand so each one is checked again; bytes and total time are capped.
+ */
+export interface SafeFetchOptions {
+  /** Lifts the public-address and port rules: tests and local development only (refused in production). */
+  allowPrivate: boolean;
+  maxBytes: number;
+  /** For the whole fetch: resolution, every redirect and the body. */
+  timeoutMs: number;
+  maxRedirects: number;
+  /**
+   * Lets the caller stop reading early once the bytes so far suffice; asked at 64 KiB and each
+   * doubling after it. When given, a body longer than `maxBytes` fails only if this never says yes.
+   */
+  enough?: (bytes: Uint8Array) => boolean;
+}
+
+export interface SafeFetchResult {
+  status: number;
+  contentType: string | null;
+  bytes: Uint8Array;
+  finalUrl: string;
+  /** `enough` stopped the read before the body ended. */
+  partial: boolean;
+}
+
+export class SafeFetchError extends Error {
+  override name = 'SafeFetchError';
+  /** Short and safe to show to the URL's owner: 'blocked address', 'timeout', 'bad status 404', … */
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** An empty URL port is the scheme's default (80 or 443). */
+const PUBLIC_PORTS = new Set(['80', '443']);
+const FIRST_PROBE_BYTES = 64 * 1024;
+
+export async function safeFetch(url: string, options: SafeFetchOptions): Promise<SafeFetchResult> {
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), options.timeoutMs);
+  try {
+    let target = parseHttpUrl(url);
+    for (let redirects = 0; ; redirects += 1) {
+      const address = await untilAborted(resolveAddress(hostOf(target), options.allowPrivate), timeout.signal);
+      if (!options.allowPrivate && target.port !== '' && !PUBLIC_PORTS.has(target.port)) throw new SafeFetchError('port not allowed');
+      const hop = await get(target, address, options, timeout.signal);
+      if (hop.kind === 'response') return { ...hop.response, finalUrl: target.href };
+      if (redirects >= options.maxRedirects) throw new SafeFetchError('too many redirects');
+      target = parseHttpUrl(hop.location, target);
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function parseHttpUrl(raw: string, base?: URL): URL {
+  let url: URL;
+  try {
+    url = new URL(raw, base);
+  } catch {
+    throw new SafeFetchError(base ? 'bad redirect location' : 'invalid url');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SafeFetchError('unsupported scheme');
+  return url;
+}
+
+interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** The host to resolve and connect to: URL keeps IPv6 literals in brackets, sockets want them bare. */
+const hostOf = (url: URL) => (url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname);
+
+async function resolveAddress(host: string, allowPrivate: boolean): Promise<ResolvedAddress> {
+  const literalFamily = isIP(host);
+  let addresses: { address: string; family: number }[];
+  if (literalFamily) {
+    addresses = [{ address: host, family: literalFamily }];
+  } else {
+    try {
+      addresses = await dns.lookup(host, { all: true });
+    } catch {
+      throw new SafeFetchError('dns lookup failed');
+    }
+  }
+  if (addresses.length === 0) throw new SafeFetchError('dns lookup failed');
+  // One private answer is enough to refuse: the host's owner controls which one a connection would use.
+  if (!allowPrivate && addresses.some(({ address }) => !isPublicAddress(address))) throw new SafeFetchError('blocked address');
+  const [first] = addresses;
+  return { address: first!.address, family: first!.family === 6 ? 6 : 4 };
+}
+
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new SafeFetchError('timeout'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new SafeFetchError('timeout'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+type Hop = { kind: 'redirect'; location: string } | { kind: 'response'; response: Omit<SafeFetchResult, 'finalUrl'> };
+
+/** Answers the connection's name lookup with the address that was already checked, and nothing else. */
+const pinnedLookup =
+  ({ address, family }: ResolvedAddress): LookupFunction =>
+  (_hostname, lookupOptions, callback) => {
+    if (lookupOptions.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+
+function get(target: URL, address: ResolvedAddress, options: SafeFetchOptions, signal: AbortSignal): Promise<Hop> {
+  return new Promise<Hop>((resolve, reject) => {
+    let settled = false;
+    const finish = (outcome: { hop: Hop } | { error: SafeFetchError }) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      request.destroy();
+      if ('hop' in outcome) resolve(outcome.hop);
+      else reject(outcome.error);
+    };
+    const fail = (error: SafeFetchError) => finish({ error });
+    const onAbort = () => fail(new SafeFetchError('timeout'));
+
+    const secure = target.protocol === 'https:';
+    const request = (secure ? https : http).request(
+      {
+        method: 'GET',
+        host: hostOf(target),
+        port: target.port || (secure ? 443 : 80),
+        path: `${target.pathname}${target.search}`,
+        headers: {
+          accept: 'image/png, image/jpeg;q=0.9, */*;q=0.5',
+          // Node's client does not decompress; identity keeps the byte cap about real bytes.
+          'accept-encoding': 'identity',
+          'user-agent': 'app-marketplace-asset-check/1',
+        },
+        agent: false,
+        lookup: pinnedLookup(address),
+      },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        if (REDIRECT_STATUSES.has(status)) {
+          const location = response.headers.location;
+          if (!location) return fail(new SafeFetchError('redirect without location'));
+          return finish({ hop: { kind: 'redirect', location } });
+        }
+        if (status < 200 || status > 299) return fail(new SafeFetchError(`bad status ${status}`));
+        readBody(response, options, {
+          done: (bytes, partial) =>
+            finish({ hop: { kind: 'response', response: { status, contentType: response.headers['content-type'] ?? null, bytes, partial } } }),
+          fail,
+        });
+      },
+    );
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      fail(error instanceof SafeFetchError ? error : new SafeFetchError(connectionReason(error))),
+    );
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    request.end();
+  });
+}
+
+function readBody(
+  response: IncomingMessage,
+  options: SafeFetchOptions,
+  outcome: { done: (bytes: Uint8Array, partial: boolean) => void; fail: (error: SafeFetchError) => void },
+): void {
+  const declared = Number(response.headers['content-length']);
+  if (!options.enough && Number.isFinite(declared) && declared > options.maxBytes) return outcome.fail(new SafeFetchError('too large'));
+
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let nextProbe = FIRST_PROBE_BYTES;
+  response.on('data', (chunk: Buffer) => {
+    chunks.push(chunk);
+    received += chunk.length;
+    const overCap = received > options.maxBytes;
+    if (options.enough && (received >= nextProbe || overCap)) {
+      const bytes = concat(chunks, Math.min(received, options.maxBytes));
+      if (options.enough(bytes)) return outcome.done(bytes, true);
+      while (nextProbe <= received) nextProbe *= 2;
+    }
+    if (overCap) outcome.fail(new SafeFetchError('too large'));
+  });
+  response.on('end', () => outcome.done(concat(chunks, received), false));
+  response.on('error', () => outcome.fail(new SafeFetchError('connection reset')));
+}
+
+function concat(chunks: Buffer[], length: number): Uint8Array {
+  return new Uint8Array(Buffer.concat(chunks, length));
+}
+
+function connectionReason(error: NodeJS.ErrnoException): string {
+  const code = error.code ?? '';
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'connection reset';
+  if (code === 'ETIMEDOUT') return 'timeout';
+  if (/TLS|CERT|SSL|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) return 'tls error';
+  return 'connection failed';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Address classification
+
+type Cidr4 = readonly [base: number, prefix: number];
+type Cidr6 = readonly [base: bigint, prefix: number];
+
+/** IANA special-purpose IPv4 blocks: none of them is an ordinary host on the internet. */
+const NON_PUBLIC_V4: Cidr4[] = [
+  cidr4('0.0.0.0', 8), // "this network"
+  cidr4('10.0.0.0', 8),
+  cidr4('100.64.0.0', 10), // carrier-grade NAT
+  cidr4('127.0.0.0', 8),
+  cidr4('169.254.0.0', 16), // link-local, cloud metadata services
+  cidr4('172.16.0.0', 12),
+  cidr4('192.0.0.0', 24), // IETF protocol assignments
+  cidr4('192.0.2.0', 24), // documentation
+  cidr4('192.88.99.0', 24), // 6to4 relay anycast
+  cidr4('192.168.0.0', 16),
+  cidr4('198.18.0.0', 15), // benchmarking
+  cidr4('198.51.100.0', 24), // documentation
+  cidr4('203.0.113.0', 24), // documentation
+  cidr4('224.0.0.0', 4), // multicast
+  cidr4('240.0.0.0', 4), // reserved, broadcast
+];
+
+/** IPv6 ranges that carry an IPv4 address: judged by the address they carry. */
+const IPV4_MAPPED = cidr6('::ffff:0:0', 96);
+const NAT64 = cidr6('64:ff9b::', 96);
+const SIX_TO_FOUR = cidr6('2002::', 16);
+/** Only global unicast is public; within it, these are not. */
+const GLOBAL_UNICAST = cidr6('2000::', 3);
+const NON_PUBLIC_GLOBAL_V6: Cidr6[] = [
+  cidr6('2001::', 23), // IETF protocol assignments, Teredo, ORCHID
+  cidr6('2001:db8::', 32), // documentation
+  cidr6('3fff::', 20), // documentation
+];
+
+/**
+ * Whether an IP address (IPv4 dotted quad or IPv6, brackets and zone id tolerated) belongs to an
+ * ordinary host on the public internet. Anything unparseable is not public.
+ */
+export function isPublicAddress(ip: string): boolean {
+  const address = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip;
+  const v4 = parseIPv4(address);
+  if (v4 !== null) return isPublicV4(v4);
+  const v6 = parseIPv6(address);
+  if (v6 === null) return false;
+  if (inCidr6(v6, IPV4_MAPPED) || inCidr6(v6, NAT64)) return isPublicV4(Number(v6 & 0xffff_ffffn));
+  if (inCidr6(v6, SIX_TO_FOUR)) return isPublicV4(Number((v6 >> 80n) & 0xffff_ffffn));
+  return inCidr6(v6, GLOBAL_UNICAST) && !NON_PUBLIC_GLOBAL_V6.some((range) => inCidr6(v6, range));
+}
+
+function isPublicV4(value: number): boolean {
+  return !NON_PUBLIC_V4.some(([base, prefix]) => Math.floor(value / 2 ** (32 - prefix)) === Math.floor(base / 2 ** (32 - prefix)));
+}
+
+function inCidr6(value: bigint, [base, prefix]: Cidr6): boolean {
+  const shift = BigInt(128 - prefix);
+  return value >> shift === base >> shift;
+}
+
+function cidr4(base: string, prefix: number): Cidr4 {
+  return [parseIPv4(base)!, prefix];
+}
+
+function cidr6(base: string, prefix: number): Cidr6 {
+  return [parseIPv6(base)!, prefix];
+}
+
+/** Strict dotted quad (no leading zeros, which some parsers read as octal). */
+function parseIPv4(text: string): number | null {
+  const parts = text.split('.');
+  if (parts.length !== 4) return null;
+  let value = 0;
+  for (const part of parts) {
+    if (!/^(0|[1-9][0-9]{0,2})$/.test(part) || Number(part) > 255) return null;
+    value = value * 256 + Number(part);
+  }
+  return value;
+}
+
+function parseIPv6(text: string): bigint | null {
+  // A zone id only ever qualifies a link-local address, which is refused either way.
+  let address = text.split('%', 1)[0]!;
+  const lastColon = address.lastIndexOf(':');
+  if (lastColon === -1) return null;
+  if (address.includes('.', lastColon)) {
+    const v4 = parseIPv4(address.slice(lastColon + 1));
+    if (v4 === null) return null;
+    address = `${address.slice(0, lastColon + 1)}${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`;
+  }
+  const halves = address.split('::');
+  if (halves.length > 2) return null;
+  const groups = (part: string) => (part === '' ? [] : part.split(':').map((group) => (/^[0-9a-f]{1,4}$/i.test(group) ? parseInt(group, 16) : NaN)));
+  const left = groups(halves[0]!);
+  const right = halves.length === 2 ? groups(halves[1]!) : [];
+  if ([...left, ...right].some(Number.isNaN)) return null;
+  let all: number[];
+  if (halves.length === 1) {
+    if (left.length !== 8) return null;
+    all = left;
+  } else {
+    const missing = 8 - left.length - right.length;
+    if (missing < 1) return null;
+    all = [...left, ...new Array<number>(missing).fill(0), ...right];
+  }
+  return all.reduce((value, group) => (value << 16n) | BigInt(group), 0n);
+}
