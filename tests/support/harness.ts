@@ -37,11 +37,13 @@ export interface TestApp {
 }
 
 /** A whole service (HTTP app, ORM, pg-boss, workers) on its own fresh database. */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(env: Record<string, string> = {}, options: { logLines?: string[] } = {}): Promise<TestApp> {
   const databaseUrl = await cloneTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'marketplace-data-'));
-  const config = loadConfig({ APP_ENV: 'test', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ...env });
-  const runtime = await startRuntime(config, createLogger('silent'), { role: 'all' });
+  // Every request in a test comes from 127.0.0.1, so limits are off unless a test sets RATE_LIMITS itself.
+  const config = loadConfig({ APP_ENV: 'test', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, RATE_LIMITS: 'off', ...env });
+  const logger = options.logLines ? createLogger('debug', {}, (line) => options.logLines!.push(line)) : createLogger('silent');
+  const runtime = await startRuntime(config, logger, { role: 'all' });
   const app = createApp(runtime.ctx);
 
   const call: TestApp['call'] = async (method, path, options = {}) => {
@@ -99,7 +101,7 @@ export async function registerDeveloper(t: TestApp, options: { verified?: boolea
     body: { name: options.name ?? `Developer ${developerCounter}`, email, platformUserId },
   });
   if (response.status !== 201) throw new Error(`register failed: ${response.status} ${JSON.stringify(response.body)}`);
-  if (options.verified ?? true) await transitionDeveloper(t.ctx.orm.em.fork(), response.body.id, 'verify', CLI_ACTOR);
+  if (options.verified ?? true) await transitionDeveloper({ em: t.ctx.orm.em.fork(), jobs: t.ctx.jobs }, response.body.id, 'verify', CLI_ACTOR);
   return { id: response.body.id, platformUserId, email, oauthToken };
 }
 

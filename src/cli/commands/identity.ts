@@ -4,7 +4,6 @@ import { ADMIN_ROLES, type AdminRole } from '../../modules/admins/admin.entity.t
 import { transitionDeveloper, type DeveloperAction } from '../../modules/developers/developers.service.ts';
 import { CLI_ACTOR } from '../../modules/audit/audit.service.ts';
 import { CliUsageError, requirePositional, requireString, runtimeOf, type CliCommand } from '../command.ts';
-import { migrate } from '../../db/migrate.ts';
 
 export const dbMigrate: CliCommand = {
   name: 'db:migrate',
@@ -12,8 +11,8 @@ export const dbMigrate: CliCommand = {
   description: 'Apply pending migrations (and install pg-boss) under an advisory lock: the release step',
   needsDatabase: true,
   async run(input) {
-    // The runtime already migrated on start (the CLI starts it with migrate: true); say so.
-    const applied = await migrate(runtimeOf(input).ctx.orm);
+    // The CLI starts this command's runtime with `migrate: true`, which is the migration itself.
+    const applied = runtimeOf(input).appliedMigrations;
     input.print(applied.length ? `applied: ${applied.join(', ')}` : 'schema is up to date');
   },
 };
@@ -61,7 +60,7 @@ const developerCommand = (action: DeveloperAction, description: string): CliComm
   async run(input) {
     const runtime = runtimeOf(input);
     const developer = await transitionDeveloper(
-      runtime.ctx.orm.em.fork(),
+      { em: runtime.ctx.orm.em.fork(), jobs: runtime.ctx.jobs },
       requirePositional(input.positionals, 'developer (e-mail or id)'),
       action,
       CLI_ACTOR,

@@ -5,8 +5,10 @@ import { APP_STATUSES, CATEGORIES, ENVIRONMENTS } from './app.entity.ts';
 export const MAX_SCREENSHOTS = 6;
 export const MIN_SCREENSHOTS_TO_SUBMIT = 2;
 
-export const CategorySchema = t.UnionEnum(CATEGORIES);
-export const EnvironmentSchema = t.UnionEnum(ENVIRONMENTS);
+// Elysia's UnionEnum defaults to its first value, which would fill in an omitted field (a PUT
+// without `category` would reset it; a create without `environment` would pass): no default.
+export const CategorySchema = t.UnionEnum(CATEGORIES, { default: undefined });
+export const EnvironmentSchema = t.UnionEnum(ENVIRONMENTS, { default: undefined });
 export const AppStatusSchema = t.UnionEnum(APP_STATUSES);
 
 export const ScreenshotInput = t.Object(

@@ -5,6 +5,8 @@ import type { PlatformIdentity } from '../identity/platform-identity.ts';
 import { Developer, type DeveloperStatus } from './developer.entity.ts';
 import type { DeveloperProfile, RegisterDeveloperInput, UpdateDeveloperInput } from './developers.model.ts';
 import type { UrlPolicy } from '../../lib/url-policy.ts';
+import type { JobQueue } from '../../lib/job-queue.ts';
+import { enqueueCategoryCounts } from '../../../jobs/stats.ts';
 
 export function toProfile(developer: Developer): DeveloperProfile {
   return {
@@ -35,6 +37,16 @@ export async function getDeveloper(em: EntityManager, id: string): Promise<Devel
   return developer;
 }
 
+/** Two writers racing past the existence checks: the unique indexes decide. */
+async function flushUnique(em: EntityManager): Promise<void> {
+  try {
+    await em.flush();
+  } catch (error) {
+    if (error instanceof UniqueConstraintViolationException) throw developerExists();
+    throw error;
+  }
+}
+
 async function emailTaken(em: EntityManager, email: string, exceptId?: string): Promise<boolean> {
   const rows = await em.execute<{ id: string }[]>('select id from developers where lower(email) = lower(?)', [email]);
   return rows.some((row) => row.id !== exceptId);
@@ -61,13 +73,7 @@ export async function registerDeveloper(
     websiteUrl: input.websiteUrl ?? null,
     bio: input.bio ?? null,
   });
-  try {
-    await em.flush();
-  } catch (error) {
-    // Two registrations racing past the checks above: the unique indexes decide.
-    if (error instanceof UniqueConstraintViolationException) throw developerExists();
-    throw error;
-  }
+  await flushUnique(em);
   return developer;
 }
 
@@ -81,12 +87,7 @@ export async function updateDeveloper(
   const developer = await getDeveloper(em, developerId);
   if (input.email !== undefined && (await emailTaken(em, input.email, developer.id))) throw developerExists();
   em.assign(developer, input);
-  try {
-    await em.flush();
-  } catch (error) {
-    if (error instanceof UniqueConstraintViolationException) throw developerExists();
-    throw error;
-  }
+  await flushUnique(em);
   return developer;
 }
 
@@ -111,9 +112,11 @@ export async function findDeveloper(em: EntityManager, idOrEmail: string, option
 /**
  * The one place developer status changes. Verification, suspension and reinstatement are
  * administrative; each is audited, and later features hook their side effects (e-mail) here.
+ * Suspension and reinstatement take the developer's apps out of (or back into) the public
+ * catalogue, so they recount the categories in the same transaction.
  */
 export async function transitionDeveloper(
-  em: EntityManager,
+  { em, jobs }: { em: EntityManager; jobs: JobQueue },
   idOrEmail: string,
   action: DeveloperAction,
   actor: Actor,
@@ -133,6 +136,7 @@ export async function transitionDeveloper(
       before: { status: before },
       after: { status: rule.to },
     });
+    if (action !== 'verify') await enqueueCategoryCounts(jobs, tx);
     return developer;
   });
 }

@@ -1,0 +1,86 @@
+import { enqueueCategoryCounts } from '../../../jobs/stats.ts';
+import { ApiError, validationFailed } from '../../http/problem.ts';
+import { recordAudit, type Actor } from '../audit/audit.service.ts';
+import { FEATURABLE_STATUSES, nextStatus } from './app-state.ts';
+import type { OwnerAppView } from './apps.model.ts';
+import { lockAppByRef, recordTransition, toOwnerView, type AppServiceDeps } from './apps.service.ts';
+
+/** The admin's side of the app lifecycle, shared by the CLI and the admin console. */
+export type AdminAppAction = 'approve' | 'reject' | 'suspend' | 'relist';
+
+/** Actions after which the public catalogue (and so its category counts) may look different. */
+const CHANGES_VISIBILITY: readonly AdminAppAction[] = ['approve', 'suspend', 'relist'];
+
+/**
+ * Approves, rejects, suspends or relists an app named by id or slug. `version` is the version
+ * the reviewer saw: if the developer edited the listing since, the decision is refused as stale
+ * rather than applied to something nobody reviewed.
+ */
+export async function decideApp(
+  { em, jobs }: AppServiceDeps,
+  ref: string,
+  action: AdminAppAction,
+  options: { actor: Actor; version?: number; reason?: string },
+): Promise<OwnerAppView> {
+  const reason = options.reason?.trim() || null;
+  if (action === 'reject' && !reason) {
+    throw validationFailed('A rejection needs a reason', [{ path: 'reason', message: 'must not be empty' }]);
+  }
+  const app = await em.transactional(async (tx) => {
+    const locked = await lockAppByRef(tx, ref);
+    const to = nextStatus(action, locked.status);
+    if (options.version !== undefined && options.version !== locked.version) {
+      throw new ApiError(
+        409,
+        'STALE_VERSION',
+        `The app changed since version ${options.version} (now ${locked.version}); review the current version`,
+      );
+    }
+    const from = locked.status;
+    const now = new Date();
+    locked.status = to;
+    if (action === 'approve') {
+      locked.reviewedAt = now;
+      locked.firstApprovedAt ??= now;
+      locked.rejectionReason = null;
+    } else if (action === 'reject') {
+      locked.reviewedAt = now;
+      locked.rejectionReason = reason;
+    }
+    recordTransition(tx, locked, { actor: options.actor.label, action, from, reason });
+    recordAudit(tx, options.actor, {
+      action: `app.${action}`,
+      subjectType: 'app',
+      subjectId: locked.id,
+      before: { status: from, version: locked.version },
+      after: { status: to, version: locked.version },
+      reason,
+    });
+    if (CHANGES_VISIBILITY.includes(action)) await enqueueCategoryCounts(jobs, tx);
+    return locked;
+  });
+  return toOwnerView(em, app);
+}
+
+/** Features an APPROVED app on the marketplace's front page, or takes it off (allowed in any state). */
+export async function setFeatured({ em }: AppServiceDeps, ref: string, featured: boolean, actor: Actor): Promise<OwnerAppView> {
+  const app = await em.transactional(async (tx) => {
+    const locked = await lockAppByRef(tx, ref);
+    if (featured && !FEATURABLE_STATUSES.includes(locked.status)) {
+      throw new ApiError(409, 'INVALID_STATE_TRANSITION', `Only an approved app can be featured; this one is ${locked.status}`);
+    }
+    if (locked.featured === featured) return locked;
+    locked.featured = featured;
+    const action = featured ? 'feature' : 'unfeature';
+    recordTransition(tx, locked, { actor: actor.label, action, from: locked.status });
+    recordAudit(tx, actor, {
+      action: `app.${action}`,
+      subjectType: 'app',
+      subjectId: locked.id,
+      before: { featured: !featured },
+      after: { featured },
+    });
+    return locked;
+  });
+  return toOwnerView(em, app);
+}

@@ -1,0 +1,101 @@
+import { Elysia, t } from 'elysia';
+import type { AppContext } from '../../app-context.ts';
+import type { AuthPlugin } from '../../http/auth.ts';
+import { IdParams, PageQuery, Paginated, problems } from '../../http/schemas.ts';
+import { createUrlPolicy } from '../../lib/url-policy.ts';
+import { CreateAppBody, OwnerAppView, UpdateAppBody } from './apps.model.ts';
+import { createApp, deleteApp, getOwnApp, listOwnApps, preflight, submitApp, updateApp } from './apps.service.ts';
+import { openRevision } from './revisions.service.ts';
+
+const PreflightResult = t.Object({
+  ready: t.Boolean({ description: 'Whether submitting now would succeed' }),
+  errors: t.Array(t.Object({ path: t.String(), message: t.String() }), { description: 'What stands in the way; empty when ready' }),
+});
+
+export function appsApi(ctx: AppContext, auth: AuthPlugin) {
+  const urls = createUrlPolicy(ctx.config);
+  const deps = () => ({ em: ctx.orm.em.fork(), jobs: ctx.jobs });
+  return new Elysia({ prefix: '/api/dev/apps', tags: ['Developer apps'] })
+    .use(auth)
+    .post(
+      '',
+      async ({ principal, body, status }) => status(201, await createApp(deps(), principal.developerId, body, urls)),
+      {
+        apiKey: 'APP_CREATE',
+        body: CreateAppBody,
+        response: { 201: OwnerAppView, ...problems(400, 401, 403) },
+        detail: {
+          summary: 'Create an app listing',
+          description:
+            'Needs APP_CREATE. The app starts as a DRAFT at version 1 with a slug made from its name. Drafts may be incomplete; at most 6 screenshots. `oauthClientId` must name a client support registered to you.',
+        },
+      },
+    )
+    .get('', async ({ principal, query }) => listOwnApps(ctx.orm.em.fork(), principal.developerId, query), {
+      apiKey: 'APP_READ',
+      query: t.Object(PageQuery),
+      response: { 200: Paginated(OwnerAppView), ...problems(400, 401, 403) },
+      detail: {
+        summary: 'List your apps',
+        description: 'Needs APP_READ. Newest first; `page` ≥ 1, `limit` 1–100 (default 20), page × limit ≤ 10,000.',
+      },
+    })
+    .get('/:id', async ({ principal, params }) => getOwnApp(ctx.orm.em.fork(), principal.developerId, params.id), {
+      apiKey: 'APP_READ',
+      params: IdParams,
+      response: { 200: OwnerAppView, ...problems(400, 401, 403, 404) },
+      detail: { summary: 'Read one of your apps', description: 'Needs APP_READ. Includes asset check results and any pending revision.' },
+    })
+    .put('/:id', async ({ principal, params, body }) => updateApp(deps(), principal.developerId, params.id, body, urls), {
+      apiKey: 'APP_UPDATE',
+      params: IdParams,
+      body: UpdateAppBody,
+      response: { 200: OwnerAppView, ...problems(400, 401, 403, 404, 409) },
+      detail: {
+        summary: 'Update one of your apps',
+        description:
+          'Needs APP_UPDATE. Omitted fields are unchanged; `null` clears an optional field; `environment` cannot change. Allowed while DRAFT, PENDING (stays PENDING, keeps its place in the queue) or REJECTED; an APPROVED or SUSPENDED app is 409 APP_NOT_EDITABLE (open a revision). Every edit increments `version`.',
+      },
+    })
+    .delete('/:id', async ({ principal, params }) => deleteApp(ctx.orm.em.fork(), principal.developerId, params.id), {
+      apiKey: 'APP_DELETE',
+      params: IdParams,
+      response: { 200: OwnerAppView, ...problems(400, 401, 403, 404, 409) },
+      detail: {
+        summary: 'Delete one of your apps',
+        description: 'Needs APP_DELETE. Returns the deleted app. Not allowed for APPROVED or SUSPENDED apps (409 APP_NOT_EDITABLE). Its slug is never reused.',
+      },
+    })
+    .post('/:id/submit', async ({ principal, params }) => submitApp(ctx.orm.em.fork(), principal.developerId, params.id), {
+      apiKey: 'APP_UPDATE',
+      params: IdParams,
+      response: { 200: OwnerAppView, ...problems(400, 401, 403, 404, 409) },
+      detail: {
+        summary: 'Submit an app for review',
+        description:
+          'Needs APP_UPDATE. DRAFT or REJECTED → PENDING. Needs a verified developer (403 DEVELOPER_NOT_VERIFIED) and a complete listing: logoUrl and 2–6 screenshots (400 SUBMISSION_INCOMPLETE, `errors` names what is missing).',
+      },
+    })
+    .post('/:id/preflight', async ({ principal, params }) => preflight(ctx.orm.em.fork(), principal.developerId, params.id), {
+      apiKey: 'APP_READ',
+      params: IdParams,
+      response: { 200: PreflightResult, ...problems(400, 401, 403, 404) },
+      detail: { summary: 'Check whether an app can be submitted', description: 'Needs APP_READ. The submission checklist, without submitting or changing anything.' },
+    })
+    .post(
+      '/:id/revisions',
+      async ({ principal, params, body, status }) =>
+        status(201, await openRevision(ctx.orm.em.fork(), principal.developerId, params.id, body, urls)),
+      {
+        apiKey: 'APP_UPDATE',
+        params: IdParams,
+        body: UpdateAppBody,
+        response: { 201: OwnerAppView, ...problems(400, 401, 403, 404, 409) },
+        detail: {
+          summary: 'Propose a change to an approved app',
+          description:
+            'Needs APP_UPDATE. Body as PUT. Only for APPROVED or SUSPENDED apps (else 409 INVALID_STATE_TRANSITION). The live listing is unchanged until an admin approves; a pending revision is replaced by a new one. Returns the app with `pendingRevision`.',
+        },
+      },
+    );
+}

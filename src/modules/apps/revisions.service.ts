@@ -1,0 +1,115 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { enqueueAssetChecks } from '../../../jobs/asset-checks.ts';
+import { enqueueCategoryCounts } from '../../../jobs/stats.ts';
+import { ApiError, notFound, validationFailed } from '../../http/problem.ts';
+import type { UrlPolicy } from '../../lib/url-policy.ts';
+import { recordAudit, type Actor } from '../audit/audit.service.ts';
+import { assertClientBelongsTo } from '../oauth-clients/oauth-clients.service.ts';
+import { AppRevision } from './app-revision.entity.ts';
+import { REVISABLE_STATUSES } from './app-state.ts';
+import type { OwnerAppView, UpdateAppInput } from './apps.model.ts';
+import {
+  applyAppChanges,
+  assertListingUrls,
+  lockAppByRef,
+  lockOwnApp,
+  recordTransition,
+  toOwnerView,
+  type AppServiceDeps,
+} from './apps.service.ts';
+
+/**
+ * Changes to an approved (or suspended) listing go through a revision: the developer proposes
+ * a PUT-shaped change set, the live listing stays as it is, and an admin approves (applied
+ * atomically) or rejects it. At most one revision is pending per app; a new proposal replaces it.
+ */
+export async function openRevision(
+  em: EntityManager,
+  developerId: string,
+  appId: string,
+  changes: UpdateAppInput,
+  urls: UrlPolicy,
+): Promise<OwnerAppView> {
+  if (Object.keys(changes).length === 0) {
+    throw validationFailed('The request body is invalid', [{ path: 'body', message: 'a revision must change at least one field' }]);
+  }
+  assertListingUrls(urls, changes);
+  const app = await em.transactional(async (tx) => {
+    // The app row lock serialises proposals, so replacing the pending revision never races.
+    const locked = await lockOwnApp(tx, developerId, appId);
+    if (!REVISABLE_STATUSES.includes(locked.status)) {
+      throw new ApiError(
+        409,
+        'INVALID_STATE_TRANSITION',
+        `Revisions are for approved listings; an app that is ${locked.status} is edited directly`,
+      );
+    }
+    if (changes.oauthClientId) await assertClientBelongsTo(tx, changes.oauthClientId, developerId);
+    const pending = await tx.findOne(AppRevision, { appId: locked.id, status: 'PENDING' });
+    if (pending) {
+      pending.changes = { ...changes };
+      pending.version += 1;
+    } else {
+      tx.create(AppRevision, { appId: locked.id, changes: { ...changes }, status: 'PENDING', version: 1 });
+    }
+    return locked;
+  });
+  return toOwnerView(em, app);
+}
+
+export type RevisionDecision = 'approve' | 'reject';
+
+/**
+ * An admin's decision on an app's pending revision. Approval applies the change set to the live
+ * listing in one transaction (version bump, Markdown re-rendered, slug unchanged once approved);
+ * rejection keeps the listing and stores the reason. `version`, when given, is the revision
+ * version the reviewer saw: a revision replaced since then is refused as stale.
+ */
+export async function decideRevision(
+  { em, jobs }: AppServiceDeps,
+  ref: string,
+  decision: RevisionDecision,
+  options: { actor: Actor; reason?: string; version?: number },
+): Promise<OwnerAppView> {
+  const reason = options.reason?.trim() || null;
+  if (decision === 'reject' && !reason) {
+    throw validationFailed('A rejection needs a reason', [{ path: 'reason', message: 'must not be empty' }]);
+  }
+  const app = await em.transactional(async (tx) => {
+    const locked = await lockAppByRef(tx, ref);
+    const revision = await tx.findOne(AppRevision, { appId: locked.id, status: 'PENDING' });
+    if (!revision) throw notFound('Pending revision');
+    if (options.version !== undefined && options.version !== revision.version) {
+      throw new ApiError(409, 'STALE_VERSION', `The revision changed since version ${options.version} (now ${revision.version}); review it again`);
+    }
+    const changes = revision.changes as UpdateAppInput;
+    // The audit row keeps the fields as they were, so an applied revision can be traced back.
+    const before = {
+      revisionId: revision.id,
+      revisionVersion: revision.version,
+      appVersion: locked.version,
+      ...Object.fromEntries(Object.keys(changes).map((field) => [field, locked[field as keyof typeof locked] ?? null])),
+    };
+    if (decision === 'approve') {
+      const { assetsChanged, categoryChanged } = await applyAppChanges(tx, locked, changes);
+      if (assetsChanged) await enqueueAssetChecks(jobs, tx, locked.id);
+      if (categoryChanged && locked.status === 'APPROVED') await enqueueCategoryCounts(jobs, tx);
+    } else {
+      revision.rejectionReason = reason;
+    }
+    revision.status = decision === 'approve' ? 'APPROVED' : 'REJECTED';
+    revision.decidedBy = options.actor.label;
+    revision.decidedAt = new Date();
+    recordTransition(tx, locked, { actor: options.actor.label, action: `revision.${decision}`, from: locked.status, reason });
+    recordAudit(tx, options.actor, {
+      action: `app.revision.${decision}`,
+      subjectType: 'app',
+      subjectId: locked.id,
+      before,
+      after: decision === 'approve' ? { ...changes, appVersion: locked.version } : { revisionStatus: revision.status },
+      reason,
+    });
+    return locked;
+  });
+  return toOwnerView(em, app);
+}

@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
+import { appRow, approvedApp, createApp } from './fixtures.ts';
+
+let t: TestApp;
+let dev: TestDeveloper;
+let key: string;
+let dataDir: string;
+const root = join(import.meta.dir, '..', '..');
+
+beforeAll(async () => {
+  t = await createTestApp();
+  dev = await registerDeveloper(t);
+  key = await mintKey(t, dev);
+  dataDir = mkdtempSync(join(tmpdir(), 'marketplace-cli-'));
+});
+afterAll(() => t.close());
+
+/** Runs `bun run cli …` as an operator would, against this file's database. */
+async function cli(...args: string[]) {
+  const child = Bun.spawn(['bun', 'src/cli/index.ts', ...args], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: t.runtime.databaseUrl, APP_ENV: 'test', DATA_DIR: dataDir },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  return { stdout, stderr, exitCode };
+}
+
+describe('CLI', () => {
+  test('apps:approve refuses a stale --version, then approves the current one', async () => {
+    const app = await createApp(t, key);
+    const submitted = await t.call('POST', `/api/dev/apps/${app.id}/submit`, { token: key });
+    await t.call('PUT', `/api/dev/apps/${app.id}`, { token: key, body: { description: 'Edited after submitting.' } });
+    const before = await appRow(t, app.id);
+
+    const stale = await cli('apps:approve', app.slug, '--version', String(submitted.body.version));
+    expect(stale.exitCode).toBe(1);
+    expect(stale.stdout).toBe('');
+    expect(stale.stderr).toContain('STALE_VERSION');
+    expect(await appRow(t, app.id)).toEqual(before);
+
+    const approved = await cli('apps:approve', app.slug, '--version', String(before.version));
+    expect(approved.stderr).toBe('');
+    expect(approved.exitCode).toBe(0);
+    expect(approved.stdout).toBe(`${app.slug} is now APPROVED (version ${before.version})\n`);
+    expect((await appRow(t, app.id)).status).toBe('APPROVED');
+    const [transition] = await t.sql(`select actor from app_transitions where app_id = ? and action = 'approve'`, [app.id]);
+    expect(transition.actor).toBe('cli');
+  }, 30_000);
+
+  test('apps:reject without --reason is a usage error and changes nothing', async () => {
+    const app = await createApp(t, key);
+    await t.call('POST', `/api/dev/apps/${app.id}/submit`, { token: key });
+    const result = await cli('apps:reject', app.id);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('--reason is required');
+    expect((await appRow(t, app.id)).status).toBe('PENDING');
+  }, 30_000);
+
+  test('apps:feature and revisions:approve', async () => {
+    const app = await approvedApp(t, key);
+    const featured = await cli('apps:feature', app.slug);
+    expect(featured.exitCode).toBe(0);
+    expect(featured.stdout).toBe(`${app.slug} is now APPROVED (version ${app.version}, featured)\n`);
+    expect((await appRow(t, app.id)).featured).toBe(true);
+
+    await t.call('POST', `/api/dev/apps/${app.id}/revisions`, { token: key, body: { description: 'Revised by the developer.' } });
+    const revised = await cli('revisions:approve', app.id);
+    expect(revised.exitCode).toBe(0);
+    expect(revised.stdout).toBe(`revision approved: ${app.slug} is now APPROVED (version ${app.version + 1}, featured)\n`);
+    expect((await appRow(t, app.id)).description).toBe('Revised by the developer.');
+  }, 30_000);
+
+  test('oauth-clients:register registers a client the developer can then use', async () => {
+    const result = await cli('oauth-clients:register', '--developer', dev.email, '--client-id', 'cli-registered', '--name', 'CLI Client');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe(`registered OAuth client cli-registered (CLI Client) for developer ${dev.id}\n`);
+    const created = await t.call('POST', '/api/dev/apps', {
+      token: key,
+      body: { name: 'With Client', description: 'Uses OAuth.', category: 'OTHER', environment: 'staging', oauthClientId: 'cli-registered' },
+    });
+    expect(created.status).toBe(201);
+    const duplicate = await cli('oauth-clients:register', '--developer', dev.email, '--client-id', 'cli-registered', '--name', 'Again');
+    expect(duplicate.exitCode).toBe(1);
+    expect(duplicate.stderr).toContain('CONFLICT');
+  }, 30_000);
+});
