@@ -6,11 +6,17 @@ import { httpLifecycle } from './http/lifecycle.ts';
 import { healthApi } from './modules/health/health.api.ts';
 import { developersApi } from './modules/developers/developers.api.ts';
 import { apiKeysApi } from './modules/api-keys/api-keys.api.ts';
+import { appsApi } from './modules/apps/apps.api.ts';
+import { catalogueApi } from './modules/catalogue/catalogue.api.ts';
+import { installsApi } from './modules/installs/installs.api.ts';
+import { reviewsApi } from './modules/reviews/reviews.api.ts';
+import { analyticsApi } from './modules/analytics/analytics.api.ts';
 
 /** The whole HTTP surface, built from its dependencies. Tests call `.handle()` on it without listening. */
 export function createApp(ctx: AppContext) {
   const auth = createAuth(ctx);
-  return new Elysia({ serve: { maxRequestBodySize: ctx.config.maxBodyBytes } })
+  // normalize off: an unknown field is a 400 (a typo must not be silently dropped), and responses are built exactly.
+  return new Elysia({ normalize: false, serve: { maxRequestBodySize: ctx.config.maxBodyBytes } })
     .use(httpLifecycle(ctx))
     .use(
       openapi({
@@ -37,7 +43,12 @@ export function createApp(ctx: AppContext) {
     )
     .use(healthApi(ctx))
     .use(developersApi(ctx, auth))
-    .use(apiKeysApi(ctx, auth));
+    .use(apiKeysApi(ctx, auth))
+    .use(appsApi(ctx, auth))
+    .use(catalogueApi(ctx))
+    .use(installsApi(ctx))
+    .use(reviewsApi(ctx, auth))
+    .use(analyticsApi(ctx, auth));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -5,9 +5,11 @@ import { startRuntime, type Runtime } from '../runtime.ts';
 import { ApiError } from '../http/problem.ts';
 import { CliUsageError, type CliCommand } from './command.ts';
 import { identityCommands } from './commands/identity.ts';
+import { appCommands } from './commands/apps.ts';
+import { seed } from './commands/seed.ts';
 
 /** `bun run cli <command>`. Every command is listed here. */
-const commands: CliCommand[] = [...identityCommands];
+const commands: CliCommand[] = [...identityCommands, ...appCommands, seed];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.usage.length));

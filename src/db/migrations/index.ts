@@ -1,8 +1,12 @@
 import { Migration20261125000001_identity } from './Migration20261125000001_identity.ts';
 import { Migration20261125000002_apps } from './Migration20261125000002_apps.ts';
+import { Migration20261125000003_rate_limits } from './Migration20261125000003_rate_limits.ts';
+import { Migration20261125000004_catalogue_listing } from './Migration20261125000004_catalogue_listing.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
   { name: 'Migration20261125000001_identity', class: Migration20261125000001_identity },
   { name: 'Migration20261125000002_apps', class: Migration20261125000002_apps },
+  { name: 'Migration20261125000003_rate_limits', class: Migration20261125000003_rate_limits },
+  { name: 'Migration20261125000004_catalogue_listing', class: Migration20261125000004_catalogue_listing },
 ];

@@ -1,0 +1,72 @@
+import { BlockList, isIP } from 'node:net';
+
+/**
+ * The address a request came from, for per-address install counting and rate limits.
+ * `X-Forwarded-For` is honoured only when the direct peer is one of the configured trusted
+ * proxies; the list is then read from the right, skipping trusted proxies, so a client
+ * cannot choose its own address by sending the header itself.
+ */
+
+/** The peer when there is no socket (requests fed to `app.handle`, as tests do). */
+export const NO_SOCKET_ADDRESS = '127.0.0.1';
+
+interface PeerSource {
+  requestIP(request: Request): { address: string } | null;
+}
+
+export type ClientAddressResolver = (request: Request, server: PeerSource | null | undefined) => string;
+
+/** `::ffff:10.0.0.1` → `10.0.0.1`; IPv6 lowercased; anything that is not an IP address → null. */
+export function normaliseAddress(raw: string): string | null {
+  let address = raw.trim();
+  const bracketed = address.match(/^\[([^\]]+)\](?::\d+)?$/);
+  if (bracketed?.[1]) address = bracketed[1];
+  else if (/^\d{1,3}(\.\d{1,3}){3}:\d+$/.test(address)) address = address.slice(0, address.lastIndexOf(':'));
+  const mapped = address.match(/^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i);
+  if (mapped?.[1]) address = mapped[1];
+  const family = isIP(address);
+  if (family === 4) return address;
+  if (family === 6) return address.toLowerCase();
+  return null;
+}
+
+/** Parses `TRUSTED_PROXIES` entries (`10.0.0.0/8`, `fd00::/8`, or a single address); a bad entry is a start-up error. */
+export function parseTrustedProxies(entries: string[]): BlockList {
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [rawAddress = '', rawPrefix] = entry.split('/', 2);
+    const address = normaliseAddress(rawAddress);
+    const type = address && isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    const maxPrefix = type === 'ipv6' ? 128 : 32;
+    const prefix = rawPrefix === undefined ? maxPrefix : /^\d{1,3}$/.test(rawPrefix) ? Number(rawPrefix) : Number.NaN;
+    if (!address || !(prefix >= 0 && prefix <= maxPrefix)) {
+      throw new Error(`TRUSTED_PROXIES entry "${entry}" is not an IP address or CIDR range`);
+    }
+    list.addSubnet(address, prefix, type);
+  }
+  return list;
+}
+
+export function createClientAddressResolver(trustedProxies: string[]): ClientAddressResolver {
+  const trusted = parseTrustedProxies(trustedProxies);
+  const isTrusted = (address: string) => trusted.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+  const noProxies = trustedProxies.length === 0;
+
+  return (request, server) => {
+    const socket = server?.requestIP(request)?.address;
+    const peer = (socket && normaliseAddress(socket)) ?? NO_SOCKET_ADDRESS;
+    if (noProxies || !isTrusted(peer)) return peer;
+    const forwarded = request.headers.get('x-forwarded-for');
+    if (!forwarded) return peer;
+    let client = peer;
+    const hops = forwarded.split(',');
+    for (let i = hops.length - 1; i >= 0; i -= 1) {
+      const hop = normaliseAddress(hops[i]!);
+      // A garbled entry ends the walk: the last trusted hop is the best address there is.
+      if (!hop) return client;
+      client = hop;
+      if (!isTrusted(hop)) return hop;
+    }
+    return client;
+  };
+}

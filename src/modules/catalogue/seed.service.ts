@@ -1,0 +1,249 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { recomputeCategoryCounts } from '../../../jobs/stats.ts';
+import { CATEGORIES, ENVIRONMENTS, type Category, type Environment } from '../apps/app.entity.ts';
+import { renderLongDescription } from '../apps/markdown.ts';
+import { RESERVED_SLUGS, slugify } from '../apps/slug.ts';
+import {
+  BRANDS,
+  CATEGORY_WORDS,
+  DEMO_DEVELOPERS,
+  EDITIONS,
+  REVIEWER_NAMES,
+  REVIEW_TITLES,
+  SECOND_SENTENCES,
+} from './seed-words.ts';
+
+/**
+ * Demo data: a few verified developers and N approved listings across every category and
+ * environment, with installs and reviews so the sorts mean something. Everything is written
+ * with multi-row INSERTs per batch (the events generated inside PostgreSQL), in one transaction,
+ * and the counters are computed in bulk rather than through one job per app.
+ */
+export interface SeedResult {
+  developers: number;
+  apps: number;
+  installs: number;
+  reviews: number;
+}
+
+export const MAX_SEED_APPS = 100_000;
+const BATCH_SIZE = 1_000;
+const MAX_INSTALLS_PER_APP = 500;
+const FEATURED_EVERY = 30;
+const DAY_MS = 86_400_000;
+
+type Random = () => number;
+
+/** mulberry32: a small seeded generator, so a given `seed` yields the same demo catalogue. */
+function seededRandom(seed: number): Random {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let x = Math.imul(state ^ (state >>> 15), 1 | state);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+
+interface DemoApp {
+  id: string;
+  developerId: string;
+  slug: string;
+  name: string;
+  description: string;
+  longDescription: string;
+  longDescriptionHtml: string;
+  category: Category;
+  environment: Environment;
+  logoUrl: string;
+  websiteUrl: string;
+  screenshots: string;
+  featured: boolean;
+  createdAt: string;
+  approvedAt: string;
+  /** Installs and reviews are generated from the approval (or 60 days ago, if later) until now. */
+  eventsSince: string;
+  installs: number;
+  reviews: number;
+  /** Mean rating this app's reviews scatter around. */
+  quality: number;
+}
+
+/** A name whose slug is free: random brand + noun + edition, numbered once the combinations run out. */
+function uniqueName(random: Random, category: Category, taken: Set<string>): { name: string; slug: string } {
+  const words = CATEGORY_WORDS[category];
+  let name = '';
+  for (let attempt = 0; attempt < 30; attempt += 1) {
+    name = `${pick(random, BRANDS)} ${pick(random, words.nouns)}${pick(random, EDITIONS)}`;
+    if (!taken.has(slugify(name))) break;
+  }
+  let candidate = name;
+  for (let n = 2; taken.has(slugify(candidate)); n += 1) candidate = `${name} ${n}`;
+  const slug = slugify(candidate);
+  taken.add(slug);
+  return { name: candidate, slug };
+}
+
+function demoApp(index: number, random: Random, taken: Set<string>, developerIds: string[], now: number): DemoApp {
+  const category = CATEGORIES[index % CATEGORIES.length]!;
+  // The first few cover every environment; after that most listings are production ones.
+  const environment: Environment =
+    index < ENVIRONMENTS.length ? ENVIRONMENTS[index]! : random() < 0.7 ? 'production' : random() < 0.67 ? 'staging' : 'localhost';
+  const words = CATEGORY_WORDS[category];
+  const { name, slug } = uniqueName(random, category, taken);
+  const does = pick(random, words.does);
+  const audience = pick(random, words.audiences);
+  const longDescription = [
+    `## What ${name} does`,
+    '',
+    `${name} ${does} for ${audience}.`,
+    '',
+    `- ${pick(random, SECOND_SENTENCES)}`,
+    `- ${pick(random, words.does).replace(/^./, (c) => c.toUpperCase())}.`,
+    '',
+    `Questions? See [the documentation](https://${slug}.example.com/docs).`,
+  ].join('\n');
+  const createdAt = now - Math.floor(random() * 365 * DAY_MS);
+  const approvedAt = Math.min(now, createdAt + Math.floor((1 + random() * 9) * DAY_MS));
+  const installs = Math.floor(Math.pow(MAX_INSTALLS_PER_APP + 1, random() ** 3)) - 1;
+  const screenshots = [1, 2, 3].map((n) => ({
+    url: `https://cdn.example.com/demo/${slug}/screenshot-${n}.png`,
+    caption: n === 1 ? `${name} at work` : null,
+    order: n - 1,
+  }));
+  return {
+    id: Bun.randomUUIDv7(),
+    developerId: developerIds[index % developerIds.length]!,
+    slug,
+    name,
+    description: `${name} ${does} for ${audience}. ${pick(random, SECOND_SENTENCES)}`,
+    longDescription,
+    longDescriptionHtml: renderLongDescription(longDescription) ?? '',
+    category,
+    environment,
+    logoUrl: `https://cdn.example.com/demo/${slug}/logo.png`,
+    websiteUrl: `https://${slug}.example.com`,
+    screenshots: JSON.stringify(screenshots),
+    featured: index % FEATURED_EVERY === 0,
+    createdAt: new Date(createdAt).toISOString(),
+    approvedAt: new Date(approvedAt).toISOString(),
+    eventsSince: new Date(Math.max(approvedAt, now - 60 * DAY_MS)).toISOString(),
+    installs,
+    reviews: Math.floor(installs * random() * 0.2),
+    quality: 2.5 + random() * 2.4,
+  };
+}
+
+// Raw parameters are inlined as SQL literals, and a null inside an array literal is not one: arrays carry '' for "none".
+async function insertDevelopers(em: EntityManager): Promise<string[]> {
+  // Accounts are new on every run, even when the listings repeat a seed.
+  const run = crypto.randomUUID().slice(0, 8);
+  const rows = DEMO_DEVELOPERS.map((developer, i) => ({
+    id: Bun.randomUUIDv7(),
+    platformUserId: `demo-${run}-${i + 1}`,
+    email: `demo-${run}-${i + 1}@example.com`,
+    ...developer,
+  }));
+  await em.execute(
+    `insert into developers (id, platform_user_id, name, email, company_name, website_url, bio, status, created_at, updated_at)
+     select x.id, x.platform_user_id, x.name, x.email, nullif(x.company_name, ''),
+            case when x.company_name = '' then null else 'https://' || x.platform_user_id || '.example.com' end,
+            'Demo developer account created by the seed command.', 'VERIFIED', now(), now()
+     from unnest(array[?]::uuid[], array[?]::text[], array[?]::text[], array[?]::text[], array[?]::text[])
+       as x(id, platform_user_id, name, email, company_name)`,
+    [rows.map((r) => r.id), rows.map((r) => r.platformUserId), rows.map((r) => r.name), rows.map((r) => r.email), rows.map((r) => r.companyName ?? '')],
+  );
+  return rows.map((r) => r.id);
+}
+
+async function insertBatch(em: EntityManager, apps: DemoApp[]): Promise<void> {
+  const column = <K extends keyof DemoApp>(key: K) => apps.map((app) => app[key]);
+  await em.execute(
+    `insert into apps (id, developer_id, slug, name, description, long_description, long_description_html, category, environment,
+                       logo_url, website_url, screenshots, status, featured, version, submitted_at, reviewed_at,
+                       first_approved_at, created_at, updated_at)
+     select x.id, x.developer_id, x.slug, x.name, x.description, x.long_description, nullif(x.long_description_html, ''), x.category,
+            x.environment, x.logo_url, x.website_url, x.screenshots, 'APPROVED', x.featured, 1, x.created_at, x.approved_at,
+            x.approved_at, x.created_at, x.approved_at
+     from unnest(array[?]::uuid[], array[?]::uuid[], array[?]::text[], array[?]::text[], array[?]::text[], array[?]::text[],
+                 array[?]::text[], array[?]::text[], array[?]::text[], array[?]::text[], array[?]::text[], array[?]::jsonb[],
+                 array[?]::boolean[], array[?]::timestamptz[], array[?]::timestamptz[])
+       as x(id, developer_id, slug, name, description, long_description, long_description_html, category, environment,
+            logo_url, website_url, screenshots, featured, created_at, approved_at)`,
+    [
+      column('id'), column('developerId'), column('slug'), column('name'), column('description'), column('longDescription'),
+      column('longDescriptionHtml'), column('category'), column('environment'), column('logoUrl'), column('websiteUrl'),
+      column('screenshots'), column('featured'), column('createdAt'), column('approvedAt'),
+    ],
+  );
+  await em.execute(
+    `insert into app_slugs (slug, app_id, created_at)
+     select x.slug, x.id, x.created_at from unnest(array[?]::text[], array[?]::uuid[], array[?]::timestamptz[]) as x(slug, id, created_at)`,
+    [column('slug'), column('id'), column('createdAt')],
+  );
+  // Reviewers are the first `reviews` installers of each app, installed with their platform account.
+  await em.execute(
+    `insert into installs (app_id, installer, platform_user_id, installed_at)
+     select x.id,
+            case when g <= x.reviews then 'user:demo-user-' || g else 'installation:demo-' || g end,
+            case when g <= x.reviews then 'demo-user-' || g end,
+            x.since + random() * (now() - x.since)
+     from unnest(array[?]::uuid[], array[?]::int[], array[?]::int[], array[?]::timestamptz[]) as x(id, installs, reviews, since),
+          generate_series(1, x.installs) g`,
+    [column('id'), column('installs'), column('reviews'), column('eventsSince')],
+  );
+  const titles = [1, 2, 3, 4, 5].flatMap((stars) => REVIEW_TITLES[stars]!);
+  await em.execute(
+    `insert into reviews (id, app_id, platform_user_id, author_name, rating, title, body, created_at, updated_at)
+     select gen_random_uuid(), r.id, 'demo-user-' || r.g, (array[?]::text[])[1 + r.g % ?], r.rating,
+            (array[?]::text[])[(r.rating - 1) * ? + 1 + floor(random() * ?)::int], null, r.at, r.at
+     from (select x.id, g, least(5, greatest(1, round(x.quality + (random() - 0.5) * 2.5)))::int as rating,
+                  x.since + random() * (now() - x.since) as at
+           from unnest(array[?]::uuid[], array[?]::int[], array[?]::float8[], array[?]::timestamptz[]) as x(id, reviews, quality, since),
+                generate_series(1, x.reviews) g) r`,
+    [
+      [...REVIEWER_NAMES], REVIEWER_NAMES.length, titles, REVIEW_TITLES[1]!.length, REVIEW_TITLES[1]!.length,
+      column('id'), column('reviews'), column('quality'), column('eventsSince'),
+    ],
+  );
+  // The same numbers `recomputeAppStats` derives from the event rows, for the whole batch at once.
+  await em.execute(
+    `insert into app_stats (app_id, install_count, review_count, rating_sum, average_rating, updated_at)
+     select x.id, x.installs, coalesce(r.n, 0), coalesce(r.total, 0),
+            case when coalesce(r.n, 0) = 0 then 0 else round(r.total::numeric / r.n, 2) end, now()
+     from unnest(array[?]::uuid[], array[?]::int[]) as x(id, installs)
+     left join (select app_id, count(*)::int as n, sum(rating)::int as total from reviews
+                where app_id = any(array[?]::uuid[]) and not hidden group by app_id) r on r.app_id = x.id`,
+    [column('id'), column('installs'), column('id')],
+  );
+}
+
+export async function seedApps(em: EntityManager, count: number, options: { seed?: number } = {}): Promise<SeedResult> {
+  if (!Number.isInteger(count) || count < 1 || count > MAX_SEED_APPS) {
+    throw new RangeError(`The number of apps must be a whole number from 1 to ${MAX_SEED_APPS}`);
+  }
+  const random = seededRandom(options.seed ?? Date.now());
+  const now = Date.now();
+  const result = await em.transactional(async (tx) => {
+    const developerIds = await insertDevelopers(tx);
+    const slugs = await tx.execute<{ slug: string }[]>('select slug from app_slugs');
+    const taken = new Set([...RESERVED_SLUGS, ...slugs.map((row) => row.slug)]);
+    const totals: SeedResult = { developers: developerIds.length, apps: 0, installs: 0, reviews: 0 };
+    for (let start = 0; start < count; start += BATCH_SIZE) {
+      const batch = Array.from({ length: Math.min(BATCH_SIZE, count - start) }, (_, i) =>
+        demoApp(start + i, random, taken, developerIds, now),
+      );
+      await insertBatch(tx, batch);
+      totals.apps += batch.length;
+      for (const app of batch) {
+        totals.installs += app.installs;
+        totals.reviews += app.reviews;
+      }
+    }
+    return totals;
+  });
+  await recomputeCategoryCounts(em);
+  return result;
+}

@@ -1,0 +1,36 @@
+import { Elysia } from 'elysia';
+import type { AppContext } from '../../app-context.ts';
+import type { AuthPlugin } from '../../http/auth.ts';
+import { Paginated, problems } from '../../http/schemas.ts';
+import { SlugParams } from '../catalogue/catalogue.model.ts';
+import { ReviewBody, ReviewsQuery, ReviewView } from './reviews.model.ts';
+import { listReviews, submitReview } from './reviews.service.ts';
+
+export function reviewsApi(ctx: AppContext, auth: AuthPlugin) {
+  return new Elysia({ prefix: '/api/apps', tags: ['Reviews'] })
+    .use(auth)
+    .get('/:slug/reviews', ({ params, query }) => listReviews(ctx.orm.em.fork(), params.slug, query), {
+      params: SlugParams,
+      query: ReviewsQuery,
+      response: { 200: Paginated(ReviewView), ...problems(400, 404, 410) },
+      detail: { summary: "An app's reviews, most recently written first", description: 'No authentication. Hidden reviews are left out.' },
+    })
+    .post(
+      '/:slug/reviews',
+      async ({ params, body, identity, status }) => {
+        const { review, created } = await submitReview(ctx.orm.em.fork(), ctx.jobs, params.slug, identity, body);
+        return created ? status(201, review) : status(200, review);
+      },
+      {
+        platformToken: true,
+        params: SlugParams,
+        body: ReviewBody,
+        response: { 200: ReviewView, 201: ReviewView, ...problems(400, 401, 403, 404, 410) },
+        detail: {
+          summary: 'Review an app (or replace your review)',
+          description:
+            'Takes the platform OAuth token of a user who installed the app with that token (else 403 `INSTALL_REQUIRED`). One review per user per app: 201 for a new one, 200 when it replaces the earlier one.',
+        },
+      },
+    );
+}

@@ -1,0 +1,108 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiError, notFound } from '../../http/problem.ts';
+import type { JobQueue } from '../../lib/job-queue.ts';
+import { enqueueAppStats } from '../../../jobs/stats.ts';
+import { recordAudit, type Actor } from '../audit/audit.service.ts';
+import { pageWindow, type Page } from '../apps/apps.service.ts';
+import { findPublicAppId, pageOf } from '../catalogue/catalogue.service.ts';
+import type { PlatformIdentity } from '../identity/platform-identity.ts';
+import { userInstallerKey } from '../installs/installs.service.ts';
+import type { ModeratedReview, ReviewInput, ReviewView, ReviewsQuery } from './reviews.model.ts';
+
+interface ReviewRow {
+  id: string;
+  rating: number;
+  title: string | null;
+  body: string | null;
+  author_name: string | null;
+  /** Timestamps arrive as PostgreSQL text from raw queries. */
+  created_at: string;
+  updated_at: string;
+}
+
+const toView = (row: ReviewRow): ReviewView => ({
+  id: row.id,
+  rating: row.rating,
+  title: row.title,
+  body: row.body,
+  authorName: row.author_name,
+  createdAt: new Date(row.created_at).toISOString(),
+  updatedAt: new Date(row.updated_at).toISOString(),
+});
+
+/**
+ * Creates the user's review of a public app, or replaces it (one per user per app; a hidden
+ * review stays hidden). Only a user who installed the app with their platform token may review it.
+ */
+export async function submitReview(
+  em: EntityManager,
+  jobs: JobQueue,
+  slug: string,
+  identity: PlatformIdentity,
+  input: ReviewInput,
+): Promise<{ review: ReviewView; created: boolean }> {
+  return em.transactional(async (tx) => {
+    const appId = await findPublicAppId(tx, slug);
+    const installed = await tx.execute('select 1 from installs where app_id = ? and installer = ?', [appId, userInstallerKey(identity.subject)]);
+    if (installed.length === 0) {
+      throw new ApiError(403, 'INSTALL_REQUIRED', 'Only a user who installed this app while signed in can review it');
+    }
+    // `xmax = 0` holds only for a row this statement inserted, not for one it updated: 201 versus 200.
+    const [row] = await tx.execute<(ReviewRow & { created: boolean })[]>(
+      `insert into reviews (id, app_id, platform_user_id, author_name, rating, title, body, created_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, ?, now(), now())
+       on conflict (app_id, platform_user_id) do update set
+         author_name = excluded.author_name, rating = excluded.rating, title = excluded.title, body = excluded.body,
+         updated_at = excluded.updated_at
+       returning id, rating, title, body, author_name, created_at, updated_at, (xmax = 0) as created`,
+      [Bun.randomUUIDv7(), appId, identity.subject, identity.name ?? null, input.rating, input.title ?? null, input.body ?? null],
+    );
+    await enqueueAppStats(jobs, tx, appId);
+    return { review: toView(row!), created: row!.created };
+  });
+}
+
+/** Visible reviews of a public app, most recently written first. */
+export async function listReviews(em: EntityManager, slug: string, query: ReviewsQuery): Promise<Page<ReviewView>> {
+  const { page, limit, offset } = pageWindow(query);
+  const appId = await findPublicAppId(em, slug);
+  const [rows, counted] = await Promise.all([
+    em.execute<ReviewRow[]>(
+      `select id, rating, title, body, author_name, created_at, updated_at from reviews
+       where app_id = ? and not hidden order by updated_at desc, id desc limit ? offset ?`,
+      [appId, limit, offset],
+    ),
+    em.execute<{ total: number }[]>('select count(*)::int as total from reviews where app_id = ? and not hidden', [appId]),
+  ]);
+  return pageOf(rows.map(toView), page, limit, counted[0]?.total ?? 0);
+}
+
+/** Moderation: hides or shows a review (audited); the app's rating is recomputed without it. Its author's `updatedAt` is kept. */
+export async function setReviewHidden(
+  em: EntityManager,
+  jobs: JobQueue,
+  reviewId: string,
+  hidden: boolean,
+  actor: Actor,
+): Promise<ModeratedReview> {
+  return em.transactional(async (tx) => {
+    const [current] = await tx.execute<{ hidden: boolean }[]>('select hidden from reviews where id = ? for update', [reviewId]);
+    if (!current) throw notFound('Review');
+    const [row] = await tx.execute<(ReviewRow & { app_id: string; hidden: boolean })[]>(
+      `update reviews set hidden = ? where id = ?
+       returning id, app_id, hidden, rating, title, body, author_name, created_at, updated_at`,
+      [hidden, reviewId],
+    );
+    if (current.hidden !== hidden) {
+      recordAudit(tx, actor, {
+        action: hidden ? 'review.hide' : 'review.show',
+        subjectType: 'review',
+        subjectId: reviewId,
+        before: { hidden: current.hidden },
+        after: { hidden },
+      });
+      await enqueueAppStats(jobs, tx, row!.app_id);
+    }
+    return { ...toView(row!), appId: row!.app_id, hidden: row!.hidden };
+  });
+}

@@ -1,0 +1,102 @@
+import { recomputeAppStats, recomputeCategoryCounts } from '../../jobs/stats.ts';
+import type { AppStatus, Category, Environment } from '../../src/modules/apps/app.entity.ts';
+import { slugify } from '../../src/modules/apps/slug.ts';
+import type { TestApp } from './harness.ts';
+
+/**
+ * Rows written straight into the database, for tests of the public side that need listings in
+ * a given state (and with given history) without walking each one through the developer API.
+ */
+let counter = 0;
+
+export interface AppFixture {
+  developerId: string;
+  name?: string;
+  description?: string;
+  category?: Category;
+  environment?: Environment;
+  status?: AppStatus;
+  featured?: boolean;
+  /** When the app was first approved; defaults to now for APPROVED and SUSPENDED apps, else never. */
+  firstApprovedAt?: Date | null;
+}
+
+export interface FixtureApp {
+  id: string;
+  slug: string;
+  name: string;
+}
+
+export async function insertApp(t: TestApp, fixture: AppFixture): Promise<FixtureApp> {
+  counter += 1;
+  const name = fixture.name ?? `Fixture App ${counter}`;
+  const slug = `${slugify(name)}-${counter}`;
+  const status = fixture.status ?? 'APPROVED';
+  const firstApprovedAt =
+    fixture.firstApprovedAt !== undefined ? fixture.firstApprovedAt : status === 'APPROVED' || status === 'SUSPENDED' ? new Date() : null;
+  const id = Bun.randomUUIDv7();
+  await t.sql(
+    `insert into apps (id, developer_id, slug, name, description, category, environment, logo_url, screenshots, status,
+                       featured, first_approved_at, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, 'https://cdn.example.com/logo.png', '[]', ?, ?, ?, now(), now())`,
+    [
+      id,
+      fixture.developerId,
+      slug,
+      name,
+      fixture.description ?? `${name} keeps tasks in order.`,
+      fixture.category ?? 'PRODUCTIVITY',
+      fixture.environment ?? 'production',
+      status,
+      fixture.featured ?? false,
+      firstApprovedAt ? firstApprovedAt.toISOString() : null,
+    ],
+  );
+  await t.sql('insert into app_slugs (slug, app_id) values (?, ?)', [slug, id]);
+  return { id, slug, name };
+}
+
+/** A developer row in the given state (no account, no keys: the public side only shows their name). */
+export async function insertDeveloper(
+  t: TestApp,
+  fixture: { name?: string; companyName?: string | null; status?: 'PENDING_VERIFICATION' | 'VERIFIED' | 'SUSPENDED' } = {},
+): Promise<string> {
+  counter += 1;
+  const id = Bun.randomUUIDv7();
+  await t.sql(
+    `insert into developers (id, platform_user_id, name, email, company_name, website_url, status, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, now(), now())`,
+    [
+      id,
+      `fixture-developer-${counter}-${id}`,
+      fixture.name ?? `Fixture Developer ${counter}`,
+      `fixture-${counter}-${id}@example.com`,
+      fixture.companyName ?? null,
+      fixture.companyName ? 'https://company.example.com' : null,
+      fixture.status ?? 'VERIFIED',
+    ],
+  );
+  return id;
+}
+
+/** Install and review events for an app, then its stats rolled up as the job would. */
+export async function addEvents(t: TestApp, appId: string, events: { installs?: number; ratings?: number[] }): Promise<void> {
+  const ratings = events.ratings ?? [];
+  const installs = Math.max(events.installs ?? 0, ratings.length);
+  if (installs > 0) {
+    await t.sql(
+      `insert into installs (app_id, installer, platform_user_id)
+       select ?, 'user:fixture-user-' || g, 'fixture-user-' || g from generate_series(1, ?) g`,
+      [appId, installs],
+    );
+  }
+  for (const [i, rating] of ratings.entries()) {
+    await t.sql(
+      `insert into reviews (id, app_id, platform_user_id, rating, created_at, updated_at) values (?, ?, ?, ?, now(), now())`,
+      [Bun.randomUUIDv7(), appId, `fixture-user-${i + 1}`, rating],
+    );
+  }
+  await recomputeAppStats(t.ctx.orm.em.fork(), appId);
+}
+
+export const refreshCategoryCounts = (t: TestApp) => recomputeCategoryCounts(t.ctx.orm.em.fork());
