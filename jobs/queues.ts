@@ -34,15 +34,21 @@ export function createBoss(databaseUrl: string, logger: Logger, role: { supervis
     // Production processes never change schemas; `bun run db:migrate` installs pg-boss's too.
     migrate: role.migrate,
     createSchema: role.migrate,
+    // Workers wake on NOTIFY when a job is committed (milliseconds), instead of waiting for a poll.
+    useListenNotify: true,
   });
   // An unhandled 'error' event would crash the process; pg-boss recovers on its own once PostgreSQL is back.
   boss.on('error', (error) => logger.error('pg-boss error', { error }));
   return boss;
 }
 
+/** Creates every queue, and brings an existing one's options in line with its definition. */
 export async function declareQueues(boss: PgBoss, queues: QueueDefinition<any>[]): Promise<void> {
   for (const queue of queues) {
     if (queue.options.deadLetter) await boss.createQueue(queue.options.deadLetter, { retentionSeconds: 14 * 86_400 });
-    await boss.createQueue(queue.name, queue.options);
+    const options = { ...queue.options, notify: true };
+    await boss.createQueue(queue.name, options);
+    const { policy: _fixedAtCreation, retryDelayMax: _alsoFixed, ...updatable } = options;
+    await boss.updateQueue(queue.name, updatable);
   }
 }

@@ -5,7 +5,9 @@ import { queues } from './registry.ts';
 export async function startWorkers(ctx: AppContext): Promise<void> {
   const log = ctx.logger.child({ component: 'worker' });
   for (const queue of queues) {
-    await ctx.boss.work(queue.name, { ...queue.work, pollingIntervalSeconds: 2 }, async (jobs) => {
+    // NOTIFY wakes the worker at once; the polls are the fallback, and a full batch means fetch again now.
+    const polling = { pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 10, burstWhenBatchFull: true };
+    await ctx.boss.work(queue.name, { ...queue.work, ...polling }, async (jobs) => {
       await queue.handler(ctx, jobs);
     });
     log.info('worker started', { queue: queue.name });

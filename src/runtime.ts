@@ -21,6 +21,8 @@ import { createJobQueue } from './lib/job-queue.ts';
 export interface Runtime {
   ctx: AppContext;
   databaseUrl: string;
+  /** Migrations this process applied on start (empty when the schema was current). */
+  appliedMigrations: string[];
   stop(): Promise<void>;
 }
 
@@ -63,9 +65,10 @@ export async function startRuntime(config: Config, logger: Logger, options: Runt
     }
     orm = await createOrm(databaseUrl, logger);
     const production = config.env === 'production';
+    let appliedMigrations: string[] = [];
     if (options.migrate ?? !production) {
-      const applied = await migrate(orm);
-      if (applied.length) logger.info('migrations applied', { applied });
+      appliedMigrations = await migrate(orm);
+      if (appliedMigrations.length) logger.info('migrations applied', { applied: appliedMigrations });
     } else {
       await assertSchemaCurrent(orm);
     }
@@ -85,7 +88,7 @@ export async function startRuntime(config: Config, logger: Logger, options: Runt
       logger,
     };
     if (options.role !== 'api' && (options.jobs ?? true)) await startWorkers(ctx);
-    return { ctx, databaseUrl, stop };
+    return { ctx, databaseUrl, appliedMigrations, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../app-context.ts';
 import { ApiError } from './problem.ts';
+import { enforceRateLimit, memoryRateLimiter } from './rate-limit.ts';
 import type { PlatformIdentity } from '../modules/identity/platform-identity.ts';
 import { createApiKeyAuthenticator, type AuthenticatedKey } from '../modules/api-keys/api-key-auth.ts';
 import { looksLikeApiKey } from '../modules/api-keys/key-format.ts';
@@ -38,6 +39,10 @@ export function createAuth(ctx: AppContext) {
   // Named so the controllers that `.use` it share one instance; the seed keeps apps apart (tests build many).
   const seed = ++instances;
   const authenticateKey = createApiKeyAuthenticator(ctx.orm, ctx.config.apiKeySecrets, ctx.logger);
+  const developerLimiter = memoryRateLimiter(ctx.config.rateLimits.developerPerMinute);
+  /** The developer API's limit is per key (per account for the OAuth token). */
+  const limit = (principal: DeveloperPrincipal, headers: Record<string, string | number>) =>
+    enforceRateLimit(developerLimiter, principal.via === 'apiKey' ? principal.key.id : `oauth:${principal.identity.subject}`, headers);
 
   async function platformIdentity(token: string): Promise<PlatformIdentity> {
     const identity = await ctx.verifier.verify(token);
@@ -76,24 +81,27 @@ export function createAuth(ctx: AppContext) {
     }),
     developer: (enabled: true) => ({
       detail: bearerDoc,
-      async resolve({ headers }) {
+      async resolve({ headers, set }) {
         void enabled;
-        return { principal: await developerFromToken(bearerToken(headers)) };
+        const principal = await developerFromToken(bearerToken(headers));
+        await limit(principal, set.headers as Record<string, string>);
+        return { principal };
       },
     }),
     apiKey: (scope: Scope | true) => ({
       detail: bearerDoc,
-      async resolve({ headers }) {
+      async resolve({ headers, set }) {
         const token = bearerToken(headers);
         if (!looksLikeApiKey(token)) {
           await platformIdentity(token);
           throw new ApiError(403, 'API_KEY_REQUIRED', 'This endpoint needs an API key, not the OAuth token');
         }
         const key = await apiKey(token);
+        const principal: DeveloperPrincipal = { via: 'apiKey', developerId: key.developerId, key };
+        await limit(principal, set.headers as Record<string, string>);
         if (scope !== true && !key.scopes.includes(scope)) {
           throw new ApiError(403, 'INSUFFICIENT_SCOPE', `This API key lacks the ${scope} scope`);
         }
-        const principal: DeveloperPrincipal = { via: 'apiKey', developerId: key.developerId, key };
         return { principal };
       },
     }),
