@@ -3,6 +3,7 @@ import { openapi } from '@elysiajs/openapi';
 import type { AppContext } from './app-context.ts';
 import { createAuth } from './http/auth.ts';
 import { httpLifecycle } from './http/lifecycle.ts';
+import { createPublicRateLimits } from './http/rate-limit.ts';
 import { healthApi } from './modules/health/health.api.ts';
 import { developersApi } from './modules/developers/developers.api.ts';
 import { apiKeysApi } from './modules/api-keys/api-keys.api.ts';
@@ -15,6 +16,7 @@ import { analyticsApi } from './modules/analytics/analytics.api.ts';
 /** The whole HTTP surface, built from its dependencies. Tests call `.handle()` on it without listening. */
 export function createApp(ctx: AppContext) {
   const auth = createAuth(ctx);
+  const rateLimits = createPublicRateLimits(ctx);
   // normalize off: an unknown field is a 400 (a typo must not be silently dropped), and responses are built exactly.
   return new Elysia({ normalize: false, serve: { maxRequestBodySize: ctx.config.maxBodyBytes } })
     .use(httpLifecycle(ctx))
@@ -45,9 +47,9 @@ export function createApp(ctx: AppContext) {
     .use(developersApi(ctx, auth))
     .use(apiKeysApi(ctx, auth))
     .use(appsApi(ctx, auth))
-    .use(catalogueApi(ctx))
-    .use(installsApi(ctx))
-    .use(reviewsApi(ctx, auth))
+    .use(catalogueApi(ctx, rateLimits))
+    .use(installsApi(ctx, auth, rateLimits))
+    .use(reviewsApi(ctx, auth, rateLimits))
     .use(analyticsApi(ctx, auth));
 }
 

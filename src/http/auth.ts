@@ -29,7 +29,8 @@ const bearerDoc = { security: [{ bearer: [] }] };
 
 /**
  * The auth guard every route declares. Options, by what the route accepts:
- * - `platformToken: true` — only the platform OAuth token (registration);
+ * - `platformToken: true` — only the platform OAuth token (registration, reviews);
+ * - `optionalPlatformToken: true` — the platform token if sent (installs);
  * - `developer: true` — the OAuth token or any valid API key, no scope (profile edits, keys);
  * - `apiKey: <Scope> | true` — only an API key, holding that scope when one is named.
  */
@@ -48,6 +49,14 @@ export function createAuth(ctx: AppContext) {
     const identity = await ctx.verifier.verify(token);
     if (!identity) throw unauthenticated('The token is invalid, expired or not issued to a first-party client');
     return identity;
+  }
+
+  /** For routes that take only the platform token: an API key there is refused outright. */
+  async function platformIdentityFrom(token: string): Promise<PlatformIdentity> {
+    if (looksLikeApiKey(token)) {
+      throw new ApiError(401, 'UNAUTHENTICATED', 'This endpoint takes the platform OAuth token, not an API key');
+    }
+    return platformIdentity(token);
   }
 
   async function apiKey(token: string): Promise<AuthenticatedKey> {
@@ -72,11 +81,17 @@ export function createAuth(ctx: AppContext) {
       detail: bearerDoc,
       async resolve({ headers }) {
         void enabled;
-        const token = bearerToken(headers);
-        if (looksLikeApiKey(token)) {
-          throw new ApiError(401, 'UNAUTHENTICATED', 'This endpoint takes the platform OAuth token, not an API key');
-        }
-        return { identity: await platformIdentity(token) };
+        return { identity: await platformIdentityFrom(bearerToken(headers)) };
+      },
+    }),
+    /** The platform OAuth token if one is sent (`identity` is null without the header); anything else sent is 401. */
+    optionalPlatformToken: (enabled: true) => ({
+      detail: { security: [{}, { bearer: [] }] },
+      async resolve({ headers }) {
+        void enabled;
+        const identity: PlatformIdentity | null =
+          headers.authorization === undefined ? null : await platformIdentityFrom(bearerToken(headers));
+        return { identity };
       },
     }),
     developer: (enabled: true) => ({

@@ -1,4 +1,7 @@
+import { Elysia } from 'elysia';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { AppContext } from '../app-context.ts';
+import { createClientAddressResolver } from './client-address.ts';
 import { ApiError } from './problem.ts';
 
 /**
@@ -87,3 +90,32 @@ export async function enforceRateLimit(limiter: RateLimiter, key: string, header
     });
   }
 }
+
+export type PublicTraffic = 'read' | 'write';
+
+let instances = 0;
+
+/**
+ * The public side's guard: `rateLimit: 'read'` (catalogue reads, per address, in memory) or
+ * `rateLimit: 'write'` (installs and reviews, per address, in PostgreSQL). Either way the route
+ * receives the resolved `clientAddress`.
+ */
+export function createPublicRateLimits(ctx: AppContext) {
+  const seed = ++instances;
+  const clientAddress = createClientAddressResolver(ctx.config.trustedProxies);
+  const limiters: Record<PublicTraffic, RateLimiter> = {
+    read: memoryRateLimiter(ctx.config.rateLimits.publicReadsPerMinute),
+    write: postgresRateLimiter(ctx.orm, 'public-write', ctx.config.rateLimits.installsPerMinute),
+  };
+  return new Elysia({ name: 'public-rate-limits', seed }).macro({
+    rateLimit: (traffic: PublicTraffic) => ({
+      async resolve({ request, server, set }) {
+        const address = clientAddress(request, server);
+        await enforceRateLimit(limiters[traffic], address, set.headers as Record<string, string>);
+        return { clientAddress: address };
+      },
+    }),
+  });
+}
+
+export type PublicRateLimits = ReturnType<typeof createPublicRateLimits>;

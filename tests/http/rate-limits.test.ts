@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
+import { insertApp, insertDeveloper } from '../support/fixtures.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -25,5 +26,39 @@ describe('developer API rate limit', () => {
     expect(limited.body.code).toBe('RATE_LIMITED');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await t.call('GET', '/api/dev/me', { token: other })).status).toBe(200);
+  });
+});
+
+describe('public rate limits', () => {
+  let pub: TestApp;
+  beforeAll(async () => {
+    pub = await createTestApp({ RATE_LIMITS: 'public=2,installs=2' });
+  });
+  afterAll(() => pub.close());
+
+  test('catalogue reads are limited per client address', async () => {
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await pub.call('GET', '/api/apps/categories/list')).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    const proxied = await pub.call('GET', '/api/apps', { headers: { 'x-forwarded-for': '203.0.113.9' } });
+    // Without TRUSTED_PROXIES the header is not believed: still the same address, still limited.
+    expect(proxied.status).toBe(429);
+    expect(proxied.headers.get('ratelimit-remaining')).toBe('0');
+  });
+
+  test('installs are limited per address across processes (counted in PostgreSQL), and a refused install records nothing', async () => {
+    const developer = await insertDeveloper(pub);
+    const app = await insertApp(pub, { developerId: developer });
+    const statuses = [];
+    for (let i = 0; i < 3; i++) {
+      statuses.push((await pub.call('POST', `/api/apps/${app.slug}/install`, { body: { installationId: `ws-${i}` } })).status);
+    }
+    expect(statuses).toEqual([201, 201, 429]);
+    expect(await pub.sql('select installer from installs where app_id = ? order by id', [app.id])).toEqual([
+      { installer: 'installation:ws-0' },
+      { installer: 'installation:ws-1' },
+    ]);
+    const [{ hits }] = await pub.sql(`select sum(hits)::int as hits from rate_limit_counters where bucket like 'public-write:%'`);
+    expect(hits).toBe(3);
   });
 });

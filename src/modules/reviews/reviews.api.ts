@@ -1,18 +1,21 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../../http/auth.ts';
+import type { PublicRateLimits } from '../../http/rate-limit.ts';
 import { Paginated, problems } from '../../http/schemas.ts';
 import { SlugParams } from '../catalogue/catalogue.model.ts';
 import { ReviewBody, ReviewsQuery, ReviewView } from './reviews.model.ts';
 import { listReviews, submitReview } from './reviews.service.ts';
 
-export function reviewsApi(ctx: AppContext, auth: AuthPlugin) {
+export function reviewsApi(ctx: AppContext, auth: AuthPlugin, rateLimits: PublicRateLimits) {
   return new Elysia({ prefix: '/api/apps', tags: ['Reviews'] })
+    .use(rateLimits)
     .use(auth)
     .get('/:slug/reviews', ({ params, query }) => listReviews(ctx.orm.em.fork(), params.slug, query), {
+      rateLimit: 'read',
       params: SlugParams,
       query: ReviewsQuery,
-      response: { 200: Paginated(ReviewView), ...problems(400, 404, 410) },
+      response: { 200: Paginated(ReviewView), ...problems(400, 404, 410, 429) },
       detail: { summary: "An app's reviews, most recently written first", description: 'No authentication. Hidden reviews are left out.' },
     })
     .post(
@@ -22,10 +25,11 @@ export function reviewsApi(ctx: AppContext, auth: AuthPlugin) {
         return created ? status(201, review) : status(200, review);
       },
       {
+        rateLimit: 'write',
         platformToken: true,
         params: SlugParams,
         body: ReviewBody,
-        response: { 200: ReviewView, 201: ReviewView, ...problems(400, 401, 403, 404, 410) },
+        response: { 200: ReviewView, 201: ReviewView, ...problems(400, 401, 403, 404, 410, 429) },
         detail: {
           summary: 'Review an app (or replace your review)',
           description:
