@@ -212,6 +212,15 @@ describe('GET /api/apps', () => {
     expect(ids(await list('?search=metrics&sort=installs'))).toEqual([metricsPro.id, metrics.id]);
   });
 
+  test('search pages carry the total of all matches, also past the last page', async () => {
+    const first = await list('?search=metrics&limit=1');
+    expect(first.pagination).toEqual({ page: 1, limit: 1, total: 2, totalPages: 2 });
+    const second = await list('?search=metrics&limit=1&page=2');
+    expect([...ids(first), ...ids(second)].sort()).toEqual([metrics.id, metricsPro.id].sort());
+    const past = await list('?search=metrics&limit=1&page=5');
+    expect(past).toEqual({ data: [], pagination: { page: 5, limit: 1, total: 2, totalPages: 2 } });
+  });
+
   test('a search matching nothing is an empty page', async () => {
     const body = await list('?search=xylophone');
     expect(body).toEqual({ data: [], pagination: { page: 1, limit: 20, total: 0, totalPages: 0 } });

@@ -2,6 +2,7 @@ import { Migration20261125000001_identity } from './Migration20261125000001_iden
 import { Migration20261125000002_apps } from './Migration20261125000002_apps.ts';
 import { Migration20261125000003_rate_limits } from './Migration20261125000003_rate_limits.ts';
 import { Migration20261125000004_catalogue_listing } from './Migration20261125000004_catalogue_listing.ts';
+import { Migration20261126000005_catalogue_order } from './Migration20261126000005_catalogue_order.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -9,4 +10,5 @@ export const migrations = [
   { name: 'Migration20261125000002_apps', class: Migration20261125000002_apps },
   { name: 'Migration20261125000003_rate_limits', class: Migration20261125000003_rate_limits },
   { name: 'Migration20261125000004_catalogue_listing', class: Migration20261125000004_catalogue_listing },
+  { name: 'Migration20261126000005_catalogue_order', class: Migration20261126000005_catalogue_order },
 ];

@@ -21,13 +21,14 @@ const RATING_PRIOR_MEAN = 3;
 
 const VISIBLE = `a.status = 'APPROVED' and d.status <> 'SUSPENDED'`;
 
-const FROM = `from apps a join developers d on d.id = a.developer_id left join app_stats s on s.app_id = a.id`;
+// Every app has a stats row (created with it by a trigger), so the join is inner and the list
+// can walk the stats indexes in display order.
+const FROM = `from apps a join developers d on d.id = a.developer_id join app_stats s on s.app_id = a.id`;
 
 const COLUMNS = `a.id, a.slug, a.name, a.description, a.long_description, a.long_description_html, a.category,
   a.environment, a.logo_url, a.banner_url, a.website_url, a.support_url, a.privacy_policy_url, a.terms_of_service_url,
   a.oauth_client_id, a.screenshots, a.status, a.featured, a.version, a.created_at, a.updated_at, a.first_approved_at,
-  coalesce(s.install_count, 0) as install_count, coalesce(s.review_count, 0) as review_count,
-  coalesce(s.average_rating, 0) as average_rating,
+  s.install_count, s.review_count, s.average_rating,
   d.name as developer_name, d.company_name as developer_company_name, d.website_url as developer_website_url,
   d.status as developer_status`;
 
@@ -98,10 +99,11 @@ export function pageOf<T>(data: T[], page: number, limit: number, total: number)
   return { data, pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } };
 }
 
-const BAYESIAN_RATING = `((${RATING_PRIOR_WEIGHT * RATING_PRIOR_MEAN} + coalesce(s.rating_sum, 0))::numeric / (${RATING_PRIOR_WEIGHT} + coalesce(s.review_count, 0)))`;
+/** Must stay the expression of the `app_stats_rating_idx` index (migration 20261126000005). */
+const BAYESIAN_RATING = `((${RATING_PRIOR_WEIGHT * RATING_PRIOR_MEAN} + s.rating_sum)::numeric / (${RATING_PRIOR_WEIGHT} + s.review_count))`;
 
 /** The narrow columns a page is chosen by (read from the covering index and `app_stats`, not the wide rows). */
-const SORT_KEYS = `a.id, coalesce(s.install_count, 0) as install_count, ${BAYESIAN_RATING} as bayesian_rating,
+const SORT_KEYS = `s.app_id as id, s.install_count, ${BAYESIAN_RATING} as bayesian_rating,
   coalesce(a.first_approved_at, a.created_at) as approved_at`;
 
 const ORDER: Record<CatalogueSort, [column: string, direction: 'asc' | 'desc'][]> = {
@@ -116,10 +118,10 @@ const orderBy = (sort: CatalogueSort, qualifier = '') => ORDER[sort].map(([colum
  * Two steps in one statement: the page's ids are chosen from narrow rows (`ranked`: an `id`
  * plus the sort keys), and only those ids are joined to the wide rows for the response.
  */
-const pageQuery = (ranked: string, sort: CatalogueSort) => `
-  select ${COLUMNS}
+const pageQuery = (ranked: string, sort: CatalogueSort, extraColumns = '') => `
+  select ${COLUMNS}${extraColumns}
   from (select * from (${ranked}) ranked order by ${orderBy(sort)} limit ? offset ?) p
-  join apps a on a.id = p.id join developers d on d.id = a.developer_id left join app_stats s on s.app_id = a.id
+  join apps a on a.id = p.id join developers d on d.id = a.developer_id join app_stats s on s.app_id = a.id
   order by ${orderBy(sort, 'p.')}`;
 
 /**
@@ -165,28 +167,35 @@ export async function listCatalogue(em: EntityManager, query: CatalogueQuery): P
   const filter = `${where.join(' and ')} and ${matches}`;
   // The candidates: exact names first, then the most installed, at most SEARCH_CANDIDATES of them.
   const candidates = `select a.id ${FROM} where ${filter}
-    order by lower(a.name) = lower(?) desc, coalesce(s.install_count, 0) desc, a.id desc limit ${SEARCH_CANDIDATES}`;
+    order by lower(a.name) = lower(?) desc, s.install_count desc, a.id desc limit ${SEARCH_CANDIDATES}`;
   const ranked = `select ${SORT_KEYS}, lower(a.name) = lower(?) as exact_name,
       ts_rank(a.search_vector, websearch_to_tsquery('english', ?) || websearch_to_tsquery('simple', ?)) as text_rank,
       greatest(similarity(lower(a.name), lower(?)), word_similarity(lower(?), lower(a.name))) as name_similarity
-    from (${candidates}) k join apps a on a.id = k.id left join app_stats s on s.app_id = a.id`;
+    from candidates k join apps a on a.id = k.id join app_stats s on s.app_id = a.id`;
   const sort = query.sort ?? 'relevance';
+  // Matching is the expensive part (trigram rechecks), so it runs once: the candidates are
+  // materialised and both the page and the total are taken from them.
+  const statement = `with candidates as materialized (${candidates})
+    ${pageQuery(ranked, sort, ', (select count(*)::int from candidates) as total')}`;
   // The threshold is a setting, so it is set for this transaction only.
   return em.transactional(async (tx) => {
     await tx.execute(`select set_config('pg_trgm.word_similarity_threshold', ?, true)`, [String(WORD_SIMILARITY_THRESHOLD)]);
-    const rows = await tx.execute<PublicAppRow[]>(pageQuery(ranked, sort), [
-      ...[search, search, search, search, search],
+    const rows = await tx.execute<(PublicAppRow & { total: number })[]>(statement, [
       ...params,
       ...matchParams,
       search,
+      ...[search, search, search, search, search],
       limit,
       offset,
     ]);
-    const [counted] = await tx.execute<{ total: number }[]>(
-      `select count(*)::int as total from (select 1 from apps a join developers d on d.id = a.developer_id where ${filter} limit ${SEARCH_CANDIDATES}) c`,
-      [...params, ...matchParams],
-    );
-    return pageOf(rows.map(toView), page, limit, counted?.total ?? 0);
+    // A page past the last match has no row to carry the total: count the candidates alone.
+    const total =
+      rows[0]?.total ??
+      (offset === 0
+        ? 0
+        : ((await tx.execute<{ total: number }[]>(`select count(*)::int as total from (${candidates}) c`, [...params, ...matchParams, search]))[0]
+            ?.total ?? 0));
+    return pageOf(rows.map(toView), page, limit, total);
   });
 }
 

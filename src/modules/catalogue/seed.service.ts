@@ -215,7 +215,10 @@ async function insertBatch(em: EntityManager, apps: DemoApp[]): Promise<void> {
             case when coalesce(r.n, 0) = 0 then 0 else round(r.total::numeric / r.n, 2) end, now()
      from unnest(array[?]::uuid[], array[?]::int[]) as x(id, installs)
      left join (select app_id, count(*)::int as n, sum(rating)::int as total from reviews
-                where app_id = any(array[?]::uuid[]) and not hidden group by app_id) r on r.app_id = x.id`,
+                where app_id = any(array[?]::uuid[]) and not hidden group by app_id) r on r.app_id = x.id
+     on conflict (app_id) do update set
+       install_count = excluded.install_count, review_count = excluded.review_count,
+       rating_sum = excluded.rating_sum, average_rating = excluded.average_rating, updated_at = excluded.updated_at`,
     [column('id'), column('installs'), column('id')],
   );
 }
