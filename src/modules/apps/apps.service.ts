@@ -2,10 +2,11 @@ import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from 'elysia';
 import { Value } from '@sinclair/typebox/value';
 import { enqueueAssetChecks } from '../../../jobs/asset-checks.ts';
-import { ApiError, notFound, validationFailed, type FieldError } from '../../http/problem.ts';
+import { ApiError, notFound, type FieldError } from '../../http/problem.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import type { UrlPolicy } from '../../lib/url-policy.ts';
 import { Uuid } from '../../http/schemas.ts';
+import { pageOf, pageWindow, type Page, type PageInput } from '../../http/pagination.ts';
 import { Developer } from '../developers/developer.entity.ts';
 import { assertClientBelongsTo } from '../oauth-clients/oauth-clients.service.ts';
 import { APP_TRANSITIONS, assertEditable, nextStatus, type AppAction } from './app-state.ts';
@@ -29,8 +30,6 @@ export interface AppServiceDeps {
   em: EntityManager;
   jobs: JobQueue;
 }
-
-export const MAX_PAGE_WINDOW = 10_000;
 
 const developerActor = (developerId: string) => `developer:${developerId}`;
 
@@ -250,26 +249,6 @@ export async function createApp(
   return toOwnerView(em, app);
 }
 
-export interface PageInput {
-  page?: number;
-  limit?: number;
-}
-
-export interface Page<T> {
-  data: T[];
-  pagination: { page: number; limit: number; total: number; totalPages: number };
-}
-
-/** Page and limit as the schema bounds them, plus the cap on how deep a page may reach. */
-export function pageWindow(query: PageInput): { page: number; limit: number; offset: number } {
-  const page = query.page ?? 1;
-  const limit = query.limit ?? 20;
-  if (page * limit > MAX_PAGE_WINDOW) {
-    throw validationFailed('The query is invalid', [{ path: 'page', message: `page × limit must not exceed ${MAX_PAGE_WINDOW}` }]);
-  }
-  return { page, limit, offset: (page - 1) * limit };
-}
-
 export async function listOwnApps(em: EntityManager, developerId: string, query: PageInput): Promise<Page<OwnerAppView>> {
   const { page, limit, offset } = pageWindow(query);
   const [apps, total] = await em.findAndCount(
@@ -277,7 +256,7 @@ export async function listOwnApps(em: EntityManager, developerId: string, query:
     { developer: developerId },
     { orderBy: { createdAt: 'desc', id: 'desc' }, limit, offset },
   );
-  return { data: await toOwnerViews(em, apps), pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } };
+  return pageOf(await toOwnerViews(em, apps), page, limit, total);
 }
 
 export async function getOwnApp(em: EntityManager, developerId: string, appId: string): Promise<OwnerAppView> {

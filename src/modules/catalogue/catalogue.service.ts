@@ -3,7 +3,7 @@ import { ApiError, notFound } from '../../http/problem.ts';
 import { CATEGORIES, type AppStatus, type Category, type Environment, type Screenshot } from '../apps/app.entity.ts';
 import { toPublicAppView } from '../apps/app-view.ts';
 import type { PublicAppView } from '../apps/apps.model.ts';
-import { pageWindow, type Page } from '../apps/apps.service.ts';
+import { pageOf, pageWindow, type Page } from '../../http/pagination.ts';
 import type { CatalogueQuery, CatalogueSort, CategoryCount, FeaturedQuery } from './catalogue.model.ts';
 
 /**
@@ -93,10 +93,6 @@ function toView(row: PublicAppRow): PublicAppView {
     { installCount: row.install_count, reviewCount: row.review_count, averageRating: Number(row.average_rating) },
     { name: row.developer_name, companyName: row.developer_company_name, websiteUrl: row.developer_website_url },
   );
-}
-
-export function pageOf<T>(data: T[], page: number, limit: number, total: number): Page<T> {
-  return { data, pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } };
 }
 
 /** Must stay the expression of the `app_stats_rating_idx` index (migration 20261126000005). */
