@@ -6,7 +6,7 @@ import { createApp } from './app.ts';
 import { ensureDevelopmentAdmin } from './modules/admins/admins.service.ts';
 
 /**
- * `bun start`: API, admin console and workers in one process. `--role api` serves HTTP only,
+ * `bun start`: the API and the workers in one process. `--role api` serves HTTP only,
  * `--role worker` runs jobs only; any number of each can share one PostgreSQL.
  */
 const { values } = parseArgs({ options: { role: { type: 'string', default: 'all' } } });
@@ -43,7 +43,6 @@ if (server) {
       `  App Marketplace (${config.env}, role ${role})`,
       `  API       ${base}/api/apps`,
       `  OpenAPI   ${base}/swagger`,
-      `  Admin     ${base}/admin`,
       `  Health    ${base}/readyz`,
       config.oauth.mode === 'dev' ? '  Sign in   bun run cli token --user <platformUserId>  (dev identity)' : '',
       '',
