@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { parseTrustedProxies } from './http/client-address.ts';
 
 /**
  * The only module that reads `process.env`. Everything else receives a validated `Config`.
@@ -149,6 +150,16 @@ function parseRateLimits(raw: string | undefined): RateLimitConfig {
   return limits;
 }
 
+function parseProxies(raw: string | undefined): string[] {
+  const entries = list(raw);
+  try {
+    parseTrustedProxies(entries);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  return entries;
+}
+
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const env = Object.fromEntries(
     Object.keys(EnvSchema.properties)
@@ -183,7 +194,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     apiKeySecrets: parseApiKeySecrets(valid.API_KEY_SECRETS, appEnv),
     smtpUrl: valid.SMTP_URL,
     allowPrivateFetch: valid.ALLOW_PRIVATE_FETCH === 'true',
-    trustedProxies: list(valid.TRUSTED_PROXIES),
+    trustedProxies: parseProxies(valid.TRUSTED_PROXIES),
     rateLimits: parseRateLimits(valid.RATE_LIMITS),
     maxBodyBytes: Number(valid.MAX_BODY_BYTES ?? 1_048_576),
   };

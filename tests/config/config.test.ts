@@ -71,6 +71,8 @@ describe('configuration', () => {
     expect(() => loadConfig({ APP_ENV: 'staging' })).toThrow(/^APP_ENV is invalid/);
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/^DATABASE_URL is invalid/);
     expect(() => loadConfig({ RATE_LIMITS: 'developer=lots' })).toThrow(/RATE_LIMITS/);
+    expect(() => loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8,not-a-cidr' })).toThrow(/TRUSTED_PROXIES entry "not-a-cidr"/);
+    expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8, fd00::/8' }).trustedProxies).toEqual(['10.0.0.0/8', 'fd00::/8']);
   });
 
   test('rate limits are configurable and can be switched off', () => {
