@@ -1,6 +1,7 @@
 import type { QueueDefinition } from './queues.ts';
 import { appStatsQueue, categoryCountsQueue } from './stats.ts';
 import { assetChecksQueue } from './asset-checks.ts';
+import { mailQueue } from './mail.ts';
 
 /** All queues, in the order they are declared. Each feature's job module adds its queue here. */
-export const queues: QueueDefinition<any>[] = [appStatsQueue, categoryCountsQueue, assetChecksQueue];
+export const queues: QueueDefinition<any>[] = [appStatsQueue, categoryCountsQueue, assetChecksQueue, mailQueue];

@@ -5,8 +5,9 @@ import { queues } from './registry.ts';
 export async function startWorkers(ctx: AppContext): Promise<void> {
   const log = ctx.logger.child({ component: 'worker' });
   for (const queue of queues) {
-    // NOTIFY wakes the worker at once; the polls are the fallback, and a full batch means fetch again now.
-    const polling = { pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 10, burstWhenBatchFull: true };
+    // NOTIFY wakes the worker for a new job at once; retries and jobs whose start was deferred
+    // send no NOTIFY, so the poll (every 2 s) is what picks them up. A full batch fetches again at once.
+    const polling = { pollingIntervalSeconds: 2, notifyPollingIntervalSeconds: 2, burstWhenBatchFull: true };
     await ctx.boss.work(queue.name, { ...queue.work, ...polling }, async (jobs) => {
       await queue.handler(ctx, jobs);
     });

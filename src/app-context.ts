@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import type { Logger } from './lib/logger.ts';
 import type { TokenVerifier } from './modules/identity/platform-identity.ts';
 import type { JobQueue } from './lib/job-queue.ts';
+import type { Mailer } from './modules/notifications/mailer.ts';
 
 /** What the HTTP layer and the workers are built from; tests assemble one against their own database. */
 export interface AppContext {
@@ -13,5 +14,7 @@ export interface AppContext {
   /** Transactional enqueue: use it with the EntityManager of the change the job follows. */
   jobs: JobQueue;
   verifier: TokenVerifier;
+  /** SMTP when `SMTP_URL` is set, else the dev outbox; used by the mail job. */
+  mailer: Mailer;
   logger: Logger;
 }

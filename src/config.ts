@@ -26,6 +26,7 @@ const EnvSchema = Type.Object({
   OAUTH_ALLOWED_CLIENTS: Type.Optional(Type.String()),
   API_KEY_SECRETS: Type.Optional(Type.String({ minLength: 1 })),
   SMTP_URL: Type.Optional(UrlString),
+  MAIL_FROM: Type.Optional(Type.String({ minLength: 1 })),
   ALLOW_PRIVATE_FETCH: Type.Optional(Bool),
   TRUSTED_PROXIES: Type.Optional(Type.String()),
   RATE_LIMITS: Type.Optional(Type.String()),
@@ -58,6 +59,13 @@ export interface RateLimitConfig {
   installsPerMinute: number;
 }
 
+export interface MailConfig {
+  /** Unset: messages are kept in the dev outbox (the `emails` table) instead of being sent. */
+  smtpUrl?: string;
+  /** The From header: `address` or `Display Name <address>`. */
+  from: string;
+}
+
 export interface Config {
   env: AppEnv;
   port: number;
@@ -69,7 +77,7 @@ export interface Config {
   oauth: OAuthConfig;
   /** First entry signs new keys; the rest still verify, so a secret can be rotated. */
   apiKeySecrets: ApiKeySecret[];
-  smtpUrl?: string;
+  mail: MailConfig;
   allowPrivateFetch: boolean;
   trustedProxies: string[];
   rateLimits: RateLimitConfig;
@@ -160,6 +168,18 @@ function parseProxies(raw: string | undefined): string[] {
   return entries;
 }
 
+/** `MAIL_FROM` is `address`, `Display Name <address>` or `"Display, Name" <address>`, on one line. */
+const MAIL_ADDRESS = String.raw`[^\s<>@",;]+@[^\s<>@",;]+\.[^\s<>@",;]+`;
+const MAIL_FROM_FORMS = new RegExp(String.raw`^(?:${MAIL_ADDRESS}|[^<>\r\n@",;]+ <${MAIL_ADDRESS}>|"[^"\r\n]+" <${MAIL_ADDRESS}>)$`);
+
+function parseMailFrom(raw: string | undefined): string {
+  const from = raw?.trim() ?? 'App Marketplace <no-reply@marketplace.local>';
+  if (!MAIL_FROM_FORMS.test(from)) {
+    throw new ConfigError(`MAIL_FROM must be an address or "Display Name <address>" (got "${raw}")`);
+  }
+  return from;
+}
+
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const env = Object.fromEntries(
     Object.keys(EnvSchema.properties)
@@ -192,7 +212,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     logLevel: valid.LOG_LEVEL ?? (appEnv === 'test' ? 'silent' : 'info'),
     oauth: parseOAuth(valid, appEnv),
     apiKeySecrets: parseApiKeySecrets(valid.API_KEY_SECRETS, appEnv),
-    smtpUrl: valid.SMTP_URL,
+    mail: { smtpUrl: valid.SMTP_URL, from: parseMailFrom(valid.MAIL_FROM) },
     allowPrivateFetch: valid.ALLOW_PRIVATE_FETCH === 'true',
     trustedProxies: parseProxies(valid.TRUSTED_PROXIES),
     rateLimits: parseRateLimits(valid.RATE_LIMITS),

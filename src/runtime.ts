@@ -12,6 +12,7 @@ import { createBoss, declareQueues } from '../jobs/queues.ts';
 import { queues } from '../jobs/registry.ts';
 import { startWorkers } from '../jobs/worker.ts';
 import { createJobQueue } from './lib/job-queue.ts';
+import { createMailer } from './modules/notifications/mailer.ts';
 
 /**
  * Everything a process holds open: the database (embedded or not), the ORM and pg-boss.
@@ -85,6 +86,7 @@ export async function startRuntime(config: Config, logger: Logger, options: Runt
       boss,
       jobs: createJobQueue(boss),
       verifier: createTokenVerifier(config.oauth, config.dataDir, logger),
+      mailer: createMailer(config.mail),
       logger,
     };
     if (options.role !== 'api' && (options.jobs ?? true)) await startWorkers(ctx);

@@ -32,6 +32,15 @@ describe('configuration', () => {
     expect(config.env).toBe('production');
     expect(config.oauth).toMatchObject({ mode: 'jwks', allowedClients: ['web-app', 'mobile-app'] });
     expect(config.apiKeySecrets).toEqual([{ id: 'k2026', secret: '0123456789abcdef0123456789abcdef' }]);
+    expect(config.mail).toEqual({ smtpUrl: 'smtps://mailer:secret@smtp.example.com', from: 'App Marketplace <no-reply@marketplace.local>' });
+  });
+
+  test('MAIL_FROM takes an address or a display form, and refuses anything else', () => {
+    expect(loadConfig({ MAIL_FROM: 'apps@example.com' }).mail.from).toBe('apps@example.com');
+    expect(loadConfig({ MAIL_FROM: '"Acme, Inc." <apps@example.com>' }).mail.from).toBe('"Acme, Inc." <apps@example.com>');
+    for (const bad of ['apps', 'Acme <apps>', 'apps@example.com\r\nBcc: x@example.com', 'Acme <apps@example.com> more']) {
+      expect(() => loadConfig({ MAIL_FROM: bad })).toThrow(/^MAIL_FROM must be an address/);
+    }
   });
 
   test.each([

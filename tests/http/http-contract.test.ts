@@ -4,6 +4,7 @@ import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { ormOptions } from '../../src/db/orm.ts';
 import { createLogger } from '../../src/lib/logger.ts';
+import { createMailer } from '../../src/modules/notifications/mailer.ts';
 import { createJobQueue } from '../../src/lib/job-queue.ts';
 import { createTokenVerifier } from '../../src/modules/identity/platform-identity.ts';
 import { createBoss } from '../../jobs/queues.ts';
@@ -106,7 +107,7 @@ describe('database unavailable', () => {
     const logger = createLogger('silent');
     const orm = await MikroORM.init(ormOptions(url, logger));
     const boss = createBoss(url, logger, { supervise: false, migrate: false });
-    const ctx: AppContext = { config, orm, boss, jobs: createJobQueue(boss), verifier: createTokenVerifier(config.oauth, '/tmp', logger), logger };
+    const ctx: AppContext = { config, orm, boss, jobs: createJobQueue(boss), verifier: createTokenVerifier(config.oauth, '/tmp', logger), mailer: createMailer(config.mail), logger };
     return { app: createApp(ctx), close: () => silent.stop(true) };
   }
 

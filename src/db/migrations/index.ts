@@ -3,6 +3,7 @@ import { Migration20261125000002_apps } from './Migration20261125000002_apps.ts'
 import { Migration20261125000003_rate_limits } from './Migration20261125000003_rate_limits.ts';
 import { Migration20261125000004_catalogue_listing } from './Migration20261125000004_catalogue_listing.ts';
 import { Migration20261126000005_catalogue_order } from './Migration20261126000005_catalogue_order.ts';
+import { Migration20261126000006_emails } from './Migration20261126000006_emails.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -11,4 +12,5 @@ export const migrations = [
   { name: 'Migration20261125000003_rate_limits', class: Migration20261125000003_rate_limits },
   { name: 'Migration20261125000004_catalogue_listing', class: Migration20261125000004_catalogue_listing },
   { name: 'Migration20261126000005_catalogue_order', class: Migration20261126000005_catalogue_order },
+  { name: 'Migration20261126000006_emails', class: Migration20261126000006_emails },
 ];

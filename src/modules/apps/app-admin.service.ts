@@ -3,6 +3,7 @@ import { ApiError, validationFailed } from '../../http/problem.ts';
 import { recordAudit, type Actor } from '../audit/audit.service.ts';
 import { FEATURABLE_STATUSES, nextStatus } from './app-state.ts';
 import type { OwnerAppView } from './apps.model.ts';
+import { notifyAppDecision } from '../notifications/notifications.service.ts';
 import { lockAppByRef, recordTransition, toOwnerView, type AppServiceDeps } from './apps.service.ts';
 
 /** The admin's side of the app lifecycle, shared by the CLI and the admin console. */
@@ -57,6 +58,9 @@ export async function decideApp(
       reason,
     });
     if (CHANGES_VISIBILITY.includes(action)) await enqueueCategoryCounts(jobs, tx);
+    if (action === 'approve' || action === 'reject') {
+      await notifyAppDecision(jobs, tx, locked.id, locked.version, action === 'approve' ? 'approved' : 'rejected', now);
+    }
     return locked;
   });
   return toOwnerView(em, app);

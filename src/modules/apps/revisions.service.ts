@@ -4,6 +4,7 @@ import { enqueueCategoryCounts } from '../../../jobs/stats.ts';
 import { ApiError, notFound, validationFailed } from '../../http/problem.ts';
 import type { UrlPolicy } from '../../lib/url-policy.ts';
 import { recordAudit, type Actor } from '../audit/audit.service.ts';
+import { notifyRevisionDecision } from '../notifications/notifications.service.ts';
 import { assertClientBelongsTo } from '../oauth-clients/oauth-clients.service.ts';
 import { AppRevision } from './app-revision.entity.ts';
 import { REVISABLE_STATUSES } from './app-state.ts';
@@ -100,6 +101,7 @@ export async function decideRevision(
     revision.status = decision === 'approve' ? 'APPROVED' : 'REJECTED';
     revision.decidedBy = options.actor.label;
     revision.decidedAt = new Date();
+    await notifyRevisionDecision(jobs, tx, revision.id, decision === 'approve' ? 'approved' : 'rejected');
     recordTransition(tx, locked, { actor: options.actor.label, action: `revision.${decision}`, from: locked.status, reason });
     recordAudit(tx, options.actor, {
       action: `app.revision.${decision}`,

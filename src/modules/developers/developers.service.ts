@@ -7,6 +7,7 @@ import type { DeveloperProfile, RegisterDeveloperInput, UpdateDeveloperInput } f
 import type { UrlPolicy } from '../../lib/url-policy.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { enqueueCategoryCounts } from '../../../jobs/stats.ts';
+import { notifyDeveloperVerified } from '../notifications/notifications.service.ts';
 
 export function toProfile(developer: Developer): DeveloperProfile {
   return {
@@ -111,7 +112,7 @@ export async function findDeveloper(em: EntityManager, idOrEmail: string, option
 
 /**
  * The one place developer status changes. Verification, suspension and reinstatement are
- * administrative; each is audited, and later features hook their side effects (e-mail) here.
+ * administrative; each is audited, and verification e-mails the developer.
  * Suspension and reinstatement take the developer's apps out of (or back into) the public
  * catalogue, so they recount the categories in the same transaction.
  */
@@ -136,7 +137,8 @@ export async function transitionDeveloper(
       before: { status: before },
       after: { status: rule.to },
     });
-    if (action !== 'verify') await enqueueCategoryCounts(jobs, tx);
+    if (action === 'verify') await notifyDeveloperVerified(jobs, tx, developer.id);
+    else await enqueueCategoryCounts(jobs, tx);
     return developer;
   });
 }

@@ -1,0 +1,127 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { JobQueue } from '../../lib/job-queue.ts';
+import { renderEmail, type EmailContent, type RenderedEmail } from '../../../views/emails/layout.ts';
+import * as templates from '../../../views/emails/notifications.ts';
+
+/**
+ * Notification e-mails. The enqueue helpers run inside the transaction of the state change, so a
+ * rolled-back change mails nothing; the job carries ids, and `composeNotification` reads what
+ * the message says when it is sent. A message id names one event, so it is sent at most once.
+ */
+export const MAIL_QUEUE = 'mail.send';
+
+export type Decision = 'approved' | 'rejected';
+
+export type MailJob =
+  | { messageId: string; kind: 'developer-verified'; developerId: string }
+  | { messageId: string; kind: `app-${Decision}`; appId: string; version: number; decidedAt: string }
+  | { messageId: string; kind: `revision-${Decision}`; revisionId: string };
+
+const enqueue = (jobs: JobQueue, tx: EntityManager, job: MailJob) =>
+  jobs.send(tx, MAIL_QUEUE, job, { singletonKey: job.messageId });
+
+export const notifyDeveloperVerified = (jobs: JobQueue, tx: EntityManager, developerId: string) =>
+  enqueue(jobs, tx, { messageId: `developer-verified:${developerId}`, kind: 'developer-verified', developerId });
+
+/**
+ * `decidedAt` (the app's `reviewedAt`) tells two decisions on one version apart: an unchanged
+ * listing can be rejected, resubmitted and rejected again, and each rejection is its own message.
+ */
+export const notifyAppDecision = (jobs: JobQueue, tx: EntityManager, appId: string, version: number, decision: Decision, decidedAt: Date) =>
+  enqueue(jobs, tx, {
+    messageId: `app-${decision}:${appId}:v${version}:${decidedAt.getTime()}`,
+    kind: `app-${decision}`,
+    appId,
+    version,
+    decidedAt: decidedAt.toISOString(),
+  });
+
+export const notifyRevisionDecision = (jobs: JobQueue, tx: EntityManager, revisionId: string, decision: Decision) =>
+  enqueue(jobs, tx, { messageId: `revision-${decision}:${revisionId}`, kind: `revision-${decision}`, revisionId });
+
+export interface ComposedMail extends RenderedEmail {
+  to: string;
+  developerId: string;
+  appId: string | null;
+}
+
+interface Recipient {
+  developer_id: string;
+  developer_name: string;
+  email: string;
+}
+
+interface AppRecipient extends Recipient {
+  app_id: string;
+  app_name: string;
+}
+
+const appRecipient = async (em: EntityManager, appId: string) =>
+  (
+    await em.execute<AppRecipient[]>(
+      `select a.id as app_id, a.name as app_name, d.id as developer_id, d.name as developer_name, d.email
+       from apps a join developers d on d.id = a.developer_id where a.id = ?`,
+      [appId],
+    )
+  )[0];
+
+/**
+ * The decision's own reason, from its transition row: the app's `rejection_reason` is cleared
+ * by the next submission, which may come before a retried message is sent.
+ */
+async function appRejectionReason(em: EntityManager, appId: string, version: number, decidedAt: string): Promise<string> {
+  const [row] = await em.execute<{ reason: string | null }[]>(
+    `select reason from app_transitions
+     where app_id = ? and action = 'reject' and version = ? and created_at >= ?
+     order by created_at limit 1`,
+    [appId, version, decidedAt],
+  );
+  return row?.reason ?? '';
+}
+
+async function compose(em: EntityManager, job: MailJob): Promise<{ recipient: Recipient; appId: string | null; content: EmailContent } | null> {
+  switch (job.kind) {
+    case 'developer-verified': {
+      const [recipient] = await em.execute<Recipient[]>(
+        'select id as developer_id, name as developer_name, email from developers where id = ?',
+        [job.developerId],
+      );
+      if (!recipient) return null;
+      return { recipient, appId: null, content: templates.developerVerified({ developerName: recipient.developer_name }) };
+    }
+    case 'app-approved':
+    case 'app-rejected': {
+      const recipient = await appRecipient(em, job.appId);
+      if (!recipient) return null;
+      const data = { developerName: recipient.developer_name, appName: recipient.app_name, appId: recipient.app_id };
+      const content =
+        job.kind === 'app-approved'
+          ? templates.appApproved(data)
+          : templates.appRejected({ ...data, reason: await appRejectionReason(em, job.appId, job.version, job.decidedAt) });
+      return { recipient, appId: recipient.app_id, content };
+    }
+    case 'revision-approved':
+    case 'revision-rejected': {
+      const [revision] = await em.execute<{ app_id: string; rejection_reason: string | null }[]>(
+        'select app_id, rejection_reason from app_revisions where id = ?',
+        [job.revisionId],
+      );
+      const recipient = revision && (await appRecipient(em, revision.app_id));
+      if (!revision || !recipient) return null;
+      const data = { developerName: recipient.developer_name, appName: recipient.app_name, appId: recipient.app_id };
+      const content =
+        job.kind === 'revision-approved'
+          ? templates.revisionApproved(data)
+          : templates.revisionRejected({ ...data, reason: revision.rejection_reason ?? '' });
+      return { recipient, appId: recipient.app_id, content };
+    }
+  }
+}
+
+/** The message as it would be sent now, or null when its developer or app no longer exists. */
+export async function composeNotification(em: EntityManager, job: MailJob): Promise<ComposedMail | null> {
+  const composed = await compose(em, job);
+  if (!composed) return null;
+  const rendered = await renderEmail(composed.content);
+  return { ...rendered, to: composed.recipient.email, developerId: composed.recipient.developer_id, appId: composed.appId };
+}

@@ -1,0 +1,59 @@
+import type { EmailContent } from './layout.ts';
+
+/** One function per notification; each returns plain text, which the layout escapes. */
+
+export interface DeveloperVerifiedData {
+  developerName: string;
+}
+
+export interface AppDecisionData {
+  developerName: string;
+  appName: string;
+  appId: string;
+}
+
+export interface RejectionData extends AppDecisionData {
+  reason: string;
+}
+
+export const developerVerified = ({ developerName }: DeveloperVerifiedData): EmailContent => ({
+  subject: 'Your developer account is verified',
+  recipientName: developerName,
+  paragraphs: [
+    'An administrator has verified your developer account on the App Marketplace.',
+    'You can now create API keys and submit your apps for review.',
+  ],
+});
+
+export const appApproved = ({ developerName, appName, appId }: AppDecisionData): EmailContent => ({
+  subject: `"${appName}" is approved and live`,
+  recipientName: developerName,
+  paragraphs: [
+    `Your app "${appName}" passed review and is now listed on the marketplace.`,
+    `Later changes to the listing go through a revision: POST /api/dev/apps/${appId}/revisions.`,
+  ],
+});
+
+export const appRejected = ({ developerName, appName, appId, reason }: RejectionData): EmailContent => ({
+  subject: `"${appName}" was not approved`,
+  recipientName: developerName,
+  paragraphs: [`Your app "${appName}" did not pass review. The reviewer's reasons:`],
+  reason,
+  guidance: [
+    `Address them, update the listing with PUT /api/dev/apps/${appId}, then resubmit it with POST /api/dev/apps/${appId}/submit.`,
+  ],
+});
+
+export const revisionApproved = ({ developerName, appName }: AppDecisionData): EmailContent => ({
+  subject: `Your changes to "${appName}" are live`,
+  recipientName: developerName,
+  paragraphs: [`The revision you proposed for "${appName}" was approved and the listing now shows it.`],
+});
+
+export const revisionRejected = ({ developerName, appName, appId, reason }: RejectionData): EmailContent => ({
+  subject: `Your changes to "${appName}" were not approved`,
+  recipientName: developerName,
+  paragraphs: [`The revision you proposed for "${appName}" did not pass review; the live listing is unchanged. The reviewer's reasons:`],
+  reason,
+  guidance: [`Address them and open a new revision with POST /api/dev/apps/${appId}/revisions.`],
+});
