@@ -4,6 +4,8 @@ import { createApp, eventually, minimalApp } from '../apps/fixtures.ts';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { image, redirect, startImageServer, type ImageServer } from './image-server.ts';
 import { gif, jpeg, png } from './images.ts';
+import type { Static } from 'elysia';
+import type { AssetCheckView } from '../../src/modules/apps/apps.model.ts';
 
 /** The whole path: the API stores image URLs, the worker fetches them from a local server, the owner reads the results. */
 let t: TestApp;
@@ -37,16 +39,8 @@ afterAll(async () => {
 
 const url = (path: string) => `${server.origin}${path}`;
 
-interface AssetCheck {
-  field: string;
-  url: string;
-  ok: boolean;
-  format: string | null;
-  width: number | null;
-  height: number | null;
-  problems: string[];
-  checkedAt: string;
-}
+/** One entry of an owner view's `assetChecks`, as the API documents it. */
+type AssetCheck = Static<typeof AssetCheckView>;
 
 const ownerView = async (id: string) => (await t.call('GET', `/api/dev/apps/${id}`, { token: key })).body;
 
