@@ -13,6 +13,8 @@ export interface QueueDefinition<Payload extends object = object> {
   /** Jobs per fetch and how many run at once in one process. */
   work: { batchSize: number; localConcurrency: number };
   handler: (ctx: AppContext, jobs: Job<Payload>[]) => Promise<void>;
+  /** Cron (UTC) for a queue that runs on a timetable; the worker roles register it. */
+  schedule?: string;
 }
 
 export const PGBOSS_SCHEMA = 'pgboss';

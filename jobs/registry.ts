@@ -2,6 +2,7 @@ import type { QueueDefinition } from './queues.ts';
 import { appStatsQueue, categoryCountsQueue } from './stats.ts';
 import { assetChecksQueue } from './asset-checks.ts';
 import { mailQueue } from './mail.ts';
+import { apiKeyExpiryQueue } from './api-key-expiry.ts';
 
 /** All queues, in the order they are declared. Each feature's job module adds its queue here. */
-export const queues: QueueDefinition<any>[] = [appStatsQueue, categoryCountsQueue, assetChecksQueue, mailQueue];
+export const queues: QueueDefinition<any>[] = [appStatsQueue, categoryCountsQueue, assetChecksQueue, mailQueue, apiKeyExpiryQueue];

@@ -11,6 +11,8 @@ export async function startWorkers(ctx: AppContext): Promise<void> {
     await ctx.boss.work(queue.name, { ...queue.work, ...polling }, async (jobs) => {
       await queue.handler(ctx, jobs);
     });
-    log.info('worker started', { queue: queue.name });
+    // Registering a schedule is an upsert, so every worker process may do it.
+    if (queue.schedule) await ctx.boss.schedule(queue.name, queue.schedule, {}, { tz: 'UTC' });
+    log.info('worker started', { queue: queue.name, schedule: queue.schedule });
   }
 }

@@ -57,3 +57,22 @@ export const revisionRejected = ({ developerName, appName, appId, reason }: Reje
   reason,
   guidance: [`Address them and open a new revision with POST /api/dev/apps/${appId}/revisions.`],
 });
+
+export interface ApiKeyExpiringData {
+  developerName: string;
+  keyName: string;
+  maskedKey: string;
+  expiresAt: Date;
+}
+
+export const apiKeyExpiring = ({ developerName, keyName, maskedKey, expiresAt }: ApiKeyExpiringData): EmailContent => {
+  const day = expiresAt.toISOString().slice(0, 10);
+  return {
+    subject: `Your API key "${keyName}" expires on ${day}`,
+    recipientName: developerName,
+    paragraphs: [
+      `Your API key "${keyName}" (${maskedKey}) expires on ${day} at ${expiresAt.toISOString().slice(11, 16)} UTC; requests made with it will then be refused.`,
+      'Create a replacement with POST /api/dev/api-keys, switch your integration over to it, then revoke the old key.',
+    ],
+  };
+};

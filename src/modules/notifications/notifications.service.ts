@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { renderEmail, type EmailContent, type RenderedEmail } from '../../../views/emails/layout.ts';
 import * as templates from '../../../views/emails/notifications.ts';
+import { maskKey } from '../api-keys/key-format.ts';
 
 /**
  * Notification e-mails. The enqueue helpers run inside the transaction of the state change, so a
@@ -15,7 +16,8 @@ export type Decision = 'approved' | 'rejected';
 export type MailJob =
   | { messageId: string; kind: 'developer-verified'; developerId: string }
   | { messageId: string; kind: `app-${Decision}`; appId: string; version: number; decidedAt: string }
-  | { messageId: string; kind: `revision-${Decision}`; revisionId: string };
+  | { messageId: string; kind: `revision-${Decision}`; revisionId: string }
+  | { messageId: string; kind: 'api-key-expiring'; apiKeyId: string };
 
 const enqueue = (jobs: JobQueue, tx: EntityManager, job: MailJob) =>
   jobs.send(tx, MAIL_QUEUE, job, { singletonKey: job.messageId });
@@ -38,6 +40,12 @@ export const notifyAppDecision = (jobs: JobQueue, tx: EntityManager, appId: stri
 
 export const notifyRevisionDecision = (jobs: JobQueue, tx: EntityManager, revisionId: string, decision: Decision) =>
   enqueue(jobs, tx, { messageId: `revision-${decision}:${revisionId}`, kind: `revision-${decision}`, revisionId });
+
+/** One reminder per key, ever: the message id is the key's id under this prefix. */
+export const API_KEY_EXPIRING_PREFIX = 'api-key-expiring:';
+
+export const notifyApiKeyExpiring = (jobs: JobQueue, tx: EntityManager, apiKeyId: string) =>
+  enqueue(jobs, tx, { messageId: `${API_KEY_EXPIRING_PREFIX}${apiKeyId}`, kind: 'api-key-expiring', apiKeyId });
 
 export interface ComposedMail extends RenderedEmail {
   to: string;
@@ -99,6 +107,23 @@ async function compose(em: EntityManager, job: MailJob): Promise<{ recipient: Re
           ? templates.appApproved(data)
           : templates.appRejected({ ...data, reason: await appRejectionReason(em, job.appId, job.version, job.decidedAt) });
       return { recipient, appId: recipient.app_id, content };
+    }
+    case 'api-key-expiring': {
+      // A key revoked or already expired by the time the job runs needs no reminder.
+      const [key] = await em.execute<(Recipient & { name: string; last4: string; expires_at: string })[]>(
+        `select k.name, k.last4, k.expires_at, d.id as developer_id, d.name as developer_name, d.email
+         from api_keys k join developers d on d.id = k.developer_id
+         where k.id = ? and k.revoked_at is null and k.expires_at > now()`,
+        [job.apiKeyId],
+      );
+      if (!key) return null;
+      const content = templates.apiKeyExpiring({
+        developerName: key.developer_name,
+        keyName: key.name,
+        maskedKey: maskKey(key.last4),
+        expiresAt: new Date(key.expires_at),
+      });
+      return { recipient: key, appId: null, content };
     }
     case 'revision-approved':
     case 'revision-rejected': {
