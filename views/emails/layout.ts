@@ -10,6 +10,8 @@ export interface EmailContent {
   reason?: string;
   /** What to do next, after the reason. */
   guidance?: string[];
+  /** Why the recipient gets this mail; developers' by default. */
+  footer?: string;
 }
 
 export interface RenderedEmail {
@@ -48,7 +50,7 @@ function toMjml(content: EmailContent): string {
       <mj-column>${blocks.join('\n')}</mj-column>
     </mj-section>
     <mj-section>
-      <mj-column><mj-text font-size="12px" color="#6b7280">${escapeHtml(FOOTER)}</mj-text></mj-column>
+      <mj-column><mj-text font-size="12px" color="#6b7280">${escapeHtml(content.footer ?? FOOTER)}</mj-text></mj-column>
     </mj-section>
   </mj-body>
 </mjml>`;
@@ -62,7 +64,7 @@ function toText(content: EmailContent): string {
     ...reason,
     ...(content.guidance ?? []),
     '— The App Marketplace team',
-    FOOTER,
+    content.footer ?? FOOTER,
   ].join('\n\n');
 }
 

@@ -76,3 +76,29 @@ export const apiKeyExpiring = ({ developerName, keyName, maskedKey, expiresAt }:
     ],
   };
 };
+
+export interface OverdueItem {
+  /** A developer's name and e-mail, or an app's name and slug. */
+  label: string;
+  since: Date;
+}
+
+export interface AdminDigestData {
+  developers: OverdueItem[];
+  apps: OverdueItem[];
+}
+
+const overdueLine = (item: OverdueItem) => `• ${item.label}, waiting since ${item.since.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+export const adminDigest = ({ developers, apps }: AdminDigestData): EmailContent => ({
+  subject: `Marketplace review digest: ${developers.length + apps.length} overdue`,
+  recipientName: 'reviewer',
+  paragraphs: [
+    ...(developers.length
+      ? [`Developers waiting more than 24 hours for verification (${developers.length}):`, ...developers.map(overdueLine)]
+      : []),
+    ...(apps.length ? [`Apps waiting more than 48 hours for review (${apps.length}):`, ...apps.map(overdueLine)] : []),
+  ],
+  guidance: ['Verify developers with "bun run cli developers:verify <e-mail>" and decide apps with "apps:approve" or "apps:reject".'],
+  footer: 'You receive this digest because you are an administrator of the App Marketplace.',
+});

@@ -17,7 +17,8 @@ export type MailJob =
   | { messageId: string; kind: 'developer-verified'; developerId: string }
   | { messageId: string; kind: `app-${Decision}`; appId: string; version: number; decidedAt: string }
   | { messageId: string; kind: `revision-${Decision}`; revisionId: string }
-  | { messageId: string; kind: 'api-key-expiring'; apiKeyId: string };
+  | { messageId: string; kind: 'api-key-expiring'; apiKeyId: string }
+  | { messageId: string; kind: 'admin-digest'; adminId: string; day: string };
 
 const enqueue = (jobs: JobQueue, tx: EntityManager, job: MailJob) =>
   jobs.send(tx, MAIL_QUEUE, job, { singletonKey: job.messageId });
@@ -47,9 +48,36 @@ export const API_KEY_EXPIRING_PREFIX = 'api-key-expiring:';
 export const notifyApiKeyExpiring = (jobs: JobQueue, tx: EntityManager, apiKeyId: string) =>
   enqueue(jobs, tx, { messageId: `${API_KEY_EXPIRING_PREFIX}${apiKeyId}`, kind: 'api-key-expiring', apiKeyId });
 
+/** Review targets (spec §1): developers verified within 24 hours, apps reviewed within 48. */
+export const VERIFICATION_TARGET_HOURS = 24;
+export const REVIEW_TARGET_HOURS = 48;
+
+/** One digest per admin per UTC day. */
+export const notifyAdminDigest = (jobs: JobQueue, tx: EntityManager, adminId: string, day: string) =>
+  enqueue(jobs, tx, { messageId: `admin-digest:${adminId}:${day}`, kind: 'admin-digest', adminId, day });
+
+async function overdueItems(em: EntityManager): Promise<templates.AdminDigestData> {
+  const [developers, apps] = await Promise.all([
+    em.execute<{ label: string; since: string }[]>(
+      `select name || ' <' || email || '>' as label, created_at as since from developers
+       where status = 'PENDING_VERIFICATION' and created_at < now() - make_interval(hours => ?)
+       order by created_at limit 50`,
+      [VERIFICATION_TARGET_HOURS],
+    ),
+    em.execute<{ label: string; since: string }[]>(
+      `select name || ' (' || slug || ')' as label, submitted_at as since from apps
+       where status = 'PENDING' and submitted_at < now() - make_interval(hours => ?)
+       order by submitted_at limit 50`,
+      [REVIEW_TARGET_HOURS],
+    ),
+  ]);
+  const toItem = (row: { label: string; since: string }) => ({ label: row.label, since: new Date(row.since) });
+  return { developers: developers.map(toItem), apps: apps.map(toItem) };
+}
+
 export interface ComposedMail extends RenderedEmail {
   to: string;
-  developerId: string;
+  developerId: string | null;
   appId: string | null;
 }
 
@@ -87,7 +115,22 @@ async function appRejectionReason(em: EntityManager, appId: string, version: num
   return row?.reason ?? '';
 }
 
-async function compose(em: EntityManager, job: MailJob): Promise<{ recipient: Recipient; appId: string | null; content: EmailContent } | null> {
+interface Composed {
+  to: string;
+  /** The developer the message is about (null for admin mail). */
+  developerId: string | null;
+  appId: string | null;
+  content: EmailContent;
+}
+
+const toDeveloper = (recipient: Recipient, appId: string | null, content: EmailContent): Composed => ({
+  to: recipient.email,
+  developerId: recipient.developer_id,
+  appId,
+  content,
+});
+
+async function compose(em: EntityManager, job: MailJob): Promise<Composed | null> {
   switch (job.kind) {
     case 'developer-verified': {
       const [recipient] = await em.execute<Recipient[]>(
@@ -95,7 +138,7 @@ async function compose(em: EntityManager, job: MailJob): Promise<{ recipient: Re
         [job.developerId],
       );
       if (!recipient) return null;
-      return { recipient, appId: null, content: templates.developerVerified({ developerName: recipient.developer_name }) };
+      return toDeveloper(recipient, null, templates.developerVerified({ developerName: recipient.developer_name }));
     }
     case 'app-approved':
     case 'app-rejected': {
@@ -106,7 +149,7 @@ async function compose(em: EntityManager, job: MailJob): Promise<{ recipient: Re
         job.kind === 'app-approved'
           ? templates.appApproved(data)
           : templates.appRejected({ ...data, reason: await appRejectionReason(em, job.appId, job.version, job.decidedAt) });
-      return { recipient, appId: recipient.app_id, content };
+      return toDeveloper(recipient, recipient.app_id, content);
     }
     case 'api-key-expiring': {
       // A key revoked or already expired by the time the job runs needs no reminder.
@@ -123,7 +166,15 @@ async function compose(em: EntityManager, job: MailJob): Promise<{ recipient: Re
         maskedKey: maskKey(key.last4),
         expiresAt: new Date(key.expires_at),
       });
-      return { recipient: key, appId: null, content };
+      return toDeveloper(key, null, content);
+    }
+    case 'admin-digest': {
+      const [admin] = await em.execute<{ email: string }[]>('select email from admins where id = ?', [job.adminId]);
+      if (!admin) return null;
+      const overdue = await overdueItems(em);
+      // Nothing overdue, nothing to say.
+      if (overdue.developers.length + overdue.apps.length === 0) return null;
+      return { to: admin.email, developerId: null, appId: null, content: templates.adminDigest(overdue) };
     }
     case 'revision-approved':
     case 'revision-rejected': {
@@ -138,7 +189,7 @@ async function compose(em: EntityManager, job: MailJob): Promise<{ recipient: Re
         job.kind === 'revision-approved'
           ? templates.revisionApproved(data)
           : templates.revisionRejected({ ...data, reason: revision.rejection_reason ?? '' });
-      return { recipient, appId: recipient.app_id, content };
+      return toDeveloper(recipient, recipient.app_id, content);
     }
   }
 }
@@ -148,5 +199,5 @@ export async function composeNotification(em: EntityManager, job: MailJob): Prom
   const composed = await compose(em, job);
   if (!composed) return null;
   const rendered = await renderEmail(composed.content);
-  return { ...rendered, to: composed.recipient.email, developerId: composed.recipient.developer_id, appId: composed.appId };
+  return { ...rendered, to: composed.to, developerId: composed.developerId, appId: composed.appId };
 }

@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { createTestApp, registerDeveloper, type TestApp } from '../support/harness.ts';
+import { eventually } from '../apps/fixtures.ts';
+import { insertApp, insertDeveloper } from '../support/fixtures.ts';
+import { createAdmin } from '../../src/modules/admins/admins.service.ts';
+import { ADMIN_DIGEST_QUEUE, enqueueAdminDigests } from '../../jobs/admin-digest.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const digests = () => t.sql(`select message_id, to_address, subject, text_body from emails where kind = 'admin-digest' order by message_id`);
+
+test('a day with nothing overdue sends no digest', async () => {
+  await createAdmin(t.ctx.orm.em.fork(), { email: 'quiet@example.com', password: 'correct horse battery' });
+  await registerDeveloper(t, { verified: false });
+  expect(await enqueueAdminDigests(t.ctx, '2026-01-01')).toBe(1);
+  await Bun.sleep(500);
+  expect(await digests()).toHaveLength(0);
+});
+
+test('each admin gets one digest a day listing developers and apps past their review targets', async () => {
+  await createAdmin(t.ctx.orm.em.fork(), { email: 'reviewer@example.com', password: 'correct horse battery', role: 'reviewer' });
+  const waiting = await registerDeveloper(t, { verified: false, name: 'Patient <Pat>' });
+  await t.sql(`update developers set created_at = now() - interval '30 hours' where id = ?`, [waiting.id]);
+  const owner = await insertDeveloper(t);
+  const overdueApp = await insertApp(t, { developerId: owner, status: 'PENDING', name: 'Slow Review' });
+  const freshApp = await insertApp(t, { developerId: owner, status: 'PENDING', name: 'Fresh Review' });
+  await t.sql(`update apps set submitted_at = now() - interval '3 days' where id = ?`, [overdueApp.id]);
+  await t.sql(`update apps set submitted_at = now() - interval '1 hour' where id = ?`, [freshApp.id]);
+
+  expect(await enqueueAdminDigests(t.ctx, '2026-01-02')).toBe(2);
+  const sent = await eventually(async () => ((await digests()).length === 2 ? digests() : null));
+  expect(sent.map((row) => row.to_address).sort()).toEqual(['quiet@example.com', 'reviewer@example.com']);
+  const [digest] = sent;
+  expect(digest.subject).toBe('Marketplace review digest: 2 overdue');
+  expect(digest.text_body).toContain(`Patient <Pat> <${waiting.email}>`);
+  expect(digest.text_body).toContain(`Slow Review (${overdueApp.slug})`);
+  expect(digest.text_body).not.toContain('Fresh Review');
+
+  await enqueueAdminDigests(t.ctx, '2026-01-02');
+  await Bun.sleep(500);
+  expect(await digests()).toHaveLength(2);
+});
+
+test('the digest is scheduled daily by the workers', async () => {
+  expect((await t.ctx.boss.getSchedules(ADMIN_DIGEST_QUEUE)).map((s) => s.cron)).toEqual(['0 7 * * *']);
+});
