@@ -7,9 +7,10 @@ import { CliUsageError, type CliCommand } from './command.ts';
 import { identityCommands } from './commands/identity.ts';
 import { appCommands } from './commands/apps.ts';
 import { seed } from './commands/seed.ts';
+import { outbox } from './commands/outbox.ts';
 
 /** `bun run cli <command>`. Every command is listed here. */
-const commands: CliCommand[] = [...identityCommands, ...appCommands, seed];
+const commands: CliCommand[] = [...identityCommands, ...appCommands, seed, outbox];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.usage.length));

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
-import { appRow, approvedApp, createApp } from './fixtures.ts';
+import { appRow, approvedApp, createApp, eventually } from './fixtures.ts';
 
 let t: TestApp;
 let dev: TestDeveloper;
@@ -88,5 +88,18 @@ describe('CLI', () => {
     const duplicate = await cli('oauth-clients:register', '--developer', dev.email, '--client-id', 'cli-registered', '--name', 'Again');
     expect(duplicate.exitCode).toBe(1);
     expect(duplicate.stderr).toContain('CONFLICT');
+  }, 30_000);
+  test('mail:outbox lists kept mail and prints one in full', async () => {
+    const messageId = `developer-verified:${dev.id}`;
+    await eventually(async () => (await t.sql('select 1 from emails where message_id = ?', [messageId]))[0]);
+    const listed = await cli('mail:outbox', '--limit', '5');
+    expect(listed.exitCode).toBe(0);
+    expect(listed.stdout).toContain(`outbox  ${dev.email}  Your developer account is verified  [${messageId}]`);
+    const shown = await cli('mail:outbox', '--show', messageId);
+    expect(shown.exitCode).toBe(0);
+    expect(shown.stdout).toStartWith(`To: ${dev.email}\nSubject: Your developer account is verified\n\nHello `);
+    const unknown = await cli('mail:outbox', '--show', 'no-such-message');
+    expect(unknown.exitCode).toBe(1);
+    expect(unknown.stderr).toContain('No e-mail with message id');
   }, 30_000);
 });
