@@ -1,7 +1,7 @@
 import { enqueueCategoryCounts } from '../../../jobs/stats.ts';
-import { ApiError, validationFailed } from '../../http/problem.ts';
+import { ApiError } from '../../http/problem.ts';
 import { recordAudit, type Actor } from '../audit/audit.service.ts';
-import { FEATURABLE_STATUSES, nextStatus } from './app-state.ts';
+import { decisionReason, FEATURABLE_STATUSES, nextStatus } from './app-state.ts';
 import type { OwnerAppView } from './apps.model.ts';
 import { notifyAppDecision } from '../notifications/notifications.service.ts';
 import { lockAppByRef, recordTransition, toOwnerView, type AppServiceDeps } from './apps.service.ts';
@@ -23,10 +23,7 @@ export async function decideApp(
   action: AdminAppAction,
   options: { actor: Actor; version?: number; reason?: string },
 ): Promise<OwnerAppView> {
-  const reason = options.reason?.trim() || null;
-  if (action === 'reject' && !reason) {
-    throw validationFailed('A rejection needs a reason', [{ path: 'reason', message: 'must not be empty' }]);
-  }
+  const reason = decisionReason(action, options.reason);
   const app = await em.transactional(async (tx) => {
     const locked = await lockAppByRef(tx, ref);
     const to = nextStatus(action, locked.status);

@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/problem.ts';
+import { ApiError, validationFailed } from '../../http/problem.ts';
 import type { AppStatus } from './app.entity.ts';
 
 /**
@@ -41,4 +41,13 @@ export function assertEditable(status: AppStatus, verb: 'edit' | 'delete'): void
       `An ${status} app cannot be ${verb === 'edit' ? 'edited' : 'deleted'}; ${verb === 'edit' ? 'open a revision instead' : 'ask support'}`,
     );
   }
+}
+
+/** A decision's reason, trimmed; a rejection (of an app or a revision) must give one. */
+export function decisionReason(decision: string, raw: string | undefined): string | null {
+  const reason = raw?.trim() || null;
+  if (decision === 'reject' && !reason) {
+    throw validationFailed('A rejection needs a reason', [{ path: 'reason', message: 'must not be empty' }]);
+  }
+  return reason;
 }

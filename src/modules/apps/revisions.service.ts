@@ -7,7 +7,7 @@ import { recordAudit, type Actor } from '../audit/audit.service.ts';
 import { notifyRevisionDecision } from '../notifications/notifications.service.ts';
 import { assertClientBelongsTo } from '../oauth-clients/oauth-clients.service.ts';
 import { AppRevision } from './app-revision.entity.ts';
-import { REVISABLE_STATUSES } from './app-state.ts';
+import { decisionReason, REVISABLE_STATUSES } from './app-state.ts';
 import type { OwnerAppView, UpdateAppInput } from './apps.model.ts';
 import {
   applyAppChanges,
@@ -72,10 +72,7 @@ export async function decideRevision(
   decision: RevisionDecision,
   options: { actor: Actor; reason?: string; version?: number },
 ): Promise<OwnerAppView> {
-  const reason = options.reason?.trim() || null;
-  if (decision === 'reject' && !reason) {
-    throw validationFailed('A rejection needs a reason', [{ path: 'reason', message: 'must not be empty' }]);
-  }
+  const reason = decisionReason(decision, options.reason);
   const app = await em.transactional(async (tx) => {
     const locked = await lockAppByRef(tx, ref);
     const revision = await tx.findOne(AppRevision, { appId: locked.id, status: 'PENDING' });
