@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import type { AppContext } from '../app-context.ts';
 import { ApiError } from './problem.ts';
 import { enforceRateLimit, memoryRateLimiter } from './rate-limit.ts';
+import { beforeValidation } from './guard.ts';
 import type { PlatformIdentity } from '../modules/identity/platform-identity.ts';
 import { createApiKeyAuthenticator, type AuthenticatedKey } from '../modules/api-keys/api-key-auth.ts';
 import { looksLikeApiKey } from '../modules/api-keys/key-format.ts';
@@ -79,33 +80,33 @@ export function createAuth(ctx: AppContext) {
   return new Elysia({ name: 'auth', seed }).macro({
     platformToken: (enabled: true) => ({
       detail: bearerDoc,
-      async resolve({ headers }) {
+      ...beforeValidation(async ({ headers }) => {
         void enabled;
         return { identity: await platformIdentityFrom(bearerToken(headers)) };
-      },
+      }),
     }),
     /** The platform OAuth token if one is sent (`identity` is null without the header); anything else sent is 401. */
     optionalPlatformToken: (enabled: true) => ({
       detail: { security: [{}, { bearer: [] }] },
-      async resolve({ headers }) {
+      ...beforeValidation(async ({ headers }) => {
         void enabled;
         const identity: PlatformIdentity | null =
           headers.authorization === undefined ? null : await platformIdentityFrom(bearerToken(headers));
         return { identity };
-      },
+      }),
     }),
     developer: (enabled: true) => ({
       detail: bearerDoc,
-      async resolve({ headers, set }) {
+      ...beforeValidation(async ({ headers, set }) => {
         void enabled;
         const principal = await developerFromToken(bearerToken(headers));
-        await limit(principal, set.headers as Record<string, string>);
+        await limit(principal, set.headers);
         return { principal };
-      },
+      }),
     }),
     apiKey: (scope: Scope | true) => ({
       detail: bearerDoc,
-      async resolve({ headers, set }) {
+      ...beforeValidation(async ({ headers, set }) => {
         const token = bearerToken(headers);
         if (!looksLikeApiKey(token)) {
           await platformIdentity(token);
@@ -113,12 +114,12 @@ export function createAuth(ctx: AppContext) {
         }
         const key = await apiKey(token);
         const principal: DeveloperPrincipal = { via: 'apiKey', developerId: key.developerId, key };
-        await limit(principal, set.headers as Record<string, string>);
+        await limit(principal, set.headers);
         if (scope !== true && !key.scopes.includes(scope)) {
           throw new ApiError(403, 'INSUFFICIENT_SCOPE', `This API key lacks the ${scope} scope`);
         }
         return { principal };
-      },
+      }),
     }),
   });
 }

@@ -3,6 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { AppContext } from '../app-context.ts';
 import { createClientAddressResolver } from './client-address.ts';
 import { ApiError } from './problem.ts';
+import { beforeValidation } from './guard.ts';
 
 /**
  * Fixed one-minute windows. Developer and public-read limits are counted in memory per process
@@ -108,13 +109,12 @@ export function createPublicRateLimits(ctx: AppContext) {
     write: postgresRateLimiter(ctx.orm, 'public-write', ctx.config.rateLimits.installsPerMinute),
   };
   return new Elysia({ name: 'public-rate-limits', seed }).macro({
-    rateLimit: (traffic: PublicTraffic) => ({
-      async resolve({ request, server, set }) {
+    rateLimit: (traffic: PublicTraffic) =>
+      beforeValidation(async ({ request, server, set }) => {
         const address = clientAddress(request, server);
-        await enforceRateLimit(limiters[traffic], address, set.headers as Record<string, string>);
+        await enforceRateLimit(limiters[traffic], address, set.headers);
         return { clientAddress: address };
-      },
-    }),
+      }),
   });
 }
 
