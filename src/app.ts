@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import { openapi } from '@elysiajs/openapi';
 import type { AppContext } from './app-context.ts';
-import { createAuth } from './http/auth.ts';
+import { createAuth } from './modules/identity/auth.ts';
 import { httpLifecycle } from './http/lifecycle.ts';
 import { createPublicRateLimits } from './http/rate-limit.ts';
 import { healthApi } from './modules/health/health.api.ts';

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { parseTrustedProxies } from './http/client-address.ts';
+import { isIP } from 'node:net';
 
 /**
  * The only module that reads `process.env`. Everything else receives a validated `Config`.
@@ -158,13 +158,27 @@ function parseRateLimits(raw: string | undefined): RateLimitConfig {
   return limits;
 }
 
+export interface CidrRange {
+  address: string;
+  prefix: number;
+  family: 'ipv4' | 'ipv6';
+}
+
+/** `10.0.0.0/8`, `fd00::/8` or a single address; null for anything else. */
+export function parseCidr(entry: string): CidrRange | null {
+  const [address = '', rawPrefix] = entry.trim().split('/', 2);
+  const version = isIP(address);
+  if (version === 0) return null;
+  const maxPrefix = version === 6 ? 128 : 32;
+  const prefix = rawPrefix === undefined ? maxPrefix : /^\d{1,3}$/.test(rawPrefix) ? Number(rawPrefix) : Number.NaN;
+  if (!(prefix >= 0 && prefix <= maxPrefix)) return null;
+  return { address: address.toLowerCase(), prefix, family: version === 6 ? 'ipv6' : 'ipv4' };
+}
+
 function parseProxies(raw: string | undefined): string[] {
   const entries = list(raw);
-  try {
-    parseTrustedProxies(entries);
-  } catch (error) {
-    throw new ConfigError((error as Error).message);
-  }
+  const bad = entries.find((entry) => parseCidr(entry) === null);
+  if (bad !== undefined) throw new ConfigError(`TRUSTED_PROXIES entry "${bad}" is not an IP address or CIDR range`);
   return entries;
 }
 

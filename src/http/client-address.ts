@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { parseCidr } from '../config.ts';
 
 /**
  * The address a request came from, for per-address install counting and rate limits.
@@ -30,19 +31,13 @@ export function normaliseAddress(raw: string): string | null {
   return null;
 }
 
-/** Parses `TRUSTED_PROXIES` entries (`10.0.0.0/8`, `fd00::/8`, or a single address); a bad entry is a start-up error. */
+/** Builds the list of trusted proxies from `TRUSTED_PROXIES` entries (validated by the configuration). */
 export function parseTrustedProxies(entries: string[]): BlockList {
   const list = new BlockList();
   for (const entry of entries) {
-    const [rawAddress = '', rawPrefix] = entry.split('/', 2);
-    const address = normaliseAddress(rawAddress);
-    const type = address && isIP(address) === 6 ? 'ipv6' : 'ipv4';
-    const maxPrefix = type === 'ipv6' ? 128 : 32;
-    const prefix = rawPrefix === undefined ? maxPrefix : /^\d{1,3}$/.test(rawPrefix) ? Number(rawPrefix) : Number.NaN;
-    if (!address || !(prefix >= 0 && prefix <= maxPrefix)) {
-      throw new Error(`TRUSTED_PROXIES entry "${entry}" is not an IP address or CIDR range`);
-    }
-    list.addSubnet(address, prefix, type);
+    const range = parseCidr(entry);
+    if (!range) throw new Error(`TRUSTED_PROXIES entry "${entry}" is not an IP address or CIDR range`);
+    list.addSubnet(range.address, range.prefix, range.family);
   }
   return list;
 }

@@ -3,7 +3,7 @@ import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDevel
 import { decideApp, setFeatured } from '../../src/modules/apps/app-admin.service.ts';
 import { createApp as createAppService, submitApp } from '../../src/modules/apps/apps.service.ts';
 import { transitionDeveloper } from '../../src/modules/developers/developers.service.ts';
-import { createUrlPolicy } from '../../src/lib/url-policy.ts';
+import { createUrlPolicy } from '../../src/modules/apps/url-policy.ts';
 import { CLI_ACTOR, type Actor } from '../../src/modules/audit/audit.service.ts';
 import { appRow, approvedApp, completeApp, createApp, deps, eventually, minimalApp, refusal } from './fixtures.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { ASSET_CHECKS_QUEUE } from '../../jobs/asset-checks.ts';
+import { ASSET_CHECKS_QUEUE } from '../../src/modules/apps/asset-checks.service.ts';
 import { createApp, eventually, minimalApp } from '../apps/fixtures.ts';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { image, redirect, startImageServer, type ImageServer } from './image-server.ts';

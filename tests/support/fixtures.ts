@@ -1,4 +1,4 @@
-import { recomputeAppStats, recomputeCategoryCounts } from '../../jobs/stats.ts';
+import { recomputeAppStats, recomputeCategoryCounts } from '../../src/modules/stats/stats.service.ts';
 import type { AppStatus, Category, Environment } from '../../src/modules/apps/app.entity.ts';
 import { slugify } from '../../src/modules/apps/slug.ts';
 import type { TestApp } from './harness.ts';

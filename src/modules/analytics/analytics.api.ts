@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
-import type { AuthPlugin } from '../../http/auth.ts';
+import type { AuthPlugin } from '../identity/auth.ts';
 import { IdParams, problems } from '../../http/schemas.ts';
 import { AppAnalytics } from './analytics.model.ts';
 import { getAppAnalytics } from './analytics.service.ts';

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
-import type { AuthPlugin } from '../../http/auth.ts';
+import type { AuthPlugin } from '../identity/auth.ts';
 import { DataList, IdParams, problems } from '../../http/schemas.ts';
 import { ApiKeyView, CreateApiKeyBody, CreatedApiKey } from './api-keys.model.ts';
 import { createApiKey, listApiKeys, revokeApiKey, toApiKeyView } from './api-keys.service.ts';

@@ -1,6 +1,6 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKeySecret } from '../../config.ts';
-import type { DeveloperPrincipal } from '../../http/auth.ts';
+import type { DeveloperPrincipal } from '../identity/auth.ts';
 import { ApiError, notFound } from '../../http/problem.ts';
 import { Developer } from '../developers/developer.entity.ts';
 import { ApiKey, SCOPES, type Scope } from './api-key.entity.ts';

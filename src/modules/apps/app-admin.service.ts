@@ -1,4 +1,4 @@
-import { enqueueCategoryCounts } from '../../../jobs/stats.ts';
+import { enqueueCategoryCounts } from '../stats/stats.service.ts';
 import { ApiError } from '../../http/problem.ts';
 import { recordAudit, type Actor } from '../audit/audit.service.ts';
 import { decisionReason, FEATURABLE_STATUSES, nextStatus } from './app-state.ts';

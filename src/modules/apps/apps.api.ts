@@ -1,8 +1,8 @@
 import { Elysia, t } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
-import type { AuthPlugin } from '../../http/auth.ts';
+import type { AuthPlugin } from '../identity/auth.ts';
 import { IdParams, PageQuery, Paginated, problems } from '../../http/schemas.ts';
-import { createUrlPolicy } from '../../lib/url-policy.ts';
+import { createUrlPolicy } from './url-policy.ts';
 import { CreateAppBody, OwnerAppView, UpdateAppBody } from './apps.model.ts';
 import { createApp, deleteApp, getOwnApp, listOwnApps, preflight, submitApp, updateApp } from './apps.service.ts';
 import { openRevision } from './revisions.service.ts';

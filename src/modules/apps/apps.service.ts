@@ -1,10 +1,10 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from 'elysia';
 import { Value } from '@sinclair/typebox/value';
-import { enqueueAssetChecks } from '../../../jobs/asset-checks.ts';
+import { enqueueAssetChecks } from './asset-checks.service.ts';
 import { ApiError, notFound, type FieldError } from '../../http/problem.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
-import type { UrlPolicy } from '../../lib/url-policy.ts';
+import type { UrlPolicy } from './url-policy.ts';
 import { Uuid } from '../../http/schemas.ts';
 import { pageOf, pageWindow, type Page, type PageInput } from '../../http/pagination.ts';
 import { Developer } from '../developers/developer.entity.ts';

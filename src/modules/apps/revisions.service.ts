@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { enqueueAssetChecks } from '../../../jobs/asset-checks.ts';
-import { enqueueCategoryCounts } from '../../../jobs/stats.ts';
+import { enqueueAssetChecks } from './asset-checks.service.ts';
+import { enqueueCategoryCounts } from '../stats/stats.service.ts';
 import { ApiError, notFound, validationFailed } from '../../http/problem.ts';
-import type { UrlPolicy } from '../../lib/url-policy.ts';
+import type { UrlPolicy } from './url-policy.ts';
 import { recordAudit, type Actor } from '../audit/audit.service.ts';
 import { notifyRevisionDecision } from '../notifications/notifications.service.ts';
 import { assertClientBelongsTo } from '../oauth-clients/oauth-clients.service.ts';

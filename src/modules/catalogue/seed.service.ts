@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { recomputeCategoryCounts } from '../../../jobs/stats.ts';
+import { recomputeCategoryCounts } from '../stats/stats.service.ts';
 import { CATEGORIES, ENVIRONMENTS, type Category, type Environment } from '../apps/app.entity.ts';
 import { renderLongDescription } from '../apps/markdown.ts';
 import { RESERVED_SLUGS, slugify } from '../apps/slug.ts';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { JobQueue } from '../../lib/job-queue.ts';
-import { enqueueAppStats } from '../../../jobs/stats.ts';
+import { enqueueAppStats } from '../stats/stats.service.ts';
 import { findPublicAppId } from '../catalogue/catalogue.service.ts';
 import type { InstallResult } from './installs.model.ts';
 

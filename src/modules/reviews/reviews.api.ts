@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
-import type { AuthPlugin } from '../../http/auth.ts';
+import type { AuthPlugin } from '../identity/auth.ts';
 import type { PublicRateLimits } from '../../http/rate-limit.ts';
 import { Paginated, problems } from '../../http/schemas.ts';
 import { SlugParams } from '../catalogue/catalogue.model.ts';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError, notFound } from '../../http/problem.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
-import { enqueueAppStats } from '../../../jobs/stats.ts';
+import { enqueueAppStats } from '../stats/stats.service.ts';
 import { recordAudit, type Actor } from '../audit/audit.service.ts';
 import { pageOf, pageWindow, type Page } from '../../http/pagination.ts';
 import { findPublicAppId } from '../catalogue/catalogue.service.ts';

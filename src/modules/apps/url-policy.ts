@@ -1,5 +1,5 @@
-import type { Config } from '../config.ts';
-import { validationFailed } from '../http/problem.ts';
+import type { Config } from '../../config.ts';
+import { validationFailed } from '../../http/problem.ts';
 
 /**
  * What the schemas cannot know: whether the environment demands https. Every URL a caller

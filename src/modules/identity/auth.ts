@@ -1,13 +1,13 @@
 import { Elysia } from 'elysia';
-import type { AppContext } from '../app-context.ts';
-import { ApiError } from './problem.ts';
-import { enforceRateLimit, memoryRateLimiter } from './rate-limit.ts';
-import { beforeValidation } from './guard.ts';
-import type { PlatformIdentity } from '../modules/identity/platform-identity.ts';
-import { createApiKeyAuthenticator, type AuthenticatedKey } from '../modules/api-keys/api-key-auth.ts';
-import { looksLikeApiKey } from '../modules/api-keys/key-format.ts';
-import type { Scope } from '../modules/api-keys/api-key.entity.ts';
-import { findDeveloperIdByPlatformUser } from '../modules/developers/developers.service.ts';
+import type { AppContext } from '../../app-context.ts';
+import { ApiError } from '../../http/problem.ts';
+import { enforceRateLimit, memoryRateLimiter } from '../../http/rate-limit.ts';
+import { beforeValidation } from '../../http/guard.ts';
+import type { PlatformIdentity } from './platform-identity.ts';
+import { createApiKeyAuthenticator, type AuthenticatedKey } from '../api-keys/api-key-auth.ts';
+import { looksLikeApiKey } from '../api-keys/key-format.ts';
+import type { Scope } from '../api-keys/api-key.entity.ts';
+import { findDeveloperIdByPlatformUser } from '../developers/developers.service.ts';
 
 /**
  * Who is calling, as a route sees it. A developer arrives either with the platform OAuth
