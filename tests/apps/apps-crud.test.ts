@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
 import { createUrlPolicy } from '../../src/modules/apps/url-policy.ts';
-import { assertListingUrls } from '../../src/modules/apps/apps.service.ts';
+import { assertListingUrls } from '../../src/modules/apps/app-changes.ts';
 import { appRow, assetCheckJobs, assetChecksSettled, completeApp, createApp, minimalApp, registerClient, refusal } from './fixtures.ts';
 
 let t: TestApp;

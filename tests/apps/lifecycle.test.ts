@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
 import { decideApp, setFeatured } from '../../src/modules/apps/app-admin.service.ts';
-import { createApp as createAppService, submitApp } from '../../src/modules/apps/apps.service.ts';
+import { createApp as createAppService } from '../../src/modules/apps/apps.service.ts';
+import { submitApp } from '../../src/modules/apps/submission.ts';
 import { transitionDeveloper } from '../../src/modules/developers/developers.service.ts';
 import { createUrlPolicy } from '../../src/modules/apps/url-policy.ts';
 import { CLI_ACTOR, type Actor } from '../../src/modules/audit/audit.service.ts';

@@ -4,7 +4,10 @@ import { recordAudit, type Actor } from '../audit/audit.service.ts';
 import { decisionReason, FEATURABLE_STATUSES, nextStatus } from './app-state.ts';
 import type { OwnerAppView } from './apps.model.ts';
 import { notifyAppDecision } from '../notifications/notifications.service.ts';
-import { lockAppByRef, recordTransition, toOwnerView, type AppServiceDeps } from './apps.service.ts';
+import { recordTransition } from './app-history.ts';
+import { lockAppByRef } from './app-locks.ts';
+import type { AppServiceDeps } from './apps.service.ts';
+import { toOwnerView } from './owner-views.ts';
 
 /** The admin's side of the app lifecycle, shared by the CLI and the admin console. */
 export type AdminAppAction = 'approve' | 'reject' | 'suspend' | 'relist';

@@ -4,7 +4,8 @@ import type { AuthPlugin } from '../identity/auth.ts';
 import { IdParams, PageQuery, Paginated, problems } from '../../http/schemas.ts';
 import { createUrlPolicy } from './url-policy.ts';
 import { CreateAppBody, OwnerAppView, UpdateAppBody } from './apps.model.ts';
-import { createApp, deleteApp, getOwnApp, listOwnApps, preflight, submitApp, updateApp } from './apps.service.ts';
+import { createApp, deleteApp, getOwnApp, listOwnApps, updateApp } from './apps.service.ts';
+import { preflight, submitApp } from './submission.ts';
 import { openRevision } from './revisions.service.ts';
 
 const PreflightResult = t.Object({

@@ -9,15 +9,11 @@ import { assertClientBelongsTo } from '../oauth-clients/oauth-clients.service.ts
 import { AppRevision } from './app-revision.entity.ts';
 import { decisionReason, REVISABLE_STATUSES } from './app-state.ts';
 import type { OwnerAppView, UpdateAppInput } from './apps.model.ts';
-import {
-  applyAppChanges,
-  assertListingUrls,
-  lockAppByRef,
-  lockOwnApp,
-  recordTransition,
-  toOwnerView,
-  type AppServiceDeps,
-} from './apps.service.ts';
+import { applyAppChanges, assertListingUrls } from './app-changes.ts';
+import { recordTransition } from './app-history.ts';
+import { lockAppByRef, lockOwnApp } from './app-locks.ts';
+import type { AppServiceDeps } from './apps.service.ts';
+import { toOwnerView } from './owner-views.ts';
 
 /**
  * Changes to an approved (or suspended) listing go through a revision: the developer proposes

@@ -1,0 +1,87 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Static } from 'elysia';
+import type { App } from './app.entity.ts';
+import { NO_STATS, toOwnerAppView, type AppStats } from './app-view.ts';
+import type { AssetCheckView, OwnerAppView } from './apps.model.ts';
+
+/** What the owning developer (and admins) see of apps: the entity plus stats, asset checks and any pending revision. */
+interface AssetCheckRow {
+  app_id: string;
+  field: string;
+  url: string;
+  ok: boolean;
+  format: string | null;
+  width: number | null;
+  height: number | null;
+  problems: string[];
+  checked_at: Date;
+}
+
+interface PendingRevisionRow {
+  id: string;
+  app_id: string;
+  changes: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const inList = (values: readonly unknown[]) => values.map(() => '?').join(', ');
+
+/**
+ * Owner views of several apps with three batched reads (stats, asset checks, pending
+ * revisions) rather than three per app.
+ */
+export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<OwnerAppView[]> {
+  if (apps.length === 0) return [];
+  const ids = apps.map((app) => app.id);
+  const [stats, checks, revisions] = await Promise.all([
+    em.execute<{ app_id: string; install_count: number; review_count: number; average_rating: string }[]>(
+      `select app_id, install_count, review_count, average_rating from app_stats where app_id in (${inList(ids)})`,
+      ids,
+    ),
+    em.execute<AssetCheckRow[]>(
+      `select app_id, field, url, ok, format, width, height, problems, checked_at
+       from asset_checks where app_id in (${inList(ids)}) order by field`,
+      ids,
+    ),
+    em.execute<PendingRevisionRow[]>(
+      `select id, app_id, changes, created_at, updated_at from app_revisions where status = 'PENDING' and app_id in (${inList(ids)})`,
+      ids,
+    ),
+  ]);
+  return apps.map((app) => {
+    const stat = stats.find((row) => row.app_id === app.id);
+    const appStats: AppStats = stat
+      ? { installCount: stat.install_count, reviewCount: stat.review_count, averageRating: Number(stat.average_rating) }
+      : NO_STATS;
+    const assetChecks: Static<typeof AssetCheckView>[] = checks
+      .filter((row) => row.app_id === app.id)
+      .map((row) => ({
+        field: row.field,
+        url: row.url,
+        ok: row.ok,
+        format: row.format,
+        width: row.width,
+        height: row.height,
+        problems: row.problems,
+        checkedAt: new Date(row.checked_at).toISOString(),
+      }));
+    const revision = revisions.find((row) => row.app_id === app.id);
+    const pendingRevision = revision
+      ? {
+          id: revision.id,
+          changes: revision.changes,
+          status: 'PENDING' as const,
+          createdAt: new Date(revision.created_at).toISOString(),
+          updatedAt: new Date(revision.updated_at).toISOString(),
+        }
+      : null;
+    return toOwnerAppView(app, appStats, { assetChecks, pendingRevision });
+  });
+}
+
+export async function toOwnerView(em: EntityManager, app: App): Promise<OwnerAppView> {
+  const [view] = await toOwnerViews(em, [app]);
+  return view!;
+}
+
