@@ -4,6 +4,7 @@ import type { AppContext } from './app-context.ts';
 import { createAuth } from './modules/identity/auth.ts';
 import { httpLifecycle } from './http/lifecycle.ts';
 import { createPublicRateLimits } from './http/rate-limit.ts';
+import { apiDocsApi } from './modules/api-docs/api-docs.api.ts';
 import { healthApi } from './modules/health/health.api.ts';
 import { developersApi } from './modules/developers/developers.api.ts';
 import { apiKeysApi } from './modules/api-keys/api-keys.api.ts';
@@ -18,10 +19,13 @@ export function createApp(ctx: AppContext) {
   const auth = createAuth(ctx);
   const rateLimits = createPublicRateLimits(ctx);
   // normalize off: an unknown field is a 400 (a typo must not be silently dropped), and responses are built exactly.
-  return new Elysia({ normalize: false, serve: { maxRequestBodySize: ctx.config.maxBodyBytes } })
-    .use(httpLifecycle(ctx))
+  const app = new Elysia({ normalize: false, serve: { maxRequestBodySize: ctx.config.maxBodyBytes } });
+  return app
+    .use(httpLifecycle(ctx, () => app.routes))
     .use(
       openapi({
+        // The UI is `apiDocsApi`'s, from the installed package; this plugin serves the document only.
+        provider: null,
         path: '/swagger',
         specPath: '/swagger/json',
         documentation: {
@@ -43,6 +47,7 @@ export function createApp(ctx: AppContext) {
         },
       }),
     )
+    .use(apiDocsApi())
     .use(healthApi(ctx))
     .use(developersApi(ctx, auth))
     .use(apiKeysApi(ctx, auth))

@@ -34,7 +34,24 @@ const runtime = await startRuntime(config, logger, { role }).catch((error) => {
 
 if (config.env === 'development') await ensureDevelopmentAdmin(runtime.ctx.orm.em.fork(), logger);
 
-const server = role === 'worker' ? undefined : createApp(runtime.ctx).listen({ port: config.port, hostname: config.host });
+/** One process owns its port: a second `bun start` must fail loudly, not quietly share the socket. */
+function listen() {
+  try {
+    return createApp(runtime.ctx).listen({ port: config!.port, hostname: config!.host, reusePort: false });
+  } catch (error) {
+    const inUse = (error as { code?: string }).code === 'EADDRINUSE' || /in use/i.test((error as Error).message);
+    logger.error(inUse ? `address in use: ${config!.host}:${config!.port} is taken by another process` : 'could not listen', {
+      error: (error as Error).message,
+    });
+    return undefined;
+  }
+}
+
+const server = role === 'worker' ? undefined : listen();
+if (role !== 'worker' && !server) {
+  await runtime.stop();
+  process.exit(1);
+}
 if (server) {
   const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
   process.stderr.write(

@@ -1,40 +1,22 @@
 import { Elysia, ValidationError } from 'elysia';
 import { ConnectionException, DriverException } from '@mikro-orm/postgresql';
 import type { AppContext } from '../app-context.ts';
-import { ApiError, problemBody, validationFailed, type FieldError } from './problem.ts';
+import { ApiError, problemBody, validationFailed } from './problem.ts';
+import { createAllowedMethods } from './allowed-methods.ts';
+import { parseJsonBody } from './json-body.ts';
+import { requestTargetProblems } from './request-target.ts';
+import { describeValidationErrors } from './validation-messages.ts';
 
 /**
- * Cross-cutting request handling for the whole app: request ids, body limits, problem+json
- * errors and one access-log line per request. It must be `.use`d first on the root app.
+ * Cross-cutting request handling for the whole app: request ids, body limits, the one JSON body
+ * parser, URL checks, baseline headers, problem+json errors and one access-log line per request.
+ * It must be `.use`d first on the root app.
  */
 const requestIds = new WeakMap<Request, { id: string; startedAt: number }>();
 
 export const requestIdOf = (request: Request) => requestIds.get(request)?.id ?? 'unknown';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** `/screenshots/0/url` → `screenshots[0].url`; `body` and `query` say where the field was. */
-function fieldPath(pointer: string): string {
-  return pointer
-    .split('/')
-    .filter(Boolean)
-    .map((segment, index) => (/^\d+$/.test(segment) ? `[${segment}]` : index === 0 ? segment : `.${segment}`))
-    .join('');
-}
-
-function validationErrors(error: ValidationError): FieldError[] {
-  const seen = new Set<string>();
-  const errors: FieldError[] = [];
-  for (const issue of error.all) {
-    const path = 'path' in issue && typeof issue.path === 'string' ? fieldPath(issue.path) : '';
-    const message = ('summary' in issue && issue.summary) || issue.message;
-    const key = `${path}:${message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    errors.push({ path: path || error.type, message: String(message) });
-  }
-  return errors.slice(0, 20);
-}
 
 /** Anything that means "the database is unreachable" rather than "this query is wrong". */
 function isDatabaseUnavailable(error: unknown): boolean {
@@ -47,14 +29,26 @@ function isDatabaseUnavailable(error: unknown): boolean {
   );
 }
 
-export function toApiError(code: string | number, error: unknown): ApiError {
+const WHERE: Record<string, string> = { query: 'query', params: 'path', headers: 'headers', body: 'request body' };
+
+/** `allowed` lists the methods served at the path of a request that matched no route. */
+export function toApiError(code: string | number, error: unknown, allowed: string[] = []): ApiError {
   if (error instanceof ApiError) return error;
+  // The body parser's own refusals (415, bounds, unstorable text) arrive wrapped in Elysia's ParseError.
+  if (code === 'PARSE' && error instanceof Error && error.cause instanceof ApiError) return error.cause;
   if (error instanceof ValidationError) {
-    const where = error.type === 'query' ? 'query' : error.type === 'params' ? 'path' : 'request body';
-    return validationFailed(`The ${where} is invalid`, validationErrors(error));
+    // A response that fails its own schema is the server's fault, never the caller's.
+    if (error.type === 'response') return new ApiError(500, 'INTERNAL', 'An unexpected error occurred');
+    const where = WHERE[error.type] ?? error.type;
+    return validationFailed(`The ${where} is invalid`, describeValidationErrors(error.all, where === 'request body' ? 'body' : where));
   }
   if (code === 'PARSE') return validationFailed('The request body is not valid JSON');
-  if (code === 'NOT_FOUND') return new ApiError(404, 'NOT_FOUND', 'No such route');
+  if (code === 'NOT_FOUND') {
+    if (allowed.length > 0) {
+      return new ApiError(405, 'METHOD_NOT_ALLOWED', `This path answers ${allowed.join(', ')} only`, undefined, { allow: allowed.join(', ') });
+    }
+    return new ApiError(404, 'NOT_FOUND', 'No such route');
+  }
   if (isDatabaseUnavailable(error) || (error instanceof DriverException && isDatabaseUnavailable(error.cause))) {
     return new ApiError(503, 'UNAVAILABLE', 'The service is temporarily unavailable; try again shortly', undefined, {
       'retry-after': '5',
@@ -63,8 +57,18 @@ export function toApiError(code: string | number, error: unknown): ApiError {
   return new ApiError(500, 'INTERNAL', 'An unexpected error occurred');
 }
 
-export function problemResponse(error: ApiError, requestId: string): Response {
+/** Every response: no content sniffing; nothing under the developer API is stored by caches (a new key is in one). */
+function baselineHeaders(pathname: string): Record<string, string> {
+  return pathname.startsWith('/api/dev/')
+    ? { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' }
+    : { 'x-content-type-options': 'nosniff' };
+}
+
+export function problemResponse(error: ApiError, requestId: string, pathname = '/'): Response {
   const headers: Record<string, string> = {
+    ...baselineHeaders(pathname),
+    // An error is about this request only.
+    'cache-control': 'no-store',
     'content-type': 'application/problem+json',
     'x-request-id': requestId,
     ...error.headers,
@@ -73,30 +77,43 @@ export function problemResponse(error: ApiError, requestId: string): Response {
   return new Response(JSON.stringify(problemBody(error, requestId)), { status: error.status, headers });
 }
 
-export function httpLifecycle(ctx: AppContext) {
+/** `routes` is the finished app's route table, read once on the first unmatched request. */
+export function httpLifecycle(ctx: AppContext, routes: () => { method: string; path: string }[]) {
   const log = ctx.logger.child({ component: 'http' });
+  const allowedMethods = createAllowedMethods(routes);
   return new Elysia({ name: 'http-lifecycle' })
     .onRequest(({ request, set }) => {
       const sent = request.headers.get('x-request-id');
       const id = sent && REQUEST_ID_PATTERN.test(sent) ? sent : Bun.randomUUIDv7();
       requestIds.set(request, { id, startedAt: performance.now() });
-      set.headers['x-request-id'] = id;
+      const url = new URL(request.url);
+      Object.assign(set.headers, baselineHeaders(url.pathname), { 'x-request-id': id });
+      const target = requestTargetProblems(url);
+      if (target) {
+        return problemResponse(validationFailed(`The ${target.where} is invalid`, target.errors), id, url.pathname);
+      }
       // Bun enforces the limit on a listening server; this also covers `app.handle` and honest clients early.
       const length = Number(request.headers.get('content-length') ?? 0);
       if (length > ctx.config.maxBodyBytes) {
         return problemResponse(
           new ApiError(413, 'PAYLOAD_TOO_LARGE', `The request body exceeds ${ctx.config.maxBodyBytes} bytes`),
           id,
+          url.pathname,
         );
       }
     })
-    .onError({ as: 'global' }, ({ code, error, request }) => {
-      const apiError = toApiError(code, error);
+    // 'json' never runs (parseJsonBody always answers); it tells the OpenAPI document the bodies are JSON.
+    .guard({ as: 'global', parse: [parseJsonBody, 'json'] })
+    .onError({ as: 'global' }, ({ code, error, request, set }) => {
+      const pathname = new URL(request.url).pathname;
+      const apiError = toApiError(code, error, code === 'NOT_FOUND' ? allowedMethods(pathname) : []);
       const requestId = requestIdOf(request);
       if (apiError.status >= 500) {
-        log.error('request failed', { requestId, error, method: request.method, url: new URL(request.url).pathname });
+        log.error('request failed', { requestId, error, method: request.method, url: pathname });
       }
-      return problemResponse(apiError, requestId);
+      // The access log reads the status from here: what the client got, not what Elysia first meant.
+      set.status = apiError.status;
+      return problemResponse(apiError, requestId, pathname);
     })
     .onAfterResponse({ as: 'global' }, ({ request, set }) => {
       const started = requestIds.get(request);

@@ -15,11 +15,15 @@ export type ErrorCode =
   | 'UNAUTHENTICATED'
   | 'INSUFFICIENT_SCOPE'
   | 'DEVELOPER_NOT_VERIFIED'
+  | 'DEVELOPER_SUSPENDED'
   | 'API_KEY_REQUIRED'
   | 'PLATFORM_USER_MISMATCH'
   | 'INSTALL_REQUIRED'
+  | 'OWN_APP'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'UNSUPPORTED_MEDIA_TYPE'
   | 'APP_UNAVAILABLE'
   | 'APP_NOT_EDITABLE'
   | 'INVALID_STATE_TRANSITION'
@@ -36,9 +40,11 @@ const titles: Record<number, string> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
+  405: 'Method Not Allowed',
   409: 'Conflict',
   410: 'Gone',
   413: 'Content Too Large',
+  415: 'Unsupported Media Type',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',

@@ -1,4 +1,6 @@
 import { t, type TSchema } from 'elysia';
+import { FormatRegistry } from '@sinclair/typebox';
+import { EXPECTED } from './validation-messages.ts';
 
 /**
  * Building blocks shared by every feature's `*.model.ts`, so bounds and formats are stated once
@@ -9,23 +11,53 @@ import { t, type TSchema } from 'elysia';
 const SINGLE_LINE = '^[^\\u0000-\\u001F\\u007F]*$';
 const MULTI_LINE = '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$';
 
+const characters = (min: number, max: number) =>
+  min > 0 ? `${min} to ${max.toLocaleString('en')} characters` : `at most ${max.toLocaleString('en')} characters`;
+
 export const SingleLine = (minLength: number, maxLength: number, description?: string) =>
-  t.String({ minLength, maxLength, pattern: SINGLE_LINE, ...(description ? { description } : {}) });
+  t.String({
+    minLength,
+    maxLength,
+    pattern: SINGLE_LINE,
+    [EXPECTED]: `text of ${characters(minLength, maxLength)} on one line, without control characters`,
+    ...(description ? { description } : {}),
+  });
 
 export const MultiLine = (maxLength: number, description?: string) =>
-  t.String({ maxLength, pattern: MULTI_LINE, ...(description ? { description } : {}) });
+  t.String({
+    maxLength,
+    pattern: MULTI_LINE,
+    [EXPECTED]: `text of ${characters(0, maxLength)}, without control characters other than tab and line breaks`,
+    ...(description ? { description } : {}),
+  });
 
-/** Absolute http(s) URL; https-only in production is checked by `assertHttpsInProduction`. */
+/** Absolute http(s) URL; whether https is required is the URL policy's call (`modules/apps/url-policy.ts`). */
 export const HttpUrl = (description?: string) =>
-  t.String({ maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$', ...(description ? { description } : {}) });
+  t.String({
+    maxLength: 2048,
+    pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$',
+    [EXPECTED]: 'an absolute http:// or https:// URL of at most 2,048 characters',
+    ...(description ? { description } : {}),
+  });
 
 export const Email = () =>
-  t.String({ maxLength: 254, pattern: '^[^\\s@\\u0000-\\u001F\\u007F]+@[^\\s@\\u0000-\\u001F\\u007F]+\\.[^\\s@\\u0000-\\u001F\\u007F]+$', description: 'E-mail address' });
+  t.String({
+    maxLength: 254,
+    pattern: '^[^\\s@\\u0000-\\u001F\\u007F]+@[^\\s@\\u0000-\\u001F\\u007F]+\\.[^\\s@\\u0000-\\u001F\\u007F]+$',
+    [EXPECTED]: 'an e-mail address of at most 254 characters',
+    description: 'E-mail address',
+  });
 
 export const Uuid = t.String({
   pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+  [EXPECTED]: 'a UUID',
   description: 'UUID',
 });
+
+// Numbers in query strings are decimal digits: Elysia's own formats accept anything `Number()`
+// reads ("0x10", "1e2", " 5"), which would quietly mean something the caller did not write.
+FormatRegistry.Set('integer', (value) => /^-?[0-9]{1,16}$/.test(value));
+FormatRegistry.Set('numeric', (value) => /^-?[0-9]{1,16}(\.[0-9]+)?$/.test(value));
 
 export const IdParams = t.Object({ id: Uuid });
 

@@ -68,6 +68,13 @@ describe('production start-up', () => {
       if (ready !== 200) await Bun.sleep(100);
     }
     expect(ready).toBe(200);
+
+    // A second server on the same port fails loudly instead of silently sharing the socket.
+    const second = await run(['src/main.ts'], productionEnv(url, port));
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain('address in use');
+    expect((await fetch(`http://127.0.0.1:${port}/livez`)).status).toBe(200);
+
     server.kill('SIGTERM');
     expect(await server.exited).toBe(0);
   }, 60_000);

@@ -29,7 +29,8 @@ export function healthApi(ctx: AppContext) {
       '/readyz',
       async () => {
         try {
-          await withTimeout(Promise.all([ctx.orm.em.fork().execute('select 1'), ctx.boss.getQueues()]), READY_TIMEOUT_MS);
+          // One round trip on each pool: the ORM's and pg-boss's own (listing the queues would count their jobs).
+          await withTimeout(Promise.all([ctx.orm.em.fork().execute('select 1'), ctx.boss.getDb().executeSql('select 1')]), READY_TIMEOUT_MS);
         } catch {
           throw new ApiError(503, 'UNAVAILABLE', 'The database or the job queue is not reachable', undefined, { 'retry-after': '5' });
         }
