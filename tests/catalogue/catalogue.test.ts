@@ -226,6 +226,18 @@ describe('GET /api/apps', () => {
     expect(body).toEqual({ data: [], pagination: { page: 1, limit: 20, total: 0, totalPages: 0 } });
   });
 
+  test('search text is words, never query syntax: operator soup is a valid search or no match, never a 5xx', async () => {
+    const soups = ['-'.repeat(40), '-'.repeat(100), '!(&|<->:*', "''''", 'a & b | !c', '((((((((', 'foo:*', '<-> <2>', '\\\\', '"unclosed'];
+    for (const soup of soups) {
+      const response = await t.call('GET', `/api/apps?search=${encodeURIComponent(soup)}`);
+      expect(response.status, soup).toBe(200);
+    }
+    // "-word" is the word, not "everything but the word".
+    expect((await list('?search=-x')).pagination.total).toBe(0);
+    expect(ids(await list('?search=-invoice'))).toEqual([invoice.id]);
+    expect(ids(await list('?search=invoice%20OR%20calendar'))).toEqual([]);
+  });
+
   test('pages: limit and page slice the same order; past the end is empty', async () => {
     const first = await list('?limit=2');
     expect(ids(first)).toEqual([metricsPro.id, invoice.id]);

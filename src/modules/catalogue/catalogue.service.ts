@@ -154,10 +154,12 @@ export async function listCatalogue(em: EntityManager, query: CatalogueQuery): P
     return pageOf(rows.map(toView), page, limit, counted[0]?.total ?? 0);
   }
 
+  // Search text is words, never query syntax: plainto_tsquery reads operators ('-', '|', '!', quotes)
+  // as the punctuation they are, so no input can negate, nest or overflow the query.
   // Full text ('english' stems, 'simple' keeps words as typed) or trigram closeness of the name:
   // `%` compares whole names, `<%` the term with the closest part of a name, so one typo still
   // finds the app. The GIN indexes serve all four conditions.
-  const matches = `(a.search_vector @@ websearch_to_tsquery('english', ?) or a.search_vector @@ websearch_to_tsquery('simple', ?)
+  const matches = `(a.search_vector @@ plainto_tsquery('english', ?) or a.search_vector @@ plainto_tsquery('simple', ?)
     or lower(a.name) % lower(?) or lower(?) <% lower(a.name))`;
   const matchParams = [search, search, search, search];
   const filter = `${where.join(' and ')} and ${matches}`;
@@ -165,7 +167,7 @@ export async function listCatalogue(em: EntityManager, query: CatalogueQuery): P
   const candidates = `select a.id ${FROM} where ${filter}
     order by lower(a.name) = lower(?) desc, s.install_count desc, a.id desc limit ${SEARCH_CANDIDATES}`;
   const ranked = `select ${SORT_KEYS}, lower(a.name) = lower(?) as exact_name,
-      ts_rank(a.search_vector, websearch_to_tsquery('english', ?) || websearch_to_tsquery('simple', ?)) as text_rank,
+      ts_rank(a.search_vector, plainto_tsquery('english', ?) || plainto_tsquery('simple', ?)) as text_rank,
       greatest(similarity(lower(a.name), lower(?)), word_similarity(lower(?), lower(a.name))) as name_similarity
     from candidates k join apps a on a.id = k.id join app_stats s on s.app_id = a.id`;
   const sort = query.sort ?? 'relevance';
