@@ -4,7 +4,6 @@ import { decideApp, setFeatured } from '../../src/modules/apps/app-admin.service
 import { createApp as createAppService } from '../../src/modules/apps/apps.service.ts';
 import { submitApp } from '../../src/modules/apps/submission.ts';
 import { transitionDeveloper } from '../../src/modules/developers/developers.service.ts';
-import { createUrlPolicy } from '../../src/modules/apps/url-policy.ts';
 import { CLI_ACTOR, type Actor } from '../../src/modules/audit/audit.service.ts';
 import { appRow, approvedApp, completeApp, createApp, deps, eventually, minimalApp, refusal } from './fixtures.ts';
 
@@ -267,10 +266,9 @@ describe('developer verification on submit', () => {
     expect((await appRow(t, app.id)).status).toBe('DRAFT');
   });
 
-  test('submitApp refuses an unverified or suspended developer with 403 DEVELOPER_NOT_VERIFIED', async () => {
-    const urls = createUrlPolicy(t.ctx.config);
+  test('submitApp refuses an unverified developer (403 DEVELOPER_NOT_VERIFIED) and a suspended one (403 DEVELOPER_SUSPENDED)', async () => {
     const unverified = await registerDeveloper(t, { verified: false });
-    const app = await createAppService(deps(t), unverified.id, completeApp() as never, urls);
+    const app = await createAppService(deps(t), unverified.id, completeApp() as never);
     expect(await refusal(submitApp(t.ctx.orm.em.fork(), unverified.id, app.id))).toMatchObject({
       status: 403,
       code: 'DEVELOPER_NOT_VERIFIED',
@@ -281,7 +279,7 @@ describe('developer verification on submit', () => {
     await transitionDeveloper(deps(t), unverified.id, 'suspend', CLI_ACTOR);
     expect(await refusal(submitApp(t.ctx.orm.em.fork(), unverified.id, app.id))).toMatchObject({
       status: 403,
-      code: 'DEVELOPER_NOT_VERIFIED',
+      code: 'DEVELOPER_SUSPENDED',
     });
     expect((await appRow(t, app.id)).status).toBe('DRAFT');
     expect(await transitions(app.id)).toEqual([]);

@@ -27,6 +27,11 @@ export interface FixtureApp {
   name: string;
 }
 
+const FIXTURE_SCREENSHOTS = [
+  { url: 'https://cdn.example.com/1.png', caption: null, order: 0 },
+  { url: 'https://cdn.example.com/2.png', caption: null, order: 1 },
+];
+
 export async function insertApp(t: TestApp, fixture: AppFixture): Promise<FixtureApp> {
   counter += 1;
   const name = fixture.name ?? `Fixture App ${counter}`;
@@ -38,7 +43,7 @@ export async function insertApp(t: TestApp, fixture: AppFixture): Promise<Fixtur
   await t.sql(
     `insert into apps (id, developer_id, slug, name, description, category, environment, logo_url, screenshots, status,
                        featured, first_approved_at, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, 'https://cdn.example.com/logo.png', '[]', ?, ?, ?, now(), now())`,
+     values (?, ?, ?, ?, ?, ?, ?, 'https://cdn.example.com/logo.png', ?, ?, ?, ?, now(), now())`,
     [
       id,
       fixture.developerId,
@@ -47,6 +52,8 @@ export async function insertApp(t: TestApp, fixture: AppFixture): Promise<Fixtur
       fixture.description ?? `${name} keeps tasks in order.`,
       fixture.category ?? 'PRODUCTIVITY',
       fixture.environment ?? 'production',
+      // Complete, as every listing past DRAFT is.
+      JSON.stringify(FIXTURE_SCREENSHOTS),
       status,
       fixture.featured ?? false,
       firstApprovedAt ? firstApprovedAt.toISOString() : null,

@@ -2,6 +2,7 @@ import { enqueueCategoryCounts } from '../stats/stats.service.ts';
 import { ApiError } from '../../http/problem.ts';
 import { recordAudit, type Actor } from '../audit/audit.service.ts';
 import { decisionReason, FEATURABLE_STATUSES, nextStatus } from './app-state.ts';
+import { assertCompleteListing } from './completeness.ts';
 import type { OwnerAppView } from './apps.model.ts';
 import { notifyAppDecision } from '../notifications/notifications.service.ts';
 import { recordTransition } from './app-history.ts';
@@ -37,6 +38,8 @@ export async function decideApp(
         `The app changed since version ${options.version} (now ${locked.version}); review the current version`,
       );
     }
+    // Submission and every edit in review keep a listing complete; approval checks once more.
+    if (action === 'approve') assertCompleteListing(locked);
     const from = locked.status;
     const now = new Date();
     locked.status = to;

@@ -5,6 +5,7 @@ import { pageOf, pageWindow, type Page, type PageInput } from '../../http/pagina
 import { Developer } from '../developers/developer.entity.ts';
 import { assertClientBelongsTo } from '../oauth-clients/oauth-clients.service.ts';
 import { assertEditable } from './app-state.ts';
+import { assertCompleteListing } from './completeness.ts';
 import { App } from './app.entity.ts';
 import { applyAppChanges, assertListingUrls, normaliseScreenshots } from './app-changes.ts';
 import { lockOwnApp } from './app-locks.ts';
@@ -12,8 +13,7 @@ import type { CreateAppInput, OwnerAppView, UpdateAppInput } from './apps.model.
 import { enqueueAssetChecks } from './asset-checks.service.ts';
 import { renderLongDescription } from './markdown.ts';
 import { toOwnerView, toOwnerViews } from './owner-views.ts';
-import { attachSlug, reserveSlug } from './slug.ts';
-import type { UrlPolicy } from './url-policy.ts';
+import { attachSlug, releaseDraftSlugs, reserveSlug } from './slug.ts';
 
 /** What services that enqueue follow-up jobs need: the EntityManager to fork and the transactional queue. */
 export interface AppServiceDeps {
@@ -26,9 +26,8 @@ export async function createApp(
   { em, jobs }: AppServiceDeps,
   developerId: string,
   input: CreateAppInput,
-  urls: UrlPolicy,
 ): Promise<OwnerAppView> {
-  assertListingUrls(urls, input);
+  assertListingUrls(input.environment, input);
   const app = await em.transactional(async (tx) => {
     if (input.oauthClientId !== undefined) await assertClientBelongsTo(tx, input.oauthClientId, developerId);
     const slug = await reserveSlug(tx, input.name, null);
@@ -87,26 +86,28 @@ export async function updateApp(
   developerId: string,
   appId: string,
   input: UpdateAppInput,
-  urls: UrlPolicy,
 ): Promise<OwnerAppView> {
-  assertListingUrls(urls, input);
   const app = await em.transactional(async (tx) => {
     const locked = await lockOwnApp(tx, developerId, appId);
     assertEditable(locked.status, 'edit');
+    assertListingUrls(locked.environment, input);
     if (input.oauthClientId) await assertClientBelongsTo(tx, input.oauthClientId, developerId);
     const { assetsChanged } = await applyAppChanges(tx, locked, input);
+    // A listing in review stays complete: the reviewer must never be handed one without its assets.
+    if (locked.status === 'PENDING') assertCompleteListing(locked);
     if (assetsChanged) await enqueueAssetChecks(jobs, tx, locked.id);
     return locked;
   });
   return toOwnerView(em, app);
 }
 
-/** Deletes a DRAFT, PENDING or REJECTED app and returns what it was; its slug stays reserved. */
+/** Deletes a DRAFT, PENDING or REJECTED app and returns what it was; its slug, never public, is released. */
 export async function deleteApp(em: EntityManager, developerId: string, appId: string): Promise<OwnerAppView> {
   return em.transactional(async (tx) => {
     const app = await lockOwnApp(tx, developerId, appId);
     assertEditable(app.status, 'delete');
     const view = await toOwnerView(tx, app);
+    await releaseDraftSlugs(tx, app.id, null);
     tx.remove(app);
     return view;
   });

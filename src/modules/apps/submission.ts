@@ -1,39 +1,25 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiError, notFound, type FieldError } from '../../http/problem.ts';
+import { notFound, type FieldError } from '../../http/problem.ts';
+import type { DeveloperStatus } from '../developers/developer.entity.ts';
+import { assertVerified } from '../developers/verification.ts';
 import { APP_TRANSITIONS, nextStatus, type AppAction } from './app-state.ts';
 import { App, type AppStatus } from './app.entity.ts';
 import { recordTransition } from './app-history.ts';
 import { lockOwnApp } from './app-locks.ts';
-import { MAX_SCREENSHOTS, MIN_SCREENSHOTS_TO_SUBMIT, type OwnerAppView } from './apps.model.ts';
+import type { OwnerAppView } from './apps.model.ts';
+import { assertCompleteListing, missingForReview } from './completeness.ts';
 import { toOwnerView } from './owner-views.ts';
 
 /**
- * The submit gate: a verified developer and a complete listing (logo, 2–6 screenshots).
+ * The submit gate: a verified developer and a complete listing (`completeness.ts`).
  * Drafts may be incomplete; `preflight` reports the same checklist without submitting.
  */
 const developerActor = (developerId: string) => `developer:${developerId}`;
 
-async function developerStatus(em: EntityManager, developerId: string): Promise<string | undefined> {
-  const rows = await em.execute<{ status: string }[]>('select status from developers where id = ?', [developerId]);
+async function developerStatus(em: EntityManager, developerId: string): Promise<DeveloperStatus | undefined> {
+  const rows = await em.execute<{ status: DeveloperStatus }[]>('select status from developers where id = ?', [developerId]);
   return rows[0]?.status;
 }
-
-/** What a listing lacks before it can be submitted (drafts may be incomplete). */
-function missingForSubmission(app: App): FieldError[] {
-  const errors: FieldError[] = [];
-  if (!app.logoUrl) errors.push({ path: 'logoUrl', message: 'a logo is required to submit' });
-  const count = app.screenshots.length;
-  if (count < MIN_SCREENSHOTS_TO_SUBMIT || count > MAX_SCREENSHOTS) {
-    errors.push({
-      path: 'screenshots',
-      message: `${MIN_SCREENSHOTS_TO_SUBMIT} to ${MAX_SCREENSHOTS} screenshots are required to submit (the app has ${count})`,
-    });
-  }
-  return errors;
-}
-
-const notVerified = () =>
-  new ApiError(403, 'DEVELOPER_NOT_VERIFIED', 'Apps can be submitted once an administrator has verified your developer account');
 
 /** DRAFT or REJECTED → PENDING: queued for review. Needs a verified developer and a complete listing. */
 export async function submitApp(em: EntityManager, developerId: string, appId: string): Promise<OwnerAppView> {
@@ -41,11 +27,8 @@ export async function submitApp(em: EntityManager, developerId: string, appId: s
   const app = await em.transactional(async (tx) => {
     const locked = await lockOwnApp(tx, developerId, appId);
     const to = nextStatus(action, locked.status);
-    if ((await developerStatus(tx, developerId)) !== 'VERIFIED') throw notVerified();
-    const missing = missingForSubmission(locked);
-    if (missing.length > 0) {
-      throw new ApiError(400, 'SUBMISSION_INCOMPLETE', 'The listing is incomplete; see errors for what is missing', missing);
-    }
+    assertVerified(await developerStatus(tx, developerId), { what: 'Apps', done: 'submitted' });
+    assertCompleteListing(locked);
     const from = locked.status;
     locked.status = to;
     locked.submittedAt = new Date();
@@ -69,9 +52,9 @@ export async function preflight(em: EntityManager, developerId: string, appId: s
   if (!(APP_TRANSITIONS.submit.from as readonly AppStatus[]).includes(app.status)) {
     errors.push({ path: 'status', message: `an app that is ${app.status} cannot be submitted` });
   }
-  if ((await developerStatus(em, developerId)) !== 'VERIFIED') {
-    errors.push({ path: 'developer', message: 'your developer account must be verified by an administrator' });
-  }
-  errors.push(...missingForSubmission(app));
+  const status = await developerStatus(em, developerId);
+  if (status === 'SUSPENDED') errors.push({ path: 'developer', message: 'your developer account is suspended' });
+  else if (status !== 'VERIFIED') errors.push({ path: 'developer', message: 'your developer account must be verified by an administrator' });
+  errors.push(...missingForReview(app));
   return { ready: errors.length === 0, errors };
 }

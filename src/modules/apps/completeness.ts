@@ -1,0 +1,40 @@
+import { ApiError, type FieldError } from '../../http/problem.ts';
+import { MAX_SCREENSHOTS, MIN_SCREENSHOTS_TO_SUBMIT, type UpdateAppInput } from './apps.model.ts';
+
+/**
+ * What a listing needs before anyone reviews it: a logo and 2–6 screenshots. A draft may lack
+ * them; a listing in review, one being approved and a live one (after a revision) may not, so
+ * the rule holds at submit, on every edit of a PENDING app, on approval and on a revision.
+ */
+export interface ListingAssets {
+  logoUrl?: string | null;
+  screenshots: readonly unknown[];
+}
+
+export function missingForReview(listing: ListingAssets): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!listing.logoUrl) errors.push({ path: 'logoUrl', message: 'a logo is required for review' });
+  const count = listing.screenshots.length;
+  if (count < MIN_SCREENSHOTS_TO_SUBMIT || count > MAX_SCREENSHOTS) {
+    errors.push({
+      path: 'screenshots',
+      message: `${MIN_SCREENSHOTS_TO_SUBMIT} to ${MAX_SCREENSHOTS} screenshots are required for review (the listing would have ${count})`,
+    });
+  }
+  return errors;
+}
+
+export function assertCompleteListing(listing: ListingAssets): void {
+  const missing = missingForReview(listing);
+  if (missing.length > 0) {
+    throw new ApiError(400, 'SUBMISSION_INCOMPLETE', 'The listing would be incomplete; see errors for what is missing', missing);
+  }
+}
+
+/** The listing a PUT-shaped change set would leave (omitted: unchanged; `null`: cleared). */
+export function listingAfter(current: ListingAssets, changes: Pick<UpdateAppInput, 'logoUrl' | 'screenshots'>): ListingAssets {
+  return {
+    logoUrl: changes.logoUrl === undefined ? current.logoUrl : changes.logoUrl,
+    screenshots: changes.screenshots ?? current.screenshots,
+  };
+}
