@@ -76,6 +76,31 @@ describe('CLI', () => {
     expect((await appRow(t, app.id)).description).toBe('Revised by the developer.');
   }, 30_000);
 
+  test('apps:show prints the listing and its pending revision; revisions:approve --version refuses a stale version', async () => {
+    const app = await approvedApp(t, key);
+    await t.call('POST', `/api/dev/apps/${app.id}/revisions`, { token: key, body: { description: 'Proposal one.' } });
+    const shown = await cli('apps:show', app.slug);
+    expect(shown.exitCode).toBe(0);
+    const listing = JSON.parse(shown.stdout);
+    expect(listing).toMatchObject({ id: app.id, slug: app.slug, status: 'APPROVED', version: app.version });
+    expect(listing.pendingRevision).toMatchObject({ version: 1, changes: { description: 'Proposal one.' } });
+
+    // The developer adds to the revision after the reviewer looked at version 1.
+    await t.call('POST', `/api/dev/apps/${app.id}/revisions`, { token: key, body: { name: 'Renamed In Proposal Two' } });
+    const stale = await cli('revisions:approve', app.slug, '--version', '1');
+    expect(stale.exitCode).toBe(1);
+    expect(stale.stderr).toContain('STALE_VERSION');
+    expect((await appRow(t, app.id)).description).not.toBe('Proposal one.');
+    const staleReject = await cli('revisions:reject', app.slug, '--version', '1', '--reason', 'No.');
+    expect(staleReject.exitCode).toBe(1);
+    expect(staleReject.stderr).toContain('STALE_VERSION');
+
+    const current = await cli('revisions:approve', app.slug, '--version', '2');
+    expect(current.exitCode).toBe(0);
+    expect(await appRow(t, app.id)).toMatchObject({ description: 'Proposal one.', name: 'Renamed In Proposal Two' });
+    expect((await cli('apps:show', 'no-such-app')).exitCode).toBe(1);
+  }, 30_000);
+
   test('oauth-clients:register registers a client the developer can then use', async () => {
     const result = await cli('oauth-clients:register', '--developer', dev.email, '--client-id', 'cli-registered', '--name', 'CLI Client');
     expect(result.exitCode).toBe(0);
@@ -92,7 +117,7 @@ describe('CLI', () => {
   test('mail:outbox lists kept mail and prints one in full', async () => {
     const messageId = `developer-verified:${dev.id}`;
     await eventually(async () => (await t.sql('select 1 from emails where message_id = ?', [messageId]))[0]);
-    const listed = await cli('mail:outbox', '--limit', '5');
+    const listed = await cli('mail:outbox', '--limit', '50');
     expect(listed.exitCode).toBe(0);
     expect(listed.stdout).toContain(`outbox  ${dev.email}  Your developer account is verified  [${messageId}]`);
     const shown = await cli('mail:outbox', '--show', messageId);

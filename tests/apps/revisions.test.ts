@@ -55,15 +55,38 @@ describe('opening a revision', () => {
     expect(read.body.name).toBe(app.name);
   });
 
-  test('a second proposal replaces the pending one (same revision, new changes, version bumped)', async () => {
+  test('a second proposal merges into the pending one (its fields win) and bumps the version the owner sees', async () => {
     const app = await approvedApp(t, key);
-    const first = await propose(app.id, { description: 'First try.' });
+    const first = await propose(app.id, { description: 'First try.', websiteUrl: 'https://first.example.com' });
+    expect(first.body.pendingRevision.version).toBe(1);
     const second = await propose(app.id, { description: 'Second try.', category: 'BUSINESS' });
     expect(second.status).toBe(201);
     expect(second.body.pendingRevision.id).toBe(first.body.pendingRevision.id);
-    expect(second.body.pendingRevision.changes).toEqual({ description: 'Second try.', category: 'BUSINESS' });
+    expect(second.body.pendingRevision.version).toBe(2);
+    expect(second.body.pendingRevision.changes).toEqual({
+      description: 'Second try.',
+      websiteUrl: 'https://first.example.com',
+      category: 'BUSINESS',
+    });
     const rows = await t.sql('select status, version from app_revisions where app_id = ?', [app.id]);
     expect(rows).toEqual([{ status: 'PENDING', version: 2 }]);
+  });
+
+  test('a revision may not leave the live listing without its logo or screenshots (400 SUBMISSION_INCOMPLETE)', async () => {
+    const app = await approvedApp(t, key);
+    for (const body of [{ logoUrl: null }, { screenshots: [] }, { logoUrl: null, screenshots: [] }]) {
+      const response = await propose(app.id, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.body.code).toBe('SUBMISSION_INCOMPLETE');
+    }
+    // Nor by merging: a harmless first proposal, then one that strips the screenshots.
+    await propose(app.id, { description: 'Harmless.' });
+    const stripping = await propose(app.id, { screenshots: [{ url: 'https://cdn.example.com/only-one.png' }] });
+    expect(stripping.status).toBe(400);
+    expect(stripping.body.errors).toEqual([{ path: 'screenshots', message: expect.stringContaining('2 to 6 screenshots') }]);
+    expect(await t.sql('select changes, version from app_revisions where app_id = ?', [app.id])).toEqual([
+      { changes: { description: 'Harmless.' }, version: 1 },
+    ]);
   });
 
   test.each([

@@ -1,6 +1,8 @@
 import { decideApp, setFeatured, type AdminAppAction } from '../../modules/apps/app-admin.service.ts';
 import { decideRevision, type RevisionDecision } from '../../modules/apps/revisions.service.ts';
 import type { OwnerAppView } from '../../modules/apps/apps.model.ts';
+import { findAppByRef } from '../../modules/apps/app-locks.ts';
+import { toOwnerView } from '../../modules/apps/owner-views.ts';
 import { registerOAuthClient } from '../../modules/oauth-clients/oauth-clients.service.ts';
 import { CLI_ACTOR } from '../../modules/audit/audit.service.ts';
 import { CliUsageError, requirePositional, requireString, runtimeOf, type CliCommand, type CliInput } from '../command.ts';
@@ -59,19 +61,33 @@ export const appsFeature: CliCommand = {
 
 const revisionCommand = (decision: RevisionDecision, description: string): CliCommand => ({
   name: `revisions:${decision}`,
-  usage: `revisions:${decision} <slug|id>${decision === 'reject' ? ' --reason "…"' : ''}`,
+  usage: `revisions:${decision} <slug|id>${decision === 'reject' ? ' --reason "…"' : ''} [--version N]`,
   description,
-  options: decision === 'reject' ? { reason: { type: 'string' } } : {},
+  options: { ...(decision === 'reject' ? { reason: { type: 'string' } } : {}), version: { type: 'string' } },
   needsDatabase: true,
   enqueuesJobs: true,
   async run(input) {
     const app = await decideRevision(deps(input), requirePositional(input.positionals, 'app (slug or id)'), decision, {
       actor: CLI_ACTOR,
+      version: versionOption(input),
       reason: decision === 'reject' ? requireString(input.values, 'reason') : undefined,
     });
     input.print(`revision ${decision === 'approve' ? 'approved' : 'rejected'}: ${describe(app)}`);
   },
 });
+
+/** What a reviewer decides on, before deciding: the listing as its owner sees it, with its pending revision. */
+export const appsShow: CliCommand = {
+  name: 'apps:show',
+  usage: 'apps:show <slug|id>',
+  description: 'Print an app (JSON, as its owner sees it) with its pending revision and their versions',
+  needsDatabase: true,
+  async run(input) {
+    const em = runtimeOf(input).ctx.orm.em.fork();
+    const app = await findAppByRef(em, requirePositional(input.positionals, 'app (slug or id)'));
+    input.print(JSON.stringify(await toOwnerView(em, app), null, 2));
+  },
+};
 
 export const oauthClientsRegister: CliCommand = {
   name: 'oauth-clients:register',
@@ -94,6 +110,7 @@ export const oauthClientsRegister: CliCommand = {
 };
 
 export const appCommands: CliCommand[] = [
+  appsShow,
   appCommand('approve', 'Approve a PENDING app (it appears on the marketplace at once)'),
   appCommand('reject', 'Reject a PENDING app with the reasons the developer will see'),
   appCommand('suspend', 'Suspend an APPROVED app (it leaves the marketplace)'),

@@ -4,7 +4,11 @@ import { notFound } from '../../http/problem.ts';
 import { Uuid } from '../../http/schemas.ts';
 import { App } from './app.entity.ts';
 
-/** Every change to an app happens under its row lock, taken through one of these. */
+/**
+ * Finding an app the way each caller names it. Every change to an app happens under its row
+ * lock, taken through one of these.
+ */
+
 /** The owner's app, locked for the rest of the transaction; another developer's app is 404. */
 export async function lockOwnApp(tx: EntityManager, developerId: string, appId: string): Promise<App> {
   const app = await tx.findOne(App, { id: appId, developer: developerId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
@@ -14,12 +18,14 @@ export async function lockOwnApp(tx: EntityManager, developerId: string, appId: 
 
 /**
  * An app as admins name it (the CLI, the console): by id or by its current slug, locked for
- * the rest of the transaction. A slug may itself look like a UUID, so both are tried then.
+ * the rest of the transaction when `lock` is set. A slug may itself look like a UUID, so both
+ * are tried then.
  */
-export async function lockAppByRef(tx: EntityManager, ref: string): Promise<App> {
+export async function findAppByRef(em: EntityManager, ref: string, options: { lock?: boolean } = {}): Promise<App> {
   const where = Value.Check(Uuid, ref) ? { $or: [{ id: ref.toLowerCase() }, { slug: ref }] } : { slug: ref };
-  const app = await tx.findOne(App, where, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  const app = await em.findOne(App, where, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   if (!app) throw notFound('App');
   return app;
 }
 
+export const lockAppByRef = (tx: EntityManager, ref: string) => findAppByRef(tx, ref, { lock: true });

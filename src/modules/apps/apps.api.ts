@@ -2,7 +2,6 @@ import { Elysia, t } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
 import { IdParams, PageQuery, Paginated, problems } from '../../http/schemas.ts';
-import { createUrlPolicy } from './url-policy.ts';
 import { CreateAppBody, OwnerAppView, UpdateAppBody } from './apps.model.ts';
 import { createApp, deleteApp, getOwnApp, listOwnApps, updateApp } from './apps.service.ts';
 import { preflight, submitApp } from './submission.ts';
@@ -14,13 +13,12 @@ const PreflightResult = t.Object({
 });
 
 export function appsApi(ctx: AppContext, auth: AuthPlugin) {
-  const urls = createUrlPolicy(ctx.config);
   const deps = () => ({ em: ctx.orm.em.fork(), jobs: ctx.jobs });
   return new Elysia({ prefix: '/api/dev/apps', tags: ['Developer apps'] })
     .use(auth)
     .post(
       '',
-      async ({ principal, body, status }) => status(201, await createApp(deps(), principal.developerId, body, urls)),
+      async ({ principal, body, status }) => status(201, await createApp(deps(), principal.developerId, body)),
       {
         apiKey: 'APP_CREATE',
         body: CreateAppBody,
@@ -47,7 +45,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
       response: { 200: OwnerAppView, ...problems(400, 401, 403, 404) },
       detail: { summary: 'Read one of your apps', description: 'Needs APP_READ. Includes asset check results and any pending revision.' },
     })
-    .put('/:id', async ({ principal, params, body }) => updateApp(deps(), principal.developerId, params.id, body, urls), {
+    .put('/:id', async ({ principal, params, body }) => updateApp(deps(), principal.developerId, params.id, body), {
       apiKey: 'APP_UPDATE',
       params: IdParams,
       body: UpdateAppBody,
@@ -55,7 +53,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
       detail: {
         summary: 'Update one of your apps',
         description:
-          'Needs APP_UPDATE. Omitted fields are unchanged; `null` clears an optional field; `environment` cannot change. Allowed while DRAFT, PENDING (stays PENDING, keeps its place in the queue) or REJECTED; an APPROVED or SUSPENDED app is 409 APP_NOT_EDITABLE (open a revision). Every edit increments `version`.',
+          'Needs APP_UPDATE. Omitted fields are unchanged; `null` clears an optional field; `environment` cannot change. Allowed while DRAFT, PENDING (stays PENDING, keeps its place in the queue, and must stay complete: 400 SUBMISSION_INCOMPLETE otherwise) or REJECTED; an APPROVED or SUSPENDED app is 409 APP_NOT_EDITABLE (open a revision). Every edit increments `version`.',
       },
     })
     .delete('/:id', async ({ principal, params }) => deleteApp(ctx.orm.em.fork(), principal.developerId, params.id), {
@@ -86,7 +84,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
     .post(
       '/:id/revisions',
       async ({ principal, params, body, status }) =>
-        status(201, await openRevision(ctx.orm.em.fork(), principal.developerId, params.id, body, urls)),
+        status(201, await openRevision(ctx.orm.em.fork(), principal.developerId, params.id, body)),
       {
         apiKey: 'APP_UPDATE',
         params: IdParams,
@@ -95,7 +93,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
         detail: {
           summary: 'Propose a change to an approved app',
           description:
-            'Needs APP_UPDATE. Body as PUT. Only for APPROVED or SUSPENDED apps (else 409 INVALID_STATE_TRANSITION). The live listing is unchanged until an admin approves; a pending revision is replaced by a new one. Returns the app with `pendingRevision`.',
+            'Needs APP_UPDATE. Body as PUT. Only for APPROVED or SUSPENDED apps (else 409 INVALID_STATE_TRANSITION). The live listing is unchanged until an admin approves. A proposal made while one is pending merges into it (its fields win) and bumps `pendingRevision.version`. The listing the revision would produce must stay complete (logo, 2–6 screenshots; else 400 SUBMISSION_INCOMPLETE). Returns the app with `pendingRevision`.',
         },
       },
     );

@@ -104,6 +104,7 @@ const appFields = {
 export const PendingRevisionView = t.Object({
   id: t.String({ format: 'uuid' }),
   changes: t.Record(t.String(), t.Unknown(), { description: 'The fields the revision changes, as PUT takes them' }),
+  version: t.Integer({ description: 'Bumped each time another proposal is merged in; a reviewer decides a given version' }),
   status: t.Literal('PENDING'),
   createdAt: Timestamp,
   updatedAt: Timestamp,

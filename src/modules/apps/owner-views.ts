@@ -21,6 +21,7 @@ interface PendingRevisionRow {
   id: string;
   app_id: string;
   changes: Record<string, unknown>;
+  version: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -45,7 +46,7 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
       ids,
     ),
     em.execute<PendingRevisionRow[]>(
-      `select id, app_id, changes, created_at, updated_at from app_revisions where status = 'PENDING' and app_id in (${inList(ids)})`,
+      `select id, app_id, changes, version, created_at, updated_at from app_revisions where status = 'PENDING' and app_id in (${inList(ids)})`,
       ids,
     ),
   ]);
@@ -71,6 +72,7 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
       ? {
           id: revision.id,
           changes: revision.changes,
+          version: revision.version,
           status: 'PENDING' as const,
           createdAt: new Date(revision.created_at).toISOString(),
           updatedAt: new Date(revision.updated_at).toISOString(),

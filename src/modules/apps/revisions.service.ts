@@ -2,12 +2,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { enqueueAssetChecks } from './asset-checks.service.ts';
 import { enqueueCategoryCounts } from '../stats/stats.service.ts';
 import { ApiError, notFound, validationFailed } from '../../http/problem.ts';
-import type { UrlPolicy } from './url-policy.ts';
 import { recordAudit, type Actor } from '../audit/audit.service.ts';
 import { notifyRevisionDecision } from '../notifications/notifications.service.ts';
 import { assertClientBelongsTo } from '../oauth-clients/oauth-clients.service.ts';
 import { AppRevision } from './app-revision.entity.ts';
 import { decisionReason, REVISABLE_STATUSES } from './app-state.ts';
+import { assertCompleteListing, listingAfter } from './completeness.ts';
 import type { OwnerAppView, UpdateAppInput } from './apps.model.ts';
 import { applyAppChanges, assertListingUrls } from './app-changes.ts';
 import { recordTransition } from './app-history.ts';
@@ -18,19 +18,17 @@ import { toOwnerView } from './owner-views.ts';
 /**
  * Changes to an approved (or suspended) listing go through a revision: the developer proposes
  * a PUT-shaped change set, the live listing stays as it is, and an admin approves (applied
- * atomically) or rejects it. At most one revision is pending per app; a new proposal replaces it.
+ * atomically) or rejects it. At most one revision is pending per app; a new proposal merges into it.
  */
 export async function openRevision(
   em: EntityManager,
   developerId: string,
   appId: string,
   changes: UpdateAppInput,
-  urls: UrlPolicy,
 ): Promise<OwnerAppView> {
   if (Object.keys(changes).length === 0) {
     throw validationFailed('The request body is invalid', [{ path: 'body', message: 'a revision must change at least one field' }]);
   }
-  assertListingUrls(urls, changes);
   const app = await em.transactional(async (tx) => {
     // The app row lock serialises proposals, so replacing the pending revision never races.
     const locked = await lockOwnApp(tx, developerId, appId);
@@ -41,13 +39,18 @@ export async function openRevision(
         `Revisions are for approved listings; an app that is ${locked.status} is edited directly`,
       );
     }
+    assertListingUrls(locked.environment, changes);
     if (changes.oauthClientId) await assertClientBelongsTo(tx, changes.oauthClientId, developerId);
     const pending = await tx.findOne(AppRevision, { appId: locked.id, status: 'PENDING' });
+    // A second proposal adds to the first (its fields win) rather than silently replacing it, and
+    // bumps the version, so a reviewer's decision on what they saw can be told from one on more.
+    const merged: UpdateAppInput = { ...(pending?.changes as UpdateAppInput | undefined), ...changes };
+    assertCompleteListing(listingAfter(locked, merged));
     if (pending) {
-      pending.changes = { ...changes };
+      pending.changes = merged;
       pending.version += 1;
     } else {
-      tx.create(AppRevision, { appId: locked.id, changes: { ...changes }, status: 'PENDING', version: 1 });
+      tx.create(AppRevision, { appId: locked.id, changes: merged, status: 'PENDING', version: 1 });
     }
     return locked;
   });
@@ -86,6 +89,7 @@ export async function decideRevision(
     };
     if (decision === 'approve') {
       const { assetsChanged, categoryChanged } = await applyAppChanges(tx, locked, changes);
+      assertCompleteListing(locked);
       if (assetsChanged) await enqueueAssetChecks(jobs, tx, locked.id);
       if (categoryChanged && locked.status === 'APPROVED') await enqueueCategoryCounts(jobs, tx);
     } else {
