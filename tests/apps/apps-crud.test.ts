@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
-import { createUrlPolicy } from '../../src/modules/apps/url-policy.ts';
 import { assertListingUrls } from '../../src/modules/apps/app-changes.ts';
-import { appRow, assetCheckJobs, assetChecksSettled, completeApp, createApp, minimalApp, registerClient, refusal } from './fixtures.ts';
+import { decideApp } from '../../src/modules/apps/app-admin.service.ts';
+import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
+import { appRow, assetCheckJobs, assetChecksSettled, completeApp, createApp, deps, minimalApp, registerClient, refusal } from './fixtures.ts';
 
 let t: TestApp;
 let dev: TestDeveloper;
@@ -112,11 +113,10 @@ describe('create', () => {
 });
 
 describe('URL policy', () => {
-  test('in production every stored URL must be https, screenshots included, each named', () => {
-    const production = createUrlPolicy({ env: 'production' });
+  test("a production app's every stored URL must be https, screenshots included, each named", () => {
     let refused: unknown;
     try {
-      assertListingUrls(production, {
+      assertListingUrls('production', {
         logoUrl: 'http://cdn.example.com/logo.png',
         websiteUrl: 'https://ok.example.com',
         screenshots: [{ url: 'https://cdn.example.com/1.png' }, { url: 'http://cdn.example.com/2.png' }],
@@ -128,11 +128,34 @@ describe('URL policy', () => {
       status: 400,
       code: 'VALIDATION_FAILED',
       errors: [
-        { path: 'logoUrl', message: 'must use https' },
-        { path: 'screenshots[1].url', message: 'must use https' },
+        { path: 'logoUrl', message: 'must be an https:// URL' },
+        { path: 'screenshots[1].url', message: 'must be an https:// URL' },
       ],
     });
-    expect(() => assertListingUrls(createUrlPolicy({ env: 'test' }), { logoUrl: 'http://cdn.example.com/logo.png' })).not.toThrow();
+    expect(() => assertListingUrls('staging', { logoUrl: 'http://cdn.example.com/logo.png' })).not.toThrow();
+    expect(() => assertListingUrls('localhost', { logoUrl: 'http://localhost:8080/logo.png' })).not.toThrow();
+  });
+
+  test('whatever APP_ENV is, http is refused for a production app on create, PUT and revision, and allowed for staging', async () => {
+    const created = await t.call('POST', '/api/dev/apps', {
+      token: key,
+      body: { name: 'Plain Http', description: 'd', category: 'OTHER', environment: 'production', websiteUrl: 'http://example.com' },
+    });
+    expect(created.status).toBe(400);
+    expect(created.body.errors).toEqual([{ path: 'websiteUrl', message: 'must be an https:// URL' }]);
+    const staging = await t.call('POST', '/api/dev/apps', {
+      token: key,
+      body: { name: 'Staging Http', description: 'd', category: 'OTHER', environment: 'staging', websiteUrl: 'http://example.com' },
+    });
+    expect(staging.status).toBe(201);
+    const production = await t.call('POST', '/api/dev/apps', {
+      token: key,
+      body: { name: 'Tls Only', description: 'd', category: 'OTHER', environment: 'production' },
+    });
+    const put = await t.call('PUT', `/api/dev/apps/${production.body.id}`, { token: key, body: { supportUrl: 'http://example.com/help' } });
+    expect(put.status).toBe(400);
+    expect(put.body.errors).toEqual([{ path: 'supportUrl', message: 'must be an https:// URL' }]);
+    expect((await t.call('GET', `/api/dev/apps/${production.body.id}`, { token: key })).body.version).toBe(1);
   });
 });
 
@@ -369,29 +392,40 @@ describe('slugs', () => {
     expect(categories.slug).toBe('categories-2');
   });
 
-  test("a deleted draft's slug is never reused", async () => {
+  test("a deleted draft's slug is released: it was never public, so nobody can hold it by creating and deleting", async () => {
     const first = await createApp(t, key, minimalApp({ name: 'Ephemeral Tool' }));
     expect(first.slug).toBe('ephemeral-tool');
     await t.call('DELETE', `/api/dev/apps/${first.id}`, { token: key });
-    const [reserved] = await t.sql('select app_id from app_slugs where slug = ?', ['ephemeral-tool']);
-    expect(reserved).toEqual({ app_id: null });
+    expect(await t.sql('select slug from app_slugs where slug = ?', ['ephemeral-tool'])).toEqual([]);
     const second = await createApp(t, key, minimalApp({ name: 'Ephemeral Tool' }));
-    expect(second.slug).toBe('ephemeral-tool-2');
+    expect(second.slug).toBe('ephemeral-tool');
   });
 
-  test('renaming a never-approved app moves it to a new slug; the old one stays reserved', async () => {
+  test('renaming a draft through popular names reserves none of them; only its current slug is held', async () => {
     const app = await createApp(t, key, minimalApp({ name: 'Old Name' }));
     expect(app.slug).toBe('old-name');
+    for (const name of ['Zoom', 'Slack', 'Notion']) {
+      await t.call('PUT', `/api/dev/apps/${app.id}`, { token: key, body: { name } });
+    }
     const renamed = await t.call('PUT', `/api/dev/apps/${app.id}`, { token: key, body: { name: 'New Name' } });
     expect(renamed.body.slug).toBe('new-name');
-    const other = await createApp(t, key, minimalApp({ name: 'Old Name' }));
-    expect(other.slug).toBe('old-name-2');
+    expect(await t.sql('select slug from app_slugs where app_id = ?', [app.id])).toEqual([{ slug: 'new-name' }]);
+    for (const name of ['Zoom', 'Slack', 'Notion', 'Old Name']) {
+      expect((await createApp(t, key, minimalApp({ name }))).slug).toBe(name.toLowerCase().replace(' ', '-'));
+    }
     // A rename that does not change the slug's words keeps the slug.
     const cosmetic = await t.call('PUT', `/api/dev/apps/${app.id}`, { token: key, body: { name: 'NEW name!' } });
     expect(cosmetic.body.slug).toBe('new-name');
-    // Renamed back, the app gets back the slug it held before rather than a new one.
-    const back = await t.call('PUT', `/api/dev/apps/${app.id}`, { token: key, body: { name: 'Old Name' } });
-    expect(back.body.slug).toBe('old-name');
+  });
+
+  test('a slug that was ever public stays reserved: an approved app keeps it, and no other app can take it', async () => {
+    const app = await createApp(t, key, completeApp({ name: 'Public Once' }));
+    await t.call('POST', `/api/dev/apps/${app.id}/submit`, { token: key });
+    await decideApp(deps(t), app.id, 'approve', { actor: CLI_ACTOR });
+    await decideApp(deps(t), app.id, 'suspend', { actor: CLI_ACTOR });
+    const other = await createApp(t, key, minimalApp({ name: 'Public Once' }));
+    expect(other.slug).toBe('public-once-2');
+    expect(await t.sql('select app_id from app_slugs where slug = ?', ['public-once'])).toEqual([{ app_id: app.id }]);
   });
 });
 

@@ -1,25 +1,32 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { assertUrls } from '../../http/url-policy.ts';
 import type { Static } from 'elysia';
-import type { App, Screenshot } from './app.entity.ts';
+import type { App, Environment, Screenshot } from './app.entity.ts';
 import type { ScreenshotInput, UpdateAppInput } from './apps.model.ts';
 import { renderLongDescription } from './markdown.ts';
-import { reserveSlug, slugify } from './slug.ts';
-import type { UrlPolicy } from './url-policy.ts';
+import { releaseDraftSlugs, reserveSlug, slugify } from './slug.ts';
 
 /** The editing rules every change to a listing shares: a developer's PUT, an approved revision, a support edit. */
 type ListingUrls = Pick<UpdateAppInput, 'logoUrl' | 'bannerUrl' | 'websiteUrl' | 'supportUrl' | 'privacyPolicyUrl' | 'termsOfServiceUrl' | 'screenshots'>;
 
-/** Every URL a create, PUT or revision stores, through the environment's URL policy. */
-export function assertListingUrls(urls: UrlPolicy, input: ListingUrls): void {
-  urls.assertAllowed({
-    logoUrl: input.logoUrl,
-    bannerUrl: input.bannerUrl,
-    websiteUrl: input.websiteUrl,
-    supportUrl: input.supportUrl,
-    privacyPolicyUrl: input.privacyPolicyUrl,
-    termsOfServiceUrl: input.termsOfServiceUrl,
-    ...Object.fromEntries((input.screenshots ?? []).map((shot, i) => [`screenshots[${i}].url`, shot.url])),
-  });
+/**
+ * Every URL a create, PUT or revision stores. An app whose `environment` is production is used
+ * by real customers: its URLs must be https whatever `APP_ENV` is; staging and localhost apps may
+ * use http.
+ */
+export function assertListingUrls(environment: Environment, input: ListingUrls): void {
+  assertUrls(
+    {
+      logoUrl: input.logoUrl,
+      bannerUrl: input.bannerUrl,
+      websiteUrl: input.websiteUrl,
+      supportUrl: input.supportUrl,
+      privacyPolicyUrl: input.privacyPolicyUrl,
+      termsOfServiceUrl: input.termsOfServiceUrl,
+      ...Object.fromEntries((input.screenshots ?? []).map((shot, i) => [`screenshots[${i}].url`, shot.url])),
+    },
+    { httpsOnly: environment === 'production' },
+  );
 }
 
 /** `order` defaults to the position in the array and `caption` to null; stored in display order. */
@@ -47,7 +54,10 @@ export async function applyAppChanges(
   const categoryBefore = app.category;
   const { name, longDescription, screenshots, ...plain } = changes;
   if (name !== undefined && name !== app.name) {
-    if (!app.firstApprovedAt && slugify(name) !== slugify(app.name)) app.slug = await reserveSlug(tx, name, app.id);
+    if (!app.firstApprovedAt && slugify(name) !== slugify(app.name)) {
+      app.slug = await reserveSlug(tx, name, app.id);
+      await releaseDraftSlugs(tx, app.id, app.slug);
+    }
     app.name = name;
   }
   if (longDescription !== undefined) {

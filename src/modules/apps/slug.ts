@@ -1,8 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
- * Public addresses of apps. Every slug ever handed out stays in `app_slugs` forever (a deleted
- * draft's slug included), so an old link can never start pointing at another app.
+ * Public addresses of apps. A slug that was ever public stays in `app_slugs` forever, so an old
+ * link can never start pointing at another app. A slug that never was (a draft's, until its
+ * approval) is released when the draft is renamed or deleted: nobody can hold `zoom` or `slack`
+ * by cycling a draft through popular names.
  */
 export const MAX_SLUG_LENGTH = 60;
 
@@ -63,4 +65,13 @@ export async function reserveSlug(em: EntityManager, name: string, appId: string
 /** Links a slug reserved before its app row existed to that app. */
 export async function attachSlug(em: EntityManager, slug: string, appId: string): Promise<void> {
   await em.execute('update app_slugs set app_id = ? where slug = ?', [appId, slug]);
+}
+
+/** Gives back every slug a never-approved app holds except `keep` (none when the app is deleted). */
+export async function releaseDraftSlugs(em: EntityManager, appId: string, keep: string | null): Promise<void> {
+  await em.execute(
+    `delete from app_slugs s using apps a
+     where s.app_id = a.id and a.id = ? and a.first_approved_at is null and s.slug is distinct from ?`,
+    [appId, keep],
+  );
 }

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
 import { problems } from '../../http/schemas.ts';
-import { createUrlPolicy } from '../apps/url-policy.ts';
+import { createUrlPolicy } from '../../http/url-policy.ts';
 import { DeveloperProfile, RegisterDeveloperBody, UpdateDeveloperBody } from './developers.model.ts';
 import { getDeveloper, registerDeveloper, toProfile, updateDeveloper } from './developers.service.ts';
 

@@ -4,7 +4,7 @@ import { recordAudit, type Actor } from '../audit/audit.service.ts';
 import type { PlatformIdentity } from '../identity/platform-identity.ts';
 import { Developer, type DeveloperStatus } from './developer.entity.ts';
 import type { DeveloperProfile, RegisterDeveloperInput, UpdateDeveloperInput } from './developers.model.ts';
-import type { UrlPolicy } from '../apps/url-policy.ts';
+import type { UrlPolicy } from '../../http/url-policy.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { enqueueCategoryCounts } from '../stats/stats.service.ts';
 import { notifyDeveloperVerified } from '../notifications/notifications.service.ts';
