@@ -37,6 +37,16 @@ const reviewRows = (appId: string) =>
 const newApp = () => insertApp(t, { developerId });
 
 describe('POST /api/apps/:slug/reviews', () => {
+  test("an app's own developer may install it but not review it: 403 OWN_APP, nothing stored", async () => {
+    const owner = await registerDeveloper(t);
+    const app = await insertApp(t, { developerId: owner.id });
+    expect((await t.call('POST', `/api/apps/${app.slug}/install`, { token: owner.oauthToken })).status).toBe(201);
+    const response = await review(app, owner.oauthToken, { rating: 5, title: 'Best app ever' });
+    expect(response.status).toBe(403);
+    expect(response.body.code).toBe('OWN_APP');
+    expect(await reviewRows(app.id)).toEqual([]);
+  });
+
   test('a user who installed with their token reviews: 201, then replacing it is 200 and leaves one row', async () => {
     const app = await newApp();
     const { token } = await user({ installed: app, name: 'Lena W.' });

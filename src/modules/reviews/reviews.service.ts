@@ -32,7 +32,8 @@ const toView = (row: ReviewRow): ReviewView => ({
 
 /**
  * Creates the user's review of a public app, or replaces it (one per user per app; a hidden
- * review stays hidden). Only a user who installed the app with their platform token may review it.
+ * review stays hidden). Only a user who installed the app with their platform token may review it,
+ * and never its own developer.
  */
 export async function submitReview(
   em: EntityManager,
@@ -43,6 +44,11 @@ export async function submitReview(
 ): Promise<{ review: ReviewView; created: boolean }> {
   return em.transactional(async (tx) => {
     const appId = await findPublicAppId(tx, slug);
+    const own = await tx.execute(
+      'select 1 from apps a join developers d on d.id = a.developer_id where a.id = ? and d.platform_user_id = ?',
+      [appId, identity.subject],
+    );
+    if (own.length > 0) throw new ApiError(403, 'OWN_APP', "An app's developer cannot review it");
     const installed = await tx.execute('select 1 from installs where app_id = ? and installer = ?', [appId, userInstallerKey(identity.subject)]);
     if (installed.length === 0) {
       throw new ApiError(403, 'INSTALL_REQUIRED', 'Only a user who installed this app while signed in can review it');
