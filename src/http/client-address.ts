@@ -65,3 +65,22 @@ export function createClientAddressResolver(trustedProxies: string[]): ClientAdd
     return client;
   };
 }
+
+/**
+ * What counts as one client for per-address budgets and limits: an IPv4 address, or an IPv6
+ * address's /64 (one subscriber's network: a single host may rotate through all of it).
+ */
+export function networkOf(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const [head = '', tail = ''] = address.toLowerCase().split('::', 2);
+  const headGroups = head ? head.split(':') : [];
+  const tailGroups = address.includes('::') ? (tail ? tail.split(':') : []) : [];
+  // An embedded IPv4 tail (`::ffff:1.2.3.4`) only ever sits in the last 32 bits, outside the /64.
+  const groups = address.includes('::')
+    ? [...headGroups, ...Array<string>(Math.max(0, 8 - headGroups.length - tailGroups.length)).fill('0'), ...tailGroups]
+    : headGroups;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
+}

@@ -20,7 +20,7 @@ export async function getAppAnalytics(em: EntityManager, developerId: string, ap
        select (now() at time zone 'utc')::date - n as day from generate_series(?::int - 1, 0, -1) n
      )
      select to_char(days.day, 'YYYY-MM-DD') as date, count(i.id)::int as count
-     from days left join installs i on i.app_id = ?
+     from days left join installs i on i.app_id = ? and i.counted
        and i.installed_at >= days.day::timestamp at time zone 'utc'
        and i.installed_at < (days.day + 1)::timestamp at time zone 'utc'
      group by days.day order by days.day`,

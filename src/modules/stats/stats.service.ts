@@ -15,7 +15,7 @@ export async function recomputeAppStats(em: EntityManager, appId: string): Promi
     await tx.execute(
       `insert into app_stats (app_id, install_count, review_count, rating_sum, average_rating, updated_at)
        select a.id,
-              (select count(*) from installs i where i.app_id = a.id),
+              (select count(*) from installs i where i.app_id = a.id and i.counted),
               r.review_count, r.rating_sum,
               case when r.review_count = 0 then 0 else round(r.rating_sum::numeric / r.review_count, 2) end,
               now()
