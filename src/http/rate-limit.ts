@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { AppContext } from '../app-context.ts';
-import { createClientAddressResolver } from './client-address.ts';
+import { createClientAddressResolver, networkOf } from './client-address.ts';
 import { ApiError } from './problem.ts';
 import { beforeValidation } from './guard.ts';
 
@@ -34,20 +34,65 @@ function decision(limit: number, hits: number, windowStart: number): RateDecisio
   };
 }
 
-export function memoryRateLimiter(limit: number): RateLimiter {
+/** Per-key counts in the current one-minute window; the whole map is dropped when the window turns. */
+function fixedWindowCounts() {
   let windowStart = 0;
-  let hits = new Map<string, number>();
+  let counts = new Map<string, number>();
+  const roll = () => {
+    const now = Date.now();
+    if (now - windowStart >= WINDOW_MS) {
+      windowStart = now - (now % WINDOW_MS);
+      counts = new Map();
+    }
+  };
+  return {
+    get(key: string): { count: number; windowStart: number } {
+      roll();
+      return { count: counts.get(key) ?? 0, windowStart };
+    },
+    add(key: string): { count: number; windowStart: number } {
+      roll();
+      const count = (counts.get(key) ?? 0) + 1;
+      counts.set(key, count);
+      return { count, windowStart };
+    },
+  };
+}
+
+export function memoryRateLimiter(limit: number): RateLimiter {
+  const windows = fixedWindowCounts();
   return {
     limit,
     async hit(key) {
-      const now = Date.now();
-      if (now - windowStart >= WINDOW_MS) {
-        windowStart = now - (now % WINDOW_MS);
-        hits = new Map();
-      }
-      const count = (hits.get(key) ?? 0) + 1;
-      hits.set(key, count);
+      const { count, windowStart } = windows.add(key);
       return decision(limit, count, windowStart);
+    },
+  };
+}
+
+const rateLimited = (result: RateDecision) =>
+  new ApiError(429, 'RATE_LIMITED', `Rate limit of ${result.limit} requests per minute exceeded`, undefined, {
+    'retry-after': String(result.reset),
+    'ratelimit-limit': String(result.limit),
+    'ratelimit-remaining': '0',
+    'ratelimit-reset': String(result.reset),
+  });
+
+/**
+ * Failed authentications per client, in memory: once a client has failed `limit` times in a
+ * minute, its next attempts are refused before any key is hashed or looked up, so guessing keys
+ * costs the service nothing. Only failures count; a client with a valid credential is never slowed.
+ */
+export function failedAttemptLimiter(limit: number) {
+  const windows = fixedWindowCounts();
+  return {
+    assertAllowed(key: string): void {
+      if (limit <= 0) return;
+      const { count, windowStart } = windows.get(key);
+      if (count >= limit) throw rateLimited(decision(limit, count + 1, windowStart));
+    },
+    recordFailure(key: string): void {
+      if (limit > 0) windows.add(key);
     },
   };
 }
@@ -82,14 +127,7 @@ export async function enforceRateLimit(limiter: RateLimiter, key: string, header
   headers['ratelimit-limit'] = String(result.limit);
   headers['ratelimit-remaining'] = String(result.remaining);
   headers['ratelimit-reset'] = String(result.reset);
-  if (!result.allowed) {
-    throw new ApiError(429, 'RATE_LIMITED', `Rate limit of ${result.limit} requests per minute exceeded`, undefined, {
-      'retry-after': String(result.reset),
-      'ratelimit-limit': String(result.limit),
-      'ratelimit-remaining': '0',
-      'ratelimit-reset': String(result.reset),
-    });
-  }
+  if (!result.allowed) throw rateLimited(result);
 }
 
 export type PublicTraffic = 'read' | 'write';
@@ -98,7 +136,8 @@ let instances = 0;
 
 /**
  * The public side's guard: `rateLimit: 'read'` (catalogue reads, per address, in memory) or
- * `rateLimit: 'write'` (installs and reviews, per address, in PostgreSQL). Either way the route
+ * `rateLimit: 'write'` (installs and reviews, per address, in PostgreSQL); an IPv6 address counts
+ * per /64. Either way the route
  * receives the resolved `clientAddress`.
  */
 export function createPublicRateLimits(ctx: AppContext) {
@@ -112,7 +151,7 @@ export function createPublicRateLimits(ctx: AppContext) {
     rateLimit: (traffic: PublicTraffic) =>
       beforeValidation(async ({ request, server, set }) => {
         const address = clientAddress(request, server);
-        await enforceRateLimit(limiters[traffic], address, set.headers);
+        await enforceRateLimit(limiters[traffic], networkOf(address), set.headers);
         return { clientAddress: address };
       }),
   });

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { ALL_SCOPES, createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { generateKey, isWellFormedKey } from '../../src/modules/api-keys/key-format.ts';
+import { transitionDeveloper } from '../../src/modules/developers/developers.service.ts';
+import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -82,6 +84,16 @@ describe('POST /api/dev/api-keys', () => {
     const response = await t.call('POST', '/api/dev/api-keys', { token: developer.oauthToken, body: { name: 'x', scopes: ['APP_READ'] } });
     expect(response.status).toBe(403);
     expect(response.body.code).toBe('DEVELOPER_NOT_VERIFIED');
+    expect(await keysOf(developer.id)).toHaveLength(0);
+  });
+
+  test('a suspended developer is told they are suspended (403 DEVELOPER_SUSPENDED), not that they are unverified', async () => {
+    const developer = await registerDeveloper(t);
+    await transitionDeveloper({ em: t.ctx.orm.em.fork(), jobs: t.ctx.jobs }, developer.id, 'suspend', CLI_ACTOR);
+    const response = await t.call('POST', '/api/dev/api-keys', { token: developer.oauthToken, body: { name: 'x', scopes: ['APP_READ'] } });
+    expect(response.status).toBe(403);
+    expect(response.body.code).toBe('DEVELOPER_SUSPENDED');
+    expect(response.body.detail).toContain('suspended');
     expect(await keysOf(developer.id)).toHaveLength(0);
   });
 

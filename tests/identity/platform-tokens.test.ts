@@ -68,6 +68,18 @@ describe('JWKS verification', () => {
     expect((await register(t, await makeToken(), 'jwks-4')).status).toBe(401);
   });
 
+  test('a token without `exp` is 401: a credential that never expires cannot be taken back', async () => {
+    const eternal = await new SignJWT({ sub: 'jwks-7', azp: 'platform-web' })
+      .setProtectedHeader({ alg: 'RS256', kid: 'platform-1' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setIssuedAt()
+      .sign(signingKey);
+    const response = await register(t, eternal, 'jwks-7');
+    expect(response.status).toBe(401);
+    expect(await t.sql(`select 1 from developers where platform_user_id = 'jwks-7'`)).toHaveLength(0);
+  });
+
   test('a symmetric (HS256) token is refused: no algorithm confusion', async () => {
     const forged = await new SignJWT({ sub: 'jwks-5', azp: 'platform-web' })
       .setProtectedHeader({ alg: 'HS256', kid: 'platform-1' })
@@ -91,6 +103,7 @@ describe('introspection verification (RFC 7662)', () => {
     'good-token': { active: true, sub: 'intro-1', client_id: 'platform-web', exp: Math.floor(Date.now() / 1000) + 300 },
     'third-party-token': { active: true, sub: 'intro-2', client_id: 'other-app' },
     'revoked-token': { active: false },
+    'eternal-token': { active: true, sub: 'intro-4', client_id: 'platform-web' },
   };
   beforeAll(async () => {
     server = Bun.serve({
@@ -123,5 +136,29 @@ describe('introspection verification (RFC 7662)', () => {
     expect((await register(t, 'third-party-token', 'intro-2')).status).toBe(401);
     expect((await register(t, 'revoked-token', 'intro-3')).status).toBe(401);
     expect((await register(t, 'made-up', 'intro-3')).status).toBe(401);
+  });
+
+  test('an active token the platform gives no `exp` is 401', async () => {
+    expect((await register(t, 'eternal-token', 'intro-4')).status).toBe(401);
+  });
+});
+
+describe('dev identity', () => {
+  test('a dev token without `exp` is 401 too', async () => {
+    const t = await createTestApp();
+    try {
+      const { readFileSync } = await import('node:fs');
+      const key = new Uint8Array(Buffer.from(readFileSync(`${t.ctx.config.dataDir}/dev-identity.key`, 'utf8').trim(), 'base64url'));
+      const eternal = await new SignJWT({ sub: 'dev-eternal', azp: 'marketplace-dev' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setIssuer('marketplace-dev-identity')
+        .setAudience('marketplace')
+        .sign(key);
+      expect((await register(t, eternal, 'dev-eternal')).status).toBe(401);
+      // The same token with an expiry is accepted: the refusal is about `exp` alone.
+      expect((await register(t, await t.token('dev-mortal'), 'dev-mortal')).status).toBe(201);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -3,6 +3,7 @@ import type { ApiKeySecret } from '../../config.ts';
 import type { DeveloperPrincipal } from '../identity/auth.ts';
 import { ApiError, notFound } from '../../http/problem.ts';
 import { Developer } from '../developers/developer.entity.ts';
+import { assertVerified } from '../developers/verification.ts';
 import { ApiKey, SCOPES, type Scope } from './api-key.entity.ts';
 import type { ApiKeyView, CreateApiKeyInput } from './api-keys.model.ts';
 import { generateKey, hashKey, maskKey } from './key-format.ts';
@@ -25,6 +26,18 @@ export function toApiKeyView(key: ApiKey): ApiKeyView {
   };
 }
 
+const lockDeveloper = (tx: EntityManager, developerId: string) =>
+  tx.findOneOrFail(Developer, { id: developerId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+
+/** The minting key, read again under the developer lock: revoked or expired since it authenticated is 401. */
+async function assertParentStillValid(tx: EntityManager, parentKeyId: string): Promise<void> {
+  const [parent] = await tx.execute<{ valid: boolean }[]>(
+    'select revoked_at is null and expires_at > now() as valid from api_keys where id = ?',
+    [parentKeyId],
+  );
+  if (!parent?.valid) throw new ApiError(401, 'UNAUTHENTICATED', 'The API key is invalid, expired or revoked');
+}
+
 /**
  * Mints a key. A key minted with another key carries only scopes its parent has and expires
  * no later than its parent; the full key leaves this function once and is stored only as a
@@ -44,11 +57,11 @@ export async function createApiKey(
     }
   }
   return em.transactional(async (tx) => {
-    // Locking the developer row serialises concurrent creations, so the active-key cap holds.
-    const developer = await tx.findOneOrFail(Developer, { id: principal.developerId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (developer.status !== 'VERIFIED') {
-      throw new ApiError(403, 'DEVELOPER_NOT_VERIFIED', 'API keys can be created once an administrator has verified your account');
-    }
+    // The developer row lock serialises creations (so the active-key cap holds) and revocations
+    // (so a key minted while its parent is being revoked is either refused or revoked with it).
+    const developer = await lockDeveloper(tx, principal.developerId);
+    assertVerified(developer.status, { what: 'API keys', done: 'created' });
+    if (principal.via === 'apiKey') await assertParentStillValid(tx, principal.key.id);
     const active = await tx.count(ApiKey, { developer, revokedAt: null, expiresAt: { $gt: new Date() } });
     if (active >= MAX_ACTIVE_KEYS) {
       throw new ApiError(409, 'LIMIT_EXCEEDED', `At most ${MAX_ACTIVE_KEYS} active API keys; revoke one first`);
@@ -82,6 +95,7 @@ export async function listApiKeys(em: EntityManager, developerId: string): Promi
  */
 export async function revokeApiKey(em: EntityManager, principal: DeveloperPrincipal, keyId: string): Promise<ApiKey> {
   return em.transactional(async (tx) => {
+    await lockDeveloper(tx, principal.developerId);
     const key = await tx.findOne(ApiKey, { id: keyId, developer: principal.developerId });
     if (!key) throw notFound('API key');
     if (principal.via === 'apiKey' && key.id !== principal.key.id) {

@@ -1,8 +1,9 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../http/problem.ts';
-import { enforceRateLimit, memoryRateLimiter } from '../../http/rate-limit.ts';
-import { beforeValidation } from '../../http/guard.ts';
+import { enforceRateLimit, failedAttemptLimiter, memoryRateLimiter } from '../../http/rate-limit.ts';
+import { beforeValidation, type GuardContext } from '../../http/guard.ts';
+import { createClientAddressResolver, networkOf } from '../../http/client-address.ts';
 import type { PlatformIdentity } from './platform-identity.ts';
 import { createApiKeyAuthenticator, type AuthenticatedKey } from '../api-keys/api-key-auth.ts';
 import { looksLikeApiKey } from '../api-keys/key-format.ts';
@@ -42,6 +43,23 @@ export function createAuth(ctx: AppContext) {
   const seed = ++instances;
   const authenticateKey = createApiKeyAuthenticator(ctx.orm, ctx.config.apiKeySecrets, ctx.logger);
   const developerLimiter = memoryRateLimiter(ctx.config.rateLimits.developerPerMinute);
+  const failedAttempts = failedAttemptLimiter(ctx.config.rateLimits.failedAuthPerMinute);
+  const clientAddress = createClientAddressResolver(ctx.config.trustedProxies);
+
+  /**
+   * Runs an authentication for a guard. A client that failed too often lately is refused (429)
+   * before any token is verified or key hashed; each 401 counts against it.
+   */
+  async function authenticated<T>(context: GuardContext, authenticate: () => Promise<T>): Promise<T> {
+    const client = networkOf(clientAddress(context.request, context.server));
+    failedAttempts.assertAllowed(client);
+    try {
+      return await authenticate();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) failedAttempts.recordFailure(client);
+      throw error;
+    }
+  }
   /** The developer API's limit is per key (per account for the OAuth token). */
   const limit = (principal: DeveloperPrincipal, headers: Record<string, string | number>) =>
     enforceRateLimit(developerLimiter, principal.via === 'apiKey' ? principal.key.id : `oauth:${principal.identity.subject}`, headers);
@@ -80,41 +98,44 @@ export function createAuth(ctx: AppContext) {
   return new Elysia({ name: 'auth', seed }).macro({
     platformToken: (enabled: true) => ({
       detail: bearerDoc,
-      ...beforeValidation(async ({ headers }) => {
+      ...beforeValidation((context) => {
         void enabled;
-        return { identity: await platformIdentityFrom(bearerToken(headers)) };
+        return authenticated(context, async () => ({ identity: await platformIdentityFrom(bearerToken(context.headers)) }));
       }),
     }),
     /** The platform OAuth token if one is sent (`identity` is null without the header); anything else sent is 401. */
     optionalPlatformToken: (enabled: true) => ({
       detail: { security: [{}, { bearer: [] }] },
-      ...beforeValidation(async ({ headers }) => {
+      ...beforeValidation(async (context) => {
         void enabled;
-        const identity: PlatformIdentity | null =
-          headers.authorization === undefined ? null : await platformIdentityFrom(bearerToken(headers));
-        return { identity };
+        if (context.headers.authorization === undefined) return { identity: null as PlatformIdentity | null };
+        return authenticated(context, async () => ({
+          identity: (await platformIdentityFrom(bearerToken(context.headers))) as PlatformIdentity | null,
+        }));
       }),
     }),
     developer: (enabled: true) => ({
       detail: bearerDoc,
-      ...beforeValidation(async ({ headers, set }) => {
+      ...beforeValidation(async (context) => {
         void enabled;
-        const principal = await developerFromToken(bearerToken(headers));
-        await limit(principal, set.headers);
+        const principal = await authenticated(context, () => developerFromToken(bearerToken(context.headers)));
+        await limit(principal, context.set.headers);
         return { principal };
       }),
     }),
     apiKey: (scope: Scope | true) => ({
       detail: bearerDoc,
-      ...beforeValidation(async ({ headers, set }) => {
-        const token = bearerToken(headers);
-        if (!looksLikeApiKey(token)) {
-          await platformIdentity(token);
-          throw new ApiError(403, 'API_KEY_REQUIRED', 'This endpoint needs an API key, not the OAuth token');
-        }
-        const key = await apiKey(token);
+      ...beforeValidation(async (context) => {
+        const key = await authenticated(context, async () => {
+          const token = bearerToken(context.headers);
+          if (!looksLikeApiKey(token)) {
+            await platformIdentity(token);
+            throw new ApiError(403, 'API_KEY_REQUIRED', 'This endpoint needs an API key, not the OAuth token');
+          }
+          return apiKey(token);
+        });
         const principal: DeveloperPrincipal = { via: 'apiKey', developerId: key.developerId, key };
-        await limit(principal, set.headers);
+        await limit(principal, context.set.headers);
         if (scope !== true && !key.scopes.includes(scope)) {
           throw new ApiError(403, 'INSUFFICIENT_SCOPE', `This API key lacks the ${scope} scope`);
         }

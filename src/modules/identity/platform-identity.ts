@@ -23,6 +23,9 @@ export interface TokenVerifier {
   verify(token: string): Promise<PlatformIdentity | null>;
 }
 
+/** A token that never expires is a credential nobody can take back: every verifier requires `exp`. */
+const REQUIRED_CLAIMS = ['exp'];
+
 function identityFromClaims(claims: JWTPayload & Record<string, unknown>, allowedClients: string[]): PlatformIdentity | null {
   const clientId = typeof claims.azp === 'string' ? claims.azp : typeof claims.client_id === 'string' ? claims.client_id : undefined;
   // A third-party app holding its users' tokens must not act as them here.
@@ -42,7 +45,12 @@ function jwksVerifier(config: Extract<OAuthConfig, { mode: 'jwks' }>, logger: Lo
     mode: 'jwks',
     async verify(token) {
       try {
-        const { payload } = await jwtVerify(token, jwks, { issuer: config.issuer, audience: config.audience, clockTolerance: 30 });
+        const { payload } = await jwtVerify(token, jwks, {
+          issuer: config.issuer,
+          audience: config.audience,
+          clockTolerance: 30,
+          requiredClaims: REQUIRED_CLAIMS,
+        });
         return identityFromClaims(payload, config.allowedClients);
       } catch (error) {
         logger.debug('platform token refused', { reason: (error as Error).message });
@@ -76,7 +84,7 @@ function introspectionVerifier(config: Extract<OAuthConfig, { mode: 'introspecti
         }
         const claims = (await response.json()) as JWTPayload & Record<string, unknown>;
         if (claims.active !== true) return null;
-        if (typeof claims.exp === 'number' && claims.exp * 1000 < Date.now()) return null;
+        if (typeof claims.exp !== 'number' || claims.exp * 1000 < Date.now()) return null;
         return identityFromClaims(claims, config.allowedClients);
       } catch (error) {
         logger.warn('token introspection failed', { reason: (error as Error).message });
@@ -104,7 +112,12 @@ function devVerifier(config: Extract<OAuthConfig, { mode: 'dev' }>, dataDir: str
     mode: 'dev',
     async verify(token) {
       try {
-        const { payload } = await jwtVerify(token, key, { issuer: DEV_ISSUER, audience: DEV_AUDIENCE, algorithms: ['HS256'] });
+        const { payload } = await jwtVerify(token, key, {
+          issuer: DEV_ISSUER,
+          audience: DEV_AUDIENCE,
+          algorithms: ['HS256'],
+          requiredClaims: REQUIRED_CLAIMS,
+        });
         return identityFromClaims(payload, config.allowedClients);
       } catch {
         return null;
