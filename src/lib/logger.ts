@@ -1,8 +1,13 @@
-/** Structured JSON logs on stderr (stdout is kept for command output such as `cli token`). */
+import pino from 'pino';
+import { redact, redactText } from './redact.ts';
+
+/**
+ * Structured JSON logs on stderr (stdout is kept for command output such as `cli token`),
+ * through pino, with every line passed through `redact` so no key, token, password, webhook
+ * secret or URL credential reaches a log.
+ */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 type Fields = Record<string, unknown>;
-
-const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
 export interface Logger {
   debug(msg: string, fields?: Fields): void;
@@ -12,21 +17,29 @@ export interface Logger {
   child(fields: Fields): Logger;
 }
 
-export function createLogger(level: LogLevel, base: Fields = {}, write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
-  const emit = (at: Exclude<LogLevel, 'silent'>, msg: string, fields?: Fields) => {
-    if (rank[at] < rank[level]) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: at, msg, ...base, ...fields }, errorReplacer)}\n`);
-  };
+function wrap(instance: pino.Logger): Logger {
   return {
-    debug: (msg, fields) => emit('debug', msg, fields),
-    info: (msg, fields) => emit('info', msg, fields),
-    warn: (msg, fields) => emit('warn', msg, fields),
-    error: (msg, fields) => emit('error', msg, fields),
-    child: (fields) => createLogger(level, { ...base, ...fields }, write),
+    debug: (msg, fields) => instance.debug(fields ?? {}, redactText(msg)),
+    info: (msg, fields) => instance.info(fields ?? {}, redactText(msg)),
+    warn: (msg, fields) => instance.warn(fields ?? {}, redactText(msg)),
+    error: (msg, fields) => instance.error(fields ?? {}, redactText(msg)),
+    child: (fields) => wrap(instance.child(redact(fields) as Fields)),
   };
 }
 
-function errorReplacer(_key: string, value: unknown) {
-  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
-  return value;
+export function createLogger(level: LogLevel, base: Fields = {}, write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
+  const instance = pino(
+    {
+      level,
+      base: redact(base) as Fields,
+      messageKey: 'msg',
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: {
+        level: (label) => ({ level: label }),
+        log: (object) => redact(object) as Record<string, unknown>,
+      },
+    },
+    { write },
+  );
+  return wrap(instance);
 }

@@ -10,6 +10,7 @@ import { transitionDeveloper } from '../../src/modules/developers/developers.ser
 import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
 import type { AppContext } from '../../src/app-context.ts';
 import { cloneTestDatabase, dropTestDatabase } from './database.ts';
+import { captureLogLine, rememberSecret, rememberSecretsIn } from './suite-log.ts';
 
 export interface HttpResult<T = any> {
   status: number;
@@ -49,13 +50,20 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   const dataDir = mkdtempSync(join(tmpdir(), 'marketplace-data-'));
   // Every request in a test comes from 127.0.0.1, so limits are off unless a test sets RATE_LIMITS itself.
   const config = loadConfig({ APP_ENV: 'test', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, RATE_LIMITS: 'off', ...env });
-  const logger = options.logLines ? createLogger('debug', {}, (line) => options.logLines!.push(line)) : createLogger('silent');
+  // Every service logs at debug into the suite's capture, which is searched for secrets at the end of the run.
+  const logger = createLogger('debug', {}, (line) => {
+    captureLogLine(line);
+    options.logLines?.push(line);
+  });
+  for (const { secret } of config.apiKeySecrets) rememberSecret(secret);
+  if (config.oauth.mode === 'introspection') rememberSecret(config.oauth.clientSecret);
   const runtime = await startRuntime(config, logger, { role: 'all' });
   const app = createApp(runtime.ctx);
 
   const call: TestApp['call'] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
+    rememberSecret(options.token);
     let body: string | undefined = options.rawBody;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
@@ -71,6 +79,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     } catch {
       // Non-JSON bodies (HTML) are returned as text.
     }
+    rememberSecretsIn(parsed);
     return { status: response.status, body: parsed as any, headers: response.headers };
   };
 
@@ -79,7 +88,11 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     ctx: runtime.ctx,
     runtime,
     call,
-    token: (subject, extra = {}) => mintDevToken(config.oauth, dataDir, { subject, ...extra }),
+    token: async (subject, extra = {}) => {
+      const token = await mintDevToken(config.oauth, dataDir, { subject, ...extra });
+      rememberSecret(token);
+      return token;
+    },
     sql: (query, params = []) => runtime.ctx.orm.em.fork().execute(query, params as unknown[]),
     async close() {
       await runtime.stop();
