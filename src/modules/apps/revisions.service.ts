@@ -1,5 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { enqueueAssetChecks } from './asset-checks.service.ts';
+import { publishReviewedAssets } from './asset-publication.ts';
+import { changesImages } from './listed-assets.ts';
 import { enqueueCategoryCounts } from '../stats/stats.service.ts';
 import { ApiError, notFound, validationFailed } from '../../http/problem.ts';
 import type { UrlPolicy } from './url-policy.ts';
@@ -21,7 +22,7 @@ import { toOwnerView } from './owner-views.ts';
  * atomically) or rejects it. At most one revision is pending per app; a new proposal replaces it.
  */
 export async function openRevision(
-  em: EntityManager,
+  { em, jobs }: AppServiceDeps,
   developerId: string,
   appId: string,
   changes: UpdateAppInput,
@@ -43,6 +44,8 @@ export async function openRevision(
     }
     if (changes.oauthClientId) await assertClientBelongsTo(tx, changes.oauthClientId, developerId);
     const pending = await tx.findOne(AppRevision, { appId: locked.id, status: 'PENDING' });
+    // The proposed images are checked (and mirrored) before a reviewer looks at the revision.
+    if (changesImages(changes) || (pending && changesImages(pending.changes as UpdateAppInput))) await enqueueAssetChecks(jobs, tx, locked.id);
     if (pending) {
       pending.changes = { ...changes };
       pending.version += 1;
@@ -86,6 +89,8 @@ export async function decideRevision(
     };
     if (decision === 'approve') {
       const { assetsChanged, categoryChanged } = await applyAppChanges(tx, locked, changes);
+      // The revision's images, as its reviewer saw them; the check that follows drops the old ones.
+      await publishReviewedAssets(tx, locked);
       if (assetsChanged) await enqueueAssetChecks(jobs, tx, locked.id);
       if (categoryChanged && locked.status === 'APPROVED') await enqueueCategoryCounts(jobs, tx);
     } else {
