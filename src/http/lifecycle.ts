@@ -1,5 +1,5 @@
 import { Elysia, ValidationError } from 'elysia';
-import { ConnectionException, DriverException } from '@mikro-orm/postgresql';
+import { isDatabaseUnavailable } from '../lib/database-errors.ts';
 import type { AppContext } from '../app-context.ts';
 import { ApiError, problemBody, validationFailed, type FieldError } from './problem.ts';
 
@@ -36,17 +36,6 @@ function validationErrors(error: ValidationError): FieldError[] {
   return errors.slice(0, 20);
 }
 
-/** Anything that means "the database is unreachable" rather than "this query is wrong". */
-function isDatabaseUnavailable(error: unknown): boolean {
-  if (error instanceof ConnectionException) return true;
-  const message = error instanceof Error ? error.message : '';
-  const code = (error as { code?: string } | undefined)?.code;
-  return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P03', '08006', '08001'].includes(code ?? '') ||
-    /connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Connection terminated/i.test(message)
-  );
-}
-
 export function toApiError(code: string | number, error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof ValidationError) {
@@ -55,7 +44,7 @@ export function toApiError(code: string | number, error: unknown): ApiError {
   }
   if (code === 'PARSE') return validationFailed('The request body is not valid JSON');
   if (code === 'NOT_FOUND') return new ApiError(404, 'NOT_FOUND', 'No such route');
-  if (isDatabaseUnavailable(error) || (error instanceof DriverException && isDatabaseUnavailable(error.cause))) {
+  if (isDatabaseUnavailable(error)) {
     return new ApiError(503, 'UNAVAILABLE', 'The service is temporarily unavailable; try again shortly', undefined, {
       'retry-after': '5',
     });

@@ -8,9 +8,10 @@ import { composeNotification, type ComposedMail, type MailJob } from './notifica
  *
  * 1. The `emails` row is the record that a message went out: found, there is nothing to do.
  * 2. A claim row (`email_claims`) names the job attempt sending it. It is taken in one statement
- *    and refused while another attempt holds it, unless that attempt is an earlier one of the same
- *    pg-boss job (pg-boss starts attempt n+1 only after attempt n failed or expired, and a send is
- *    cut off well inside the expiry) or its lease ran out (a different job for the same message).
+ *    and refused while another attempt holds it, unless that attempt is this one (running again
+ *    after a database outage) or an earlier one of the same pg-boss job (pg-boss starts attempt n+1
+ *    only after attempt n failed or expired, and a send is cut off well inside the expiry), or its
+ *    lease ran out (a different job for the same message).
  * 3. SMTP, outside any transaction.
  * 4. One transaction writes the `emails` row and drops the claim; a failed send drops the claim.
  *
@@ -49,7 +50,7 @@ async function claim(em: EntityManager, messageId: string, attempt: SendAttempt)
      select ?, ?, ?, now() + make_interval(secs => ?)
      where not exists (select 1 from emails where message_id = ?)
      on conflict (message_id) do update set job_id = excluded.job_id, attempt = excluded.attempt, claimed_until = excluded.claimed_until
-     where c.claimed_until < now() or (c.job_id = excluded.job_id and c.attempt < excluded.attempt)
+     where c.claimed_until < now() or (c.job_id = excluded.job_id and c.attempt <= excluded.attempt)
      returning c.message_id`,
     [messageId, attempt.jobId, attempt.attempt, attempt.leaseSeconds, messageId],
   );
