@@ -3,7 +3,7 @@ import { ASSET_CHECKS_QUEUE } from '../../src/modules/apps/asset-checks.service.
 import { createApp, eventually, minimalApp } from '../apps/fixtures.ts';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { image, redirect, startImageServer, type ImageServer } from './image-server.ts';
-import { gif, jpeg, png } from './images.ts';
+import { gif, jpeg, mirrorOf, png } from './images.ts';
 import type { Static } from 'elysia';
 import type { AssetCheckView } from '../../src/modules/apps/apps.model.ts';
 
@@ -19,8 +19,6 @@ const SHOT_HD = png(1280, 720);
 const SHOT_FULL_HD = jpeg(1920, 1080, { padding: 300_000 });
 const SHOT_SMALL = png(800, 600);
 
-/** Where the mirror serves these bytes. */
-const mirrorOf = (bytes: Uint8Array, extension: string) => `/assets/${new Bun.CryptoHasher('sha256').update(bytes).digest('hex')}.${extension}`;
 
 beforeAll(async () => {
   t = await createTestApp({ ALLOW_PRIVATE_FETCH: 'true' });

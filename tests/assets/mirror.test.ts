@@ -6,7 +6,7 @@ import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
 import { deps, eventually } from '../apps/fixtures.ts';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { image, startImageServer, type ImageServer } from './image-server.ts';
-import { jpeg, png } from './images.ts';
+import { jpeg, mirrorOf, png, sha256 } from './images.ts';
 
 /**
  * The mirror end to end: images served from 127.0.0.1 (ALLOW_PRIVATE_FETCH, tests only), checked
@@ -55,8 +55,6 @@ afterAll(async () => {
 });
 
 const url = (path: string) => `${server.origin}${path}`;
-const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
-const mirrorOf = (bytes: Uint8Array, extension: string) => `/assets/${sha256(bytes)}.${extension}`;
 
 let listings = 0;
 /** A submittable listing of local images (staging apps may use http URLs). */
