@@ -1,5 +1,5 @@
 import type { AppContext } from '../src/app-context.ts';
-import { isDatabaseUnavailable } from '../src/lib/database-errors.ts';
+import { isDatabaseOutage } from '../src/lib/database-errors.ts';
 import type { Logger } from '../src/lib/logger.ts';
 import { queues } from './registry.ts';
 
@@ -17,7 +17,7 @@ async function throughOutages(work: () => Promise<void>, log: Logger): Promise<v
     try {
       return await work();
     } catch (error) {
-      if (!isDatabaseUnavailable(error) || Date.now() > deadline) throw error;
+      if (!isDatabaseOutage(error) || Date.now() > deadline) throw error;
       log.warn('database unavailable during a job; trying again', { error: (error as Error).message });
       await Bun.sleep(1_000);
     }

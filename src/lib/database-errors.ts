@@ -11,3 +11,6 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     /connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Connection terminated/i.test(message)
   );
 }
+
+/** An outage seen through the ORM: unlike `isDatabaseUnavailable`, never another service's refused connection (SMTP, a fetched URL). */
+export const isDatabaseOutage = (error: unknown) => error instanceof DriverException && isDatabaseUnavailable(error);

@@ -13,9 +13,10 @@ beforeAll(async () => {
   peer = await startSmtpPeer();
   t = await createTestApp({ SMTP_URL: peer.url });
 });
+let peerRunning = true;
 afterAll(async () => {
   await t.close();
-  await peer.stop();
+  if (peerRunning) await peer.stop();
 });
 
 const openTransactions = () =>
@@ -47,18 +48,24 @@ test('while SMTP holds a message, no database transaction is open and the messag
 
 test('an SMTP outage delays every message, then each is delivered exactly once', async () => {
   await peer.stop();
+  peerRunning = false;
   const developers = await Promise.all([1, 2, 3, 4, 5].map(() => registerDeveloper(t)));
   const ids = developers.map((developer) => `developer-verified:${developer.id}`);
   // Every first attempt meets a closed port and is retried with backoff.
-  await Bun.sleep(1_500);
+  const failedAttempts = async () =>
+    (
+      await t.sql<{ n: number }>(
+        `select count(*)::int as n from pgboss.job where name = 'mail.send' and singleton_key = any(cast(? as text[])) and retry_count + (state = 'retry')::int > 0`,
+        [`{${ids.join(',')}}`],
+      )
+    )[0]!.n;
+  const deadlineForFailures = Date.now() + 15_000;
+  while ((await failedAttempts()) < 5 && Date.now() < deadlineForFailures) await Bun.sleep(100);
+  expect(await failedAttempts()).toBe(5);
   expect(await t.sql('select message_id from emails where message_id = any(cast(? as text[]))', [`{${ids.join(',')}}`])).toEqual([]);
-  const failedAttempts = await t.sql<{ n: number }>(
-    `select count(*)::int as n from pgboss.job where name = 'mail.send' and singleton_key = any(cast(? as text[])) and retry_count + (state = 'retry')::int > 0`,
-    [`{${ids.join(',')}}`],
-  );
-  expect(failedAttempts[0]!.n).toBe(5);
 
   peer = await startSmtpPeer(peer.port);
+  peerRunning = true;
   const deadline = Date.now() + 40_000;
   while (ids.some((id) => !peer.received.some((mail) => mail.messageId === id)) && Date.now() < deadline) await Bun.sleep(200);
   for (const id of ids) expect(peer.received.filter((mail) => mail.messageId === id)).toHaveLength(1);
