@@ -13,7 +13,6 @@ export const assetChecksQueue = defineQueue<{ appId: string }>({
     retryDelayMax: 120,
     // A batch checks its apps one after another, each within the 5 s fetch limit.
     expireInSeconds: 120,
-    deadLetter: `${ASSET_CHECKS_QUEUE}.dead`,
   },
   work: { batchSize: 5, localConcurrency: 2 },
   async handler(ctx, jobs) {

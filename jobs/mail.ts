@@ -1,11 +1,13 @@
 import type { AppContext } from '../src/app-context.ts';
-import { composeNotification, MAIL_QUEUE, type MailJob } from '../src/modules/notifications/notifications.service.ts';
+import { deliverNotification, type SendAttempt } from '../src/modules/notifications/mail-delivery.ts';
+import { SEND_TIMEOUT_SECONDS } from '../src/modules/notifications/mailer.ts';
+import { MAIL_QUEUE, type MailJob } from '../src/modules/notifications/notifications.service.ts';
 import { defineQueue } from './queues.ts';
 
 /**
- * Sends one notification e-mail per job. The `emails` row, written once SMTP accepted the
- * message (or it went to the outbox), is the record that it was sent: a job finding it does
- * nothing, and an advisory lock on the message id keeps two deliveries of one job from racing.
+ * Sends one notification e-mail per job, outside any transaction, under a per-message claim
+ * (`src/modules/notifications/mail-delivery.ts`): a retry, a redelivery or a second worker never
+ * sends one message id twice.
  *
  * Retries: pg-boss waits min(retryDelayMax, retryDelay · 2^(n−1) · (1 + random)) before retry n,
  * so 5–10 s, 10–20 s, … then 600 s from the 7th retry on. At the least (random = 0), 12 retries
@@ -13,30 +15,24 @@ import { defineQueue } from './queues.ts';
  */
 export const MAIL_RETRY_POLICY = { retryLimit: 12, retryDelay: 5, retryBackoff: true, retryDelayMax: 600 };
 
-export async function sendNotification(ctx: AppContext, job: MailJob): Promise<void> {
-  await ctx.orm.em.fork().transactional(async (tx) => {
-    await tx.execute(`select pg_advisory_xact_lock(hashtext('mail'), hashtext(?))`, [job.messageId]);
-    const [sent] = await tx.execute('select 1 from emails where message_id = ?', [job.messageId]);
-    if (sent) return;
-    const mail = await composeNotification(tx, job);
-    if (!mail) return;
-    await ctx.mailer.deliver({ messageId: job.messageId, to: mail.to, subject: mail.subject, html: mail.html, text: mail.text });
-    await tx.execute(
-      `insert into emails (message_id, kind, to_address, subject, html, text_body, transport, app_id, developer_id, sent_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, now())
-       on conflict (message_id) do nothing`,
-      [job.messageId, job.kind, mail.to, mail.subject, mail.html, mail.text, ctx.mailer.transport, mail.appId, mail.developerId],
-    );
-  });
-}
+/** Well past the longest send, so an attempt that expired has certainly stopped talking to SMTP. */
+const MAIL_EXPIRY_SECONDS = 4 * SEND_TIMEOUT_SECONDS;
+
+/** A direct call (tests, tools) is its own one-attempt job. */
+const directAttempt = (): SendAttempt => ({ jobId: crypto.randomUUID(), attempt: 0, leaseSeconds: MAIL_EXPIRY_SECONDS });
+
+export const sendNotification = (ctx: AppContext, job: MailJob, attempt: SendAttempt = directAttempt()) =>
+  deliverNotification({ em: ctx.orm.em.fork(), mailer: ctx.mailer, logger: ctx.logger }, job, attempt);
 
 export const mailQueue = defineQueue<MailJob>({
   name: MAIL_QUEUE,
-  // One queued or active job per message id (the singleton key); the SMTP timeouts end an attempt well inside the expiry.
-  options: { ...MAIL_RETRY_POLICY, policy: 'exclusive', expireInSeconds: 120, deadLetter: `${MAIL_QUEUE}.dead` },
+  // One queued or active job per message id (the singleton key).
+  options: { ...MAIL_RETRY_POLICY, policy: 'exclusive', expireInSeconds: MAIL_EXPIRY_SECONDS },
   // One job per fetch, so a message that fails is retried alone rather than with its batch.
   work: { batchSize: 1, localConcurrency: 4 },
   async handler(ctx, jobs) {
-    for (const job of jobs) await sendNotification(ctx, job.data);
+    for (const job of jobs) {
+      await sendNotification(ctx, job.data, { jobId: job.id, attempt: job.retryCount, leaseSeconds: job.expireInSeconds });
+    }
   },
 });

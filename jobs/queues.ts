@@ -1,17 +1,21 @@
-import { PgBoss, type Job, type Queue } from 'pg-boss';
+import { PgBoss, type Job, type Queue, type QueuePolicy } from 'pg-boss';
 import type { AppContext } from '../src/app-context.ts';
+import type { RetentionConfig } from '../src/config.ts';
 import type { Logger } from '../src/lib/logger.ts';
+import { migrateQueuePolicy } from './queue-policy.ts';
 
 /**
  * Every queue the service uses, with its retry, backoff, dead-letter and singleton policy,
  * declared in this one place. Producers import the name; `jobs/worker.ts` attaches handlers.
  * Payloads carry ids only, and handlers are idempotent (delivery is at-least-once).
  */
+export type QueueOptions = Omit<Queue, 'name' | 'partition' | 'deadLetter' | 'notify' | 'deleteAfterSeconds' | 'retentionSeconds'>;
+
 export interface QueueDefinition<Payload extends object = object> {
   name: string;
-  options: Omit<Queue, 'name'>;
-  /** Jobs per fetch and how many run at once in one process. */
-  work: { batchSize: number; localConcurrency: number };
+  options: QueueOptions;
+  /** Jobs per fetch and how many run at once in one process; `pollingIntervalSeconds` for deferred jobs and retries (default 2). */
+  work: { batchSize: number; localConcurrency: number; pollingIntervalSeconds?: number };
   handler: (ctx: AppContext, jobs: Job<Payload>[]) => Promise<void>;
   /** Cron (UTC) for a queue that runs on a timetable; the worker roles register it. */
   schedule?: string;
@@ -19,9 +23,30 @@ export interface QueueDefinition<Payload extends object = object> {
 
 export const PGBOSS_SCHEMA = 'pgboss';
 
+/** Every queue has one: after its last retry a job is copied there, where the console's Jobs page finds it. */
+export const deadLetterOf = (queue: string) => `${queue}.dead`;
+
 export function defineQueue<Payload extends object>(definition: QueueDefinition<Payload>): QueueDefinition<Payload> {
   return definition;
 }
+
+/**
+ * pg-boss's own defaults, written out so that an option removed from a definition goes back to
+ * its default on an existing queue instead of keeping whatever it was once set to.
+ */
+const PGBOSS_DEFAULTS = {
+  policy: 'standard' as QueuePolicy,
+  retryLimit: 2,
+  retryDelay: 0,
+  retryBackoff: false,
+  retryDelayMax: null,
+  expireInSeconds: 900,
+  heartbeatSeconds: null,
+  warningQueueSize: 0,
+};
+
+/** How often a worker process expires jobs whose process died, and counts queues (pg-boss's default is 60 s). */
+export const SUPERVISE_INTERVAL_SECONDS = 10;
 
 export function createBoss(databaseUrl: string, logger: Logger, role: { supervise: boolean; migrate: boolean }): PgBoss {
   const boss = new PgBoss({
@@ -30,9 +55,12 @@ export function createBoss(databaseUrl: string, logger: Logger, role: { supervis
     application_name: 'marketplace-jobs',
     max: 4,
     connectionTimeoutMillis: 1500,
-    // Only processes that run workers do queue maintenance and cron scheduling.
+    // Only processes that run workers do queue maintenance and cron scheduling (pg-boss claims
+    // each pass, so one process does it however many run).
     supervise: role.supervise,
     schedule: role.supervise,
+    superviseIntervalSeconds: SUPERVISE_INTERVAL_SECONDS,
+    monitorIntervalSeconds: SUPERVISE_INTERVAL_SECONDS,
     // Production processes never change schemas; `bun run db:migrate` installs pg-boss's too.
     migrate: role.migrate,
     createSchema: role.migrate,
@@ -44,13 +72,27 @@ export function createBoss(databaseUrl: string, logger: Logger, role: { supervis
   return boss;
 }
 
-/** Creates every queue, and brings an existing one's options in line with its definition. */
-export async function declareQueues(boss: PgBoss, queues: QueueDefinition<any>[]): Promise<void> {
+/**
+ * Creates every queue and its dead-letter queue, and brings existing ones in line with their
+ * definitions: every option pg-boss lets `updateQueue` change (retries, backoff and its cap,
+ * expiry, heartbeat, dead letter, retention) is written on every start, and a changed policy,
+ * which pg-boss cannot update, is migrated (`queue-policy.ts`).
+ */
+export async function declareQueues(boss: PgBoss, queues: QueueDefinition<any>[], retention: RetentionConfig, logger: Logger): Promise<void> {
   for (const queue of queues) {
-    if (queue.options.deadLetter) await boss.createQueue(queue.options.deadLetter, { retentionSeconds: 14 * 86_400 });
-    const options = { ...queue.options, notify: true };
-    await boss.createQueue(queue.name, options);
-    const { policy: _fixedAtCreation, retryDelayMax: _alsoFixed, ...updatable } = options;
+    const deadLetter = deadLetterOf(queue.name);
+    // Nothing works a dead-letter queue: its jobs wait there (retentionSeconds) for an operator.
+    const deadOptions = { retentionSeconds: retention.deadLetters, deleteAfterSeconds: retention.jobs };
+    await boss.createQueue(deadLetter, deadOptions);
+    await boss.updateQueue(deadLetter, deadOptions);
+
+    const { policy, ...options } = { ...PGBOSS_DEFAULTS, ...queue.options };
+    const updatable = { ...options, deadLetter, notify: true, deleteAfterSeconds: retention.jobs, retentionSeconds: 14 * 86_400 };
+    // createQueue takes no nulls (absent means unset); updateQueue needs them to clear a setting.
+    const creatable = Object.fromEntries(Object.entries(updatable).filter(([, value]) => value !== null));
+    await boss.createQueue(queue.name, { ...creatable, policy });
+    const previous = await migrateQueuePolicy(boss, PGBOSS_SCHEMA, queue.name, policy);
+    if (previous) logger.info('queue policy migrated', { queue: queue.name, from: previous, to: policy });
     await boss.updateQueue(queue.name, updatable);
   }
 }

@@ -1,9 +1,22 @@
-import type { QueueDefinition } from './queues.ts';
-import { appStatsQueue, categoryCountsQueue } from './stats.ts';
+import { deadLetterOf, type QueueDefinition } from './queues.ts';
+import { appStatsQueue, categoryCountsQueue, nightlyStatsQueue } from './stats.ts';
 import { assetChecksQueue } from './asset-checks.ts';
 import { mailQueue } from './mail.ts';
 import { apiKeyExpiryQueue } from './api-key-expiry.ts';
 import { adminDigestQueue } from './admin-digest.ts';
+import { retentionQueue } from './retention.ts';
 
 /** All queues, in the order they are declared. Each feature's job module adds its queue here. */
-export const queues: QueueDefinition<any>[] = [appStatsQueue, categoryCountsQueue, assetChecksQueue, mailQueue, apiKeyExpiryQueue, adminDigestQueue];
+export const queues: QueueDefinition<any>[] = [
+  appStatsQueue,
+  categoryCountsQueue,
+  nightlyStatsQueue,
+  assetChecksQueue,
+  mailQueue,
+  apiKeyExpiryQueue,
+  adminDigestQueue,
+  retentionQueue,
+];
+
+/** Where each queue's jobs land after their last retry (read them with pg-boss's `findJobs`, redrive with `redrive`). */
+export const deadLetterQueues = queues.map((queue) => ({ queue: queue.name, deadLetter: deadLetterOf(queue.name) }));

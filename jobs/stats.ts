@@ -1,6 +1,8 @@
 import {
   APP_STATS_QUEUE,
   CATEGORY_COUNTS_QUEUE,
+  NIGHTLY_STATS_QUEUE,
+  recomputeAllAppStats,
   recomputeAppStats,
   recomputeCategoryCounts,
 } from '../src/modules/stats/stats.service.ts';
@@ -11,8 +13,10 @@ const retries = { retryLimit: 8, retryDelay: 1, retryBackoff: true, retryDelayMa
 
 export const appStatsQueue = defineQueue<{ appId: string }>({
   name: APP_STATS_QUEUE,
-  options: { ...retries, deadLetter: `${APP_STATS_QUEUE}.dead` },
-  work: { batchSize: 100, localConcurrency: 1 },
+  // 'short' keeps one waiting roll-up per app (the singleton key): a burst of installs joins it.
+  options: { ...retries, policy: 'short' },
+  // Roll-ups are deferred by a second (see enqueueAppStats), so the poll is what starts them.
+  work: { batchSize: 100, localConcurrency: 1, pollingIntervalSeconds: 1 },
   async handler(ctx, jobs) {
     for (const appId of new Set(jobs.map((job) => job.data.appId))) await recomputeAppStats(ctx.orm.em.fork(), appId);
   },
@@ -20,9 +24,22 @@ export const appStatsQueue = defineQueue<{ appId: string }>({
 
 export const categoryCountsQueue = defineQueue<Record<string, never>>({
   name: CATEGORY_COUNTS_QUEUE,
-  options: { ...retries, deadLetter: `${CATEGORY_COUNTS_QUEUE}.dead` },
+  options: retries,
   work: { batchSize: 50, localConcurrency: 1 },
   async handler(ctx) {
     await recomputeCategoryCounts(ctx.orm.em.fork());
+  },
+});
+
+/** Nightly at 03:30 UTC: every counter recomputed from its events, so drift of any cause is repaired within a day. */
+export const nightlyStatsQueue = defineQueue<Record<string, never>>({
+  name: NIGHTLY_STATS_QUEUE,
+  options: { retryLimit: 3, retryDelay: 300, expireInSeconds: 1_800, policy: 'singleton' },
+  work: { batchSize: 1, localConcurrency: 1 },
+  schedule: '30 3 * * *',
+  async handler(ctx) {
+    const repaired = await recomputeAllAppStats(ctx.orm.em.fork());
+    await recomputeCategoryCounts(ctx.orm.em.fork());
+    ctx.logger.info('nightly stats recompute', { repaired });
   },
 });

@@ -13,6 +13,7 @@ import { catalogueApi } from './modules/catalogue/catalogue.api.ts';
 import { installsApi } from './modules/installs/installs.api.ts';
 import { reviewsApi } from './modules/reviews/reviews.api.ts';
 import { analyticsApi } from './modules/analytics/analytics.api.ts';
+import { assetsApi } from './modules/assets/assets.api.ts';
 
 /** The whole HTTP surface, built from its dependencies. Tests call `.handle()` on it without listening. */
 export function createApp(ctx: AppContext) {
@@ -55,7 +56,8 @@ export function createApp(ctx: AppContext) {
     .use(catalogueApi(ctx, rateLimits))
     .use(installsApi(ctx, auth, rateLimits))
     .use(reviewsApi(ctx, auth, rateLimits))
-    .use(analyticsApi(ctx, auth));
+    .use(analyticsApi(ctx, auth))
+    .use(assetsApi(ctx));
 }
 
 export type App = ReturnType<typeof createApp>;

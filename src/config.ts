@@ -9,6 +9,8 @@ import { isIP } from 'node:net';
 const Bool = Type.Union([Type.Literal('true'), Type.Literal('false')]);
 const PositiveIntString = Type.String({ pattern: '^[0-9]+$' });
 const UrlString = Type.String({ pattern: '^(postgres|postgresql|https?|smtps?)://' });
+/** `90s`, `30m`, `12h`, `7d`. */
+const Duration = Type.String({ pattern: '^[0-9]{1,6}[smhd]$' });
 
 const EnvSchema = Type.Object({
   APP_ENV: Type.Optional(Type.Union([Type.Literal('development'), Type.Literal('test'), Type.Literal('production')])),
@@ -31,6 +33,11 @@ const EnvSchema = Type.Object({
   TRUSTED_PROXIES: Type.Optional(Type.String()),
   RATE_LIMITS: Type.Optional(Type.String()),
   MAX_BODY_BYTES: Type.Optional(PositiveIntString),
+  RETENTION_RATE_LIMITS: Type.Optional(Duration),
+  RETENTION_JOBS: Type.Optional(Duration),
+  RETENTION_DEAD_LETTERS: Type.Optional(Duration),
+  RETENTION_EMAILS: Type.Optional(Duration),
+  RETENTION_ASSETS: Type.Optional(Duration),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -68,6 +75,20 @@ export interface MailConfig {
   from: string;
 }
 
+/** How long each kind of housekeeping data is kept, in seconds (see `src/modules/retention`). */
+export interface RetentionConfig {
+  /** Rate-limit windows (one minute each) older than this are deleted. */
+  rateLimits: number;
+  /** Finished jobs (completed, cancelled, failed) stay in pg-boss's table this long. */
+  jobs: number;
+  /** Jobs in a dead-letter queue stay this long. */
+  deadLetters: number;
+  /** Sent e-mails (and the dev outbox) this long: the record is also what keeps a message from being sent twice. */
+  emails: number;
+  /** An asset no listing or check refers to is deleted this long after it was last stored. */
+  assets: number;
+}
+
 export interface Config {
   env: AppEnv;
   port: number;
@@ -84,6 +105,7 @@ export interface Config {
   trustedProxies: string[];
   rateLimits: RateLimitConfig;
   maxBodyBytes: number;
+  retention: RetentionConfig;
 }
 
 export class ConfigError extends Error {
@@ -197,6 +219,31 @@ function parseMailFrom(raw: string | undefined): string {
   return from;
 }
 
+const UNIT_SECONDS = { s: 1, m: 60, h: 3_600, d: 86_400 } as const;
+
+/**
+ * Each age has a floor below which it would break something: the current rate-limit window, the
+ * e-mail record the key-expiry scan relies on for 7 days, a mirror a check has just stored.
+ */
+const RETENTION: Record<keyof RetentionConfig, { variable: keyof Env; fallback: string; floor: string; why: string }> = {
+  rateLimits: { variable: 'RETENTION_RATE_LIMITS', fallback: '1h', floor: '2m', why: 'windows are one minute long' },
+  jobs: { variable: 'RETENTION_JOBS', fallback: '7d', floor: '1h', why: 'finished jobs are how failures are investigated' },
+  deadLetters: { variable: 'RETENTION_DEAD_LETTERS', fallback: '30d', floor: '1d', why: 'dead letters wait for an operator' },
+  emails: { variable: 'RETENTION_EMAILS', fallback: '90d', floor: '8d', why: 'the key-expiry reminder is deduplicated by it for 7 days' },
+  assets: { variable: 'RETENTION_ASSETS', fallback: '7d', floor: '1h', why: 'a check stores an image before anything refers to it' },
+};
+
+const seconds = (duration: string) => Number(duration.slice(0, -1)) * UNIT_SECONDS[duration.at(-1) as keyof typeof UNIT_SECONDS];
+
+function parseRetention(env: Env): RetentionConfig {
+  const entries = Object.entries(RETENTION).map(([key, rule]) => {
+    const value = seconds((env[rule.variable] as string | undefined) ?? rule.fallback);
+    if (value < seconds(rule.floor)) throw new ConfigError(`${rule.variable} must be at least ${rule.floor}: ${rule.why}`);
+    return [key, value];
+  });
+  return Object.fromEntries(entries) as RetentionConfig;
+}
+
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const env = Object.fromEntries(
     Object.keys(EnvSchema.properties)
@@ -234,5 +281,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     trustedProxies: parseProxies(valid.TRUSTED_PROXIES),
     rateLimits: parseRateLimits(valid.RATE_LIMITS),
     maxBodyBytes: Number(valid.MAX_BODY_BYTES ?? 1_048_576),
+    retention: parseRetention(valid),
   };
 }

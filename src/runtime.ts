@@ -77,7 +77,7 @@ export async function startRuntime(config: Config, logger: Logger, options: Runt
     boss = createBoss(databaseUrl, logger, { supervise: options.role !== 'api', migrate: options.migrate ?? !production });
     if (options.jobs ?? true) {
       await boss.start();
-      await declareQueues(boss, queues);
+      await declareQueues(boss, queues, config.retention, logger);
     }
 
     const ctx: AppContext = {

@@ -1,5 +1,5 @@
 import { Elysia, ValidationError } from 'elysia';
-import { ConnectionException, DriverException } from '@mikro-orm/postgresql';
+import { isDatabaseUnavailable } from '../lib/database-errors.ts';
 import type { AppContext } from '../app-context.ts';
 import { ApiError, problemBody, validationFailed } from './problem.ts';
 import { createAllowedMethods } from './allowed-methods.ts';
@@ -17,17 +17,6 @@ const requestIds = new WeakMap<Request, { id: string; startedAt: number }>();
 export const requestIdOf = (request: Request) => requestIds.get(request)?.id ?? 'unknown';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** Anything that means "the database is unreachable" rather than "this query is wrong". */
-function isDatabaseUnavailable(error: unknown): boolean {
-  if (error instanceof ConnectionException) return true;
-  const message = error instanceof Error ? error.message : '';
-  const code = (error as { code?: string } | undefined)?.code;
-  return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P03', '08006', '08001'].includes(code ?? '') ||
-    /connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Connection terminated/i.test(message)
-  );
-}
 
 const WHERE: Record<string, string> = { query: 'query', params: 'path', headers: 'headers', body: 'request body' };
 
@@ -49,7 +38,7 @@ export function toApiError(code: string | number, error: unknown, allowed: strin
     }
     return new ApiError(404, 'NOT_FOUND', 'No such route');
   }
-  if (isDatabaseUnavailable(error) || (error instanceof DriverException && isDatabaseUnavailable(error.cause))) {
+  if (isDatabaseUnavailable(error)) {
     return new ApiError(503, 'UNAVAILABLE', 'The service is temporarily unavailable; try again shortly', undefined, {
       'retry-after': '5',
     });

@@ -97,8 +97,8 @@ export function failedAttemptLimiter(limit: number) {
   };
 }
 
+/** Old windows are deleted by the scheduled retention job (`RETENTION_RATE_LIMITS`). */
 export function postgresRateLimiter(orm: MikroORM, name: string, limit: number): RateLimiter {
-  let lastSweep = 0;
   return {
     limit,
     async hit(key) {
@@ -111,10 +111,6 @@ export function postgresRateLimiter(orm: MikroORM, name: string, limit: number):
          returning hits`,
         [`${name}:${key}`, new Date(windowStart)],
       );
-      if (now - lastSweep > WINDOW_MS) {
-        lastSweep = now;
-        await em.execute(`delete from rate_limit_counters where window_start < now() - interval '2 minutes'`);
-      }
       return decision(limit, row?.hits ?? 1, windowStart);
     },
   };

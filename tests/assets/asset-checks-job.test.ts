@@ -3,7 +3,7 @@ import { ASSET_CHECKS_QUEUE } from '../../src/modules/apps/asset-checks.service.
 import { createApp, eventually, minimalApp } from '../apps/fixtures.ts';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { image, redirect, startImageServer, type ImageServer } from './image-server.ts';
-import { gif, jpeg, png } from './images.ts';
+import { gif, jpeg, mirrorOf, png } from './images.ts';
 import type { Static } from 'elysia';
 import type { AssetCheckView } from '../../src/modules/apps/apps.model.ts';
 
@@ -12,18 +12,25 @@ let t: TestApp;
 let server: ImageServer;
 let key: string;
 
+const LOGO = png(512, 512);
+const BANNER = jpeg(1200, 600);
+const SHOT_HD = png(1280, 720);
+// Its frame header sits behind ~300 KB of metadata, past the first read.
+const SHOT_FULL_HD = jpeg(1920, 1080, { padding: 300_000 });
+const SHOT_SMALL = png(800, 600);
+
+
 beforeAll(async () => {
   t = await createTestApp({ ALLOW_PRIVATE_FETCH: 'true' });
   server = startImageServer({
-    '/logo.png': image(png(512, 512), 'image/png'),
+    '/logo.png': image(LOGO, 'image/png'),
     '/logo-small.png': image(png(300, 300), 'image/png'),
     '/logo-wide.jpg': image(jpeg(800, 600), 'image/jpeg'),
-    '/banner.jpg': image(jpeg(1200, 600), 'image/jpeg'),
+    '/banner.jpg': image(BANNER, 'image/jpeg'),
     '/banner-small.png': image(png(1000, 500), 'image/png'),
-    '/shot-hd.png': image(png(1280, 720), 'image/png'),
-    // Its frame header sits behind ~300 KB of metadata, past the first read.
-    '/shot-full-hd.jpg': image(jpeg(1920, 1080, { padding: 300_000 }), 'image/jpeg'),
-    '/shot-small.png': image(png(800, 600), 'image/png'),
+    '/shot-hd.png': image(SHOT_HD, 'image/png'),
+    '/shot-full-hd.jpg': image(SHOT_FULL_HD, 'image/jpeg'),
+    '/shot-small.png': image(SHOT_SMALL, 'image/png'),
     '/shot.gif': image(gif(1280, 720), 'image/gif'),
     '/page.html': () => new Response('<!doctype html><p>Not an image</p>', { headers: { 'content-type': 'text/html' } }),
     '/moved.png': redirect('/shot-hd.png', 301),
@@ -55,7 +62,7 @@ const checksFor = (id: string, fields: string[], ready: (checks: AssetCheck[]) =
 const byField = (checks: AssetCheck[]) => Object.fromEntries(checks.map(({ checkedAt, ...rest }) => [rest.field, rest]));
 
 const storedRows = (appId: string) =>
-  t.sql(`select field, url, ok, format, width, height, problems, checked_at from asset_checks where app_id = ? order by field`, [appId]);
+  t.sql(`select field, url, ok, format, width, height, problems, sha256, checked_at from asset_checks where app_id = ? order by field`, [appId]);
 
 describe('asset checks job', () => {
   test('conforming images are checked after creation and shown to the owner as ok', async () => {
@@ -72,11 +79,29 @@ describe('asset checks job', () => {
 
     const checks = await checksFor(app.id, ['logoUrl', 'bannerUrl', 'screenshots[0]', 'screenshots[1]']);
     expect(byField(checks)).toEqual({
-      logoUrl: { field: 'logoUrl', url: url('/logo.png'), ok: true, format: 'png', width: 512, height: 512, problems: [] },
-      bannerUrl: { field: 'bannerUrl', url: url('/banner.jpg'), ok: true, format: 'jpg', width: 1200, height: 600, problems: [] },
+      logoUrl: { field: 'logoUrl', url: url('/logo.png'), ok: true, format: 'png', width: 512, height: 512, problems: [], mirrorUrl: mirrorOf(LOGO, 'png') },
+      bannerUrl: { field: 'bannerUrl', url: url('/banner.jpg'), ok: true, format: 'jpg', width: 1200, height: 600, problems: [], mirrorUrl: mirrorOf(BANNER, 'jpg') },
       // Indexed in display order; a redirect is followed to the image.
-      'screenshots[0]': { field: 'screenshots[0]', url: url('/moved.png'), ok: true, format: 'png', width: 1280, height: 720, problems: [] },
-      'screenshots[1]': { field: 'screenshots[1]', url: url('/shot-full-hd.jpg'), ok: true, format: 'jpg', width: 1920, height: 1080, problems: [] },
+      'screenshots[0]': {
+        field: 'screenshots[0]',
+        url: url('/moved.png'),
+        ok: true,
+        format: 'png',
+        width: 1280,
+        height: 720,
+        problems: [],
+        mirrorUrl: mirrorOf(SHOT_HD, 'png'),
+      },
+      'screenshots[1]': {
+        field: 'screenshots[1]',
+        url: url('/shot-full-hd.jpg'),
+        ok: true,
+        format: 'jpg',
+        width: 1920,
+        height: 1080,
+        problems: [],
+        mirrorUrl: mirrorOf(SHOT_FULL_HD, 'jpg'),
+      },
     });
     for (const check of checks) expect(Number.isNaN(Date.parse(check.checkedAt))).toBe(false);
   });
@@ -110,6 +135,7 @@ describe('asset checks job', () => {
       width: null,
       height: null,
       problems: ['could not fetch: bad status 404'],
+      mirrorUrl: null,
     });
     expect(checks['screenshots[3]']).toMatchObject({ ok: false, format: null, problems: ['not a readable image (PNG or JPG expected)'] });
     expect(checks['screenshots[4]']).toMatchObject({ ok: false, format: 'jpg', problems: ['screenshot must be at least 1280x720 (got 800x600)'] });
@@ -130,8 +156,9 @@ describe('asset checks job', () => {
     expect(updated.status).toBe(200);
 
     const checks = await checksFor(app.id, ['logoUrl', 'screenshots[0]'], (shown) => shown.every((check) => check.url !== url('/logo-wide.jpg')));
+    // Images that break a rule are still mirrored: the reviewer sees them as they are.
     expect(byField(checks)).toEqual({
-      logoUrl: { field: 'logoUrl', url: url('/logo.png'), ok: true, format: 'png', width: 512, height: 512, problems: [] },
+      logoUrl: { field: 'logoUrl', url: url('/logo.png'), ok: true, format: 'png', width: 512, height: 512, problems: [], mirrorUrl: mirrorOf(LOGO, 'png') },
       'screenshots[0]': {
         field: 'screenshots[0]',
         url: url('/shot-small.png'),
@@ -140,6 +167,7 @@ describe('asset checks job', () => {
         width: 800,
         height: 600,
         problems: ['screenshot must be at least 1280x720 (got 800x600)'],
+        mirrorUrl: mirrorOf(SHOT_SMALL, 'png'),
       },
     });
     expect((await storedRows(app.id)).map((row) => row.field)).toEqual(['logoUrl', 'screenshots[0]']);

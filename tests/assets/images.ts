@@ -78,3 +78,8 @@ export function gif(width: number, height: number): Uint8Array {
   bytes.writeUInt16LE(height, 8);
   return new Uint8Array(bytes);
 }
+
+export const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
+
+/** Where the mirror serves these bytes, computed here rather than by the code under test. */
+export const mirrorOf = (bytes: Uint8Array, extension: string) => `/assets/${sha256(bytes)}.${extension}`;

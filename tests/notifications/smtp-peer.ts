@@ -18,6 +18,11 @@ export interface SmtpPeer {
   /** Refuse the next `count` messages to `address` with a temporary 451. */
   refuseNext(address: string, count: number): void;
   refusals(address: string): number;
+  /**
+   * Hold the next message to `address` after its DATA arrived, without answering: `arrived`
+   * resolves then; `release()` accepts it. A client that disconnects meanwhile has sent nothing.
+   */
+  stallNext(address: string): { arrived: Promise<void>; release(): void };
   stop(): Promise<void>;
 }
 
@@ -53,15 +58,20 @@ function part(raw: string, contentType: string): string {
   return body;
 }
 
-/** A real SMTP server on 127.0.0.1 (no TLS, no auth) recording what it accepts. */
-export async function startSmtpPeer(): Promise<SmtpPeer> {
+/** A real SMTP server on 127.0.0.1 (no TLS, no auth) recording what it accepts; `port` to start again where it was. */
+export async function startSmtpPeer(port = 0): Promise<SmtpPeer & { port: number }> {
   const received: ReceivedMail[] = [];
   const refuse = new Map<string, number>();
   const refused = new Map<string, number>();
+  const stalls = new Map<string, { arrived: () => void; released: Promise<void> }>();
+  const closedSessions = new Set<string>();
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onClose(session) {
+      closedSessions.add(session.id);
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -74,25 +84,47 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
           return callback(Object.assign(new Error('Mailbox busy, try again later'), { responseCode: 451 }));
         }
         const raw = Buffer.concat(chunks).toString('utf8');
-        received.push({
-          to,
-          from: header(raw, 'From'),
-          messageId: header(raw, MESSAGE_ID_HEADER),
-          subject: header(raw, 'Subject'),
-          html: part(raw, 'text/html'),
-          text: part(raw, 'text/plain'),
-        });
+        const stall = to.map((address) => stalls.get(address)).find(Boolean);
+        if (stall) {
+          for (const address of to) stalls.delete(address);
+          stall.arrived();
+          // A client gone before the reply never learnt of an acceptance: the message is dropped.
+          return void stall.released.then(() => {
+            if (closedSessions.has(session.id)) return;
+            accept(raw, to);
+            callback();
+          });
+        }
+        accept(raw, to);
         callback();
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = (server.server.address() as AddressInfo);
+  function accept(raw: string, to: string[]) {
+    received.push({
+      to,
+      from: header(raw, 'From'),
+      messageId: header(raw, MESSAGE_ID_HEADER),
+      subject: header(raw, 'Subject'),
+      html: part(raw, 'text/html'),
+      text: part(raw, 'text/plain'),
+    });
+  }
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const bound = (server.server.address() as AddressInfo).port;
   return {
-    url: `smtp://127.0.0.1:${port}`,
+    url: `smtp://127.0.0.1:${bound}`,
+    port: bound,
     received,
     refuseNext: (address, count) => refuse.set(address, count),
     refusals: (address) => refused.get(address) ?? 0,
+    stallNext(address) {
+      let arrived!: () => void;
+      let release!: () => void;
+      const arrival = new Promise<void>((resolve) => (arrived = resolve));
+      stalls.set(address, { arrived, released: new Promise<void>((resolve) => (release = resolve)) });
+      return { arrived: arrival, release };
+    },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -7,6 +7,8 @@ import pg from 'pg';
 import { freePort } from '../../src/db/embedded.ts';
 import { createTestApp, type TestApp } from '../support/harness.ts';
 import { insertApp, insertDeveloper } from '../support/fixtures.ts';
+import { notifyDeveloperVerified } from '../../src/modules/notifications/notifications.service.ts';
+import { startSmtpPeer, type SmtpPeer } from '../notifications/smtp-peer.ts';
 
 /** Recovery is bounded by reconnect back-off and the workers' fallback poll, so allow it 30 s. */
 async function eventually<T>(check: () => Promise<T | null>): Promise<T> {
@@ -28,6 +30,7 @@ chmodSync(root, 0o755);
 let server: EmbeddedPostgres;
 let t: TestApp;
 let adminUrl: string;
+let peer: SmtpPeer;
 
 beforeAll(async () => {
   const port = await freePort();
@@ -49,13 +52,15 @@ beforeAll(async () => {
   await client.connect();
   await client.query('create database marketplace');
   await client.end();
-  t = await createTestApp({ DATABASE_URL: `postgres://postgres:restart@127.0.0.1:${port}/marketplace` }, { ownDatabase: true });
+  peer = await startSmtpPeer();
+  t = await createTestApp({ DATABASE_URL: `postgres://postgres:restart@127.0.0.1:${port}/marketplace`, SMTP_URL: peer.url }, { ownDatabase: true });
 }, 60_000);
 
 afterAll(async () => {
   // A connection that died mid-transaction must have gone back to the pool, or this close would hang.
   await t?.close();
   await server?.stop();
+  await peer?.stop();
   rmSync(root, { recursive: true, force: true });
 }, 30_000);
 
@@ -99,3 +104,29 @@ test('a connection killed in the middle of a transaction goes back to the pool (
   await Bun.sleep(100);
   expect(pool.totalCount - pool.idleCount).toBe(0);
 }, 30_000);
+
+test('a restart under running workers loses no committed job and does none twice', async () => {
+  const developers = await Promise.all(Array.from({ length: 20 }, () => insertDeveloper(t)));
+  const app = await insertApp(t, { developerId: developers[0]! });
+  const messageIds = developers.map((id) => `developer-verified:${id}`);
+  // Committed together, then PostgreSQL goes away while the workers are on them.
+  await t.ctx.orm.em.fork().transactional(async (tx) => {
+    for (const id of developers) await notifyDeveloperVerified(t.ctx.jobs, tx, id);
+  });
+  // Signed-in users, each of whom counts (one address's anonymous ids count only within a budget).
+  await Promise.all(Array.from({ length: 10 }, async (_, i) => t.call('POST', `/api/apps/${app.slug}/install`, { token: await t.token(`restart-${i}`) })));
+  await server.stop();
+  await Bun.sleep(1_000);
+  await server.start();
+
+  // The same processes carry on: every message arrives once, every install is counted.
+  await eventually(async () => (messageIds.every((id) => peer.received.some((mail) => mail.messageId === id)) ? true : null));
+  await eventually(async () => ((await t.call('GET', `/api/apps/${app.slug}`)).body.installCount === 10 ? true : null));
+  await eventually(async () => {
+    const [row] = await t.sql<{ n: number }>('select count(*)::int as n from emails where message_id = any(cast(? as text[]))', [`{${messageIds.join(',')}}`]);
+    return row!.n === 20 ? true : null;
+  });
+  await Bun.sleep(2_000);
+  for (const id of messageIds) expect(peer.received.filter((mail) => mail.messageId === id)).toHaveLength(1);
+  expect(await t.sql(`select count(*)::int as n from pgboss.job where name = 'mail.send' and state = 'failed'`)).toEqual([{ n: 0 }]);
+}, 90_000);

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, type App } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig, type Role } from '../../src/config.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { startRuntime, type Runtime } from '../../src/runtime.ts';
 import { mintDevToken } from '../../src/modules/identity/platform-identity.ts';
@@ -43,6 +43,8 @@ export interface TestAppOptions {
   logLines?: string[];
   /** Use env.DATABASE_URL as it is (migrated on start, never dropped) instead of a clone of the template. */
   ownDatabase?: boolean;
+  /** `api` runs no workers in the test process (another process works the jobs); default `all`. */
+  role?: Role;
 }
 
 export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
@@ -57,7 +59,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   });
   for (const { secret } of config.apiKeySecrets) rememberSecret(secret);
   if (config.oauth.mode === 'introspection') rememberSecret(config.oauth.clientSecret);
-  const runtime = await startRuntime(config, logger, { role: 'all' });
+  const runtime = await startRuntime(config, logger, { role: options.role ?? 'all' });
   const app = createApp(runtime.ctx);
 
   const call: TestApp['call'] = async (method, path, options = {}) => {

@@ -9,6 +9,7 @@ import { recordTransition } from './app-history.ts';
 import { lockAppByRef } from './app-locks.ts';
 import type { AppServiceDeps } from './apps.service.ts';
 import { toOwnerView } from './owner-views.ts';
+import { publishReviewedAssets } from './asset-publication.ts';
 
 /** The admin's side of the app lifecycle, shared by the CLI and the admin console. */
 export type AdminAppAction = 'approve' | 'reject' | 'suspend' | 'relist';
@@ -47,6 +48,7 @@ export async function decideApp(
       locked.reviewedAt = now;
       locked.firstApprovedAt ??= now;
       locked.rejectionReason = null;
+      await publishReviewedAssets(tx, locked);
     } else if (action === 'reject') {
       locked.reviewedAt = now;
       locked.rejectionReason = reason;

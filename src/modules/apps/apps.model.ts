@@ -101,15 +101,6 @@ const appFields = {
   updatedAt: Timestamp,
 };
 
-export const PendingRevisionView = t.Object({
-  id: t.String({ format: 'uuid' }),
-  changes: t.Record(t.String(), t.Unknown(), { description: 'The fields the revision changes, as PUT takes them' }),
-  version: t.Integer({ description: 'Bumped each time another proposal is merged in; a reviewer decides a given version' }),
-  status: t.Literal('PENDING'),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
-
 export const AssetCheckView = t.Object({
   field: t.String({ description: 'logoUrl, bannerUrl or screenshots[i]' }),
   url: t.String(),
@@ -118,7 +109,23 @@ export const AssetCheckView = t.Object({
   width: Nullable(t.Integer()),
   height: Nullable(t.Integer()),
   problems: t.Array(t.String()),
+  mirrorUrl: Nullable(
+    t.String({
+      description:
+        'The copy of the image this check stored (what reviewers see, and what an approval publishes). Null: no copy (not fetchable, too large, not PNG or JPEG), so the listing shows the image from its own URL.',
+    }),
+  ),
   checkedAt: Timestamp,
+});
+
+export const PendingRevisionView = t.Object({
+  id: t.String({ format: 'uuid' }),
+  changes: t.Record(t.String(), t.Unknown(), { description: 'The fields the revision changes, as PUT takes them' }),
+  version: t.Integer({ description: 'Bumped each time another proposal is merged in; a reviewer decides a given version' }),
+  status: t.Literal('PENDING'),
+  assetChecks: t.Array(AssetCheckView, { description: 'Checks of the images the listing would show once the revision is approved' }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
 });
 
 /** What the owning developer sees. */
@@ -128,7 +135,9 @@ export const OwnerAppView = t.Object({
   reviewedAt: NullableTimestamp,
   rejectionReason: Nullable(t.String()),
   reviewNotes: Nullable(t.String()),
-  assetChecks: t.Array(AssetCheckView, { description: 'Advisory results of the latest asset checks' }),
+  assetChecks: t.Array(AssetCheckView, {
+    description: 'Advisory results of the checks of the images listed now; an image without an entry has not been checked yet',
+  }),
   pendingRevision: Nullable(PendingRevisionView),
 });
 export type OwnerAppView = Static<typeof OwnerAppView>;

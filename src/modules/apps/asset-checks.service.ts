@@ -1,27 +1,35 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { safeFetch, SafeFetchError } from '../../lib/safe-fetch.ts';
-import { assetKindOf, assetProblems, readImageFacts } from './asset-rules.ts';
+import { isMirroredFormat } from '../assets/asset-files.ts';
+import { storeAsset } from '../assets/asset-store.ts';
 import type { Screenshot } from './app.entity.ts';
+import type { UpdateAppInput } from './apps.model.ts';
+import { assetKindOf, assetProblems, MAX_ASSET_BYTES, readImageFacts, tooLargeProblem } from './asset-rules.ts';
+import { listedAssets, proposedAssets, sameAsset, type ListedAsset } from './listed-assets.ts';
 
 /**
- * Advisory asset checks: fetch each image a listing names (SSRF-guarded), read its format and
- * dimensions from the bytes, and store the result for the owner and reviewers. Submission and
- * approval never wait for these.
+ * Advisory asset checks: fetch each image a listing (or its pending revision) names, SSRF-guarded,
+ * read its format and dimensions from the bytes, store the bytes in the mirror, and record the
+ * verdict for the owner and reviewers. Submission and approval never wait for these.
+ *
+ * A stored copy is pinned: while the listing names the same URL it is not fetched again, so what
+ * a reviewer looked at cannot change under them. Submitting asks for a fresh look (every image is
+ * fetched again); an image that could not be stored is tried again on every run.
  */
 export const ASSET_CHECKS_QUEUE = 'apps.asset-checks';
 
-/** Call inside the transaction that changed an app's logo, banner or screenshots. */
+/** Call inside the transaction that changed an app's (or its pending revision's) logo, banner or screenshots. */
 export const enqueueAssetChecks = (jobs: JobQueue, em: EntityManager, appId: string) =>
   jobs.send(em, ASSET_CHECKS_QUEUE, { appId }, { singletonKey: appId });
 
-const FETCH_LIMITS = { maxBytes: 10 * 1024 * 1024, timeoutMs: 5_000, maxRedirects: 3 };
-
-interface ListedAsset {
-  /** 'logoUrl', 'bannerUrl' or 'screenshots[i]' (i in display order). */
-  field: string;
-  url: string;
+/** Call inside the transaction of a submission: the review sees every image as its URL serves it now. */
+export async function refreshAssetChecks(jobs: JobQueue, tx: EntityManager, appId: string): Promise<void> {
+  await tx.execute('delete from asset_checks where app_id = ?', [appId]);
+  await enqueueAssetChecks(jobs, tx, appId);
 }
+
+const FETCH_LIMITS = { timeoutMs: 5_000, maxRedirects: 3 };
 
 interface AssetCheckResult extends ListedAsset {
   ok: boolean;
@@ -29,53 +37,65 @@ interface AssetCheckResult extends ListedAsset {
   width: number | null;
   height: number | null;
   problems: string[];
+  /** The whole image, when it is one the mirror keeps (PNG or JPEG within its cap). */
+  bytes: Uint8Array | null;
 }
 
-/** The images an app lists now, or null when the app no longer exists. */
-async function listedAssets(em: EntityManager, appId: string): Promise<ListedAsset[] | null> {
-  const [app] = await em.execute<{ logo_url: string | null; banner_url: string | null; screenshots: Screenshot[] }[]>(
-    `select logo_url, banner_url, screenshots from apps where id = ?`,
+/** Every image the app lists now or would list once its pending revision is approved; null when the app is gone. */
+async function wantedAssets(em: EntityManager, appId: string): Promise<ListedAsset[] | null> {
+  const [app] = await em.execute<{ logo_url: string | null; banner_url: string | null; screenshots: Screenshot[]; changes: UpdateAppInput | null }[]>(
+    `select a.logo_url, a.banner_url, a.screenshots, r.changes
+     from apps a left join app_revisions r on r.app_id = a.id and r.status = 'PENDING'
+     where a.id = ?`,
     [appId],
   );
   if (!app) return null;
-  const assets: ListedAsset[] = [];
-  if (app.logo_url) assets.push({ field: 'logoUrl', url: app.logo_url });
-  if (app.banner_url) assets.push({ field: 'bannerUrl', url: app.banner_url });
-  [...app.screenshots]
-    .sort((a, b) => a.order - b.order)
-    .forEach((screenshot, index) => assets.push({ field: `screenshots[${index}]`, url: screenshot.url }));
-  return assets;
+  const live = { logoUrl: app.logo_url, bannerUrl: app.banner_url, screenshots: app.screenshots };
+  const wanted = listedAssets(live);
+  for (const asset of app.changes ? proposedAssets(live, app.changes) : []) {
+    if (!wanted.some((known) => sameAsset(known, asset))) wanted.push(asset);
+  }
+  return wanted;
 }
 
 async function checkAsset({ field, url }: ListedAsset, allowPrivate: boolean): Promise<AssetCheckResult> {
-  const failed = (problem: string): AssetCheckResult => ({ field, url, ok: false, format: null, width: null, height: null, problems: [problem] });
-  let bytes: Uint8Array;
+  const failed = (problem: string): AssetCheckResult => ({ field, url, ok: false, format: null, width: null, height: null, problems: [problem], bytes: null });
+  const kind = assetKindOf(field);
+  const cap = MAX_ASSET_BYTES[kind];
+  let fetched: { bytes: Uint8Array; partial: boolean };
   try {
-    ({ bytes } = await safeFetch(url, { ...FETCH_LIMITS, allowPrivate, enough: (head) => readImageFacts(head) !== null }));
+    // Read the whole image up to its cap; past the cap, the first bytes still tell its format and size.
+    fetched = await safeFetch(url, { ...FETCH_LIMITS, maxBytes: cap, allowPrivate, enough: (head) => head.byteLength >= cap && readImageFacts(head) !== null });
   } catch (error) {
-    if (error instanceof SafeFetchError) return failed(`could not fetch: ${error.reason}`);
+    if (error instanceof SafeFetchError) return failed(error.reason === 'too large' ? tooLargeProblem(kind) : `could not fetch: ${error.reason}`);
     throw error;
   }
-  const image = readImageFacts(bytes);
+  const image = readImageFacts(fetched.bytes);
   if (!image) return failed('not a readable image (PNG or JPG expected)');
-  const problems = assetProblems(assetKindOf(field), image);
-  return { field, url, ok: problems.length === 0, ...image, problems };
+  const problems = assetProblems(kind, image);
+  if (fetched.partial) problems.push(tooLargeProblem(kind));
+  const bytes = !fetched.partial && isMirroredFormat(image.format) ? fetched.bytes : null;
+  return { field, url, ok: problems.length === 0, ...image, problems, bytes };
 }
 
 /**
- * Checks every image the app lists and replaces its stored results. Results are written only
- * for images the app still lists with the same URL (an edit during the fetch enqueues its own
- * check); a deleted app is left alone.
+ * Checks the images the app (and its pending revision) lists that have no stored copy yet, stores
+ * their bytes, and writes the verdicts. Rows of images no longer listed are removed; results for
+ * images unlisted during the fetch are dropped (that edit enqueued its own check); a deleted app is
+ * left alone.
  */
 export async function runAssetChecks(em: EntityManager, appId: string, allowPrivate: boolean): Promise<void> {
-  const listed = await listedAssets(em, appId);
-  if (!listed) return;
-  const results = await Promise.all(listed.map((asset) => checkAsset(asset, allowPrivate)));
+  const wanted = await wantedAssets(em, appId);
+  if (!wanted) return;
+  const stored = await em.execute<ListedAsset[]>('select field, url from asset_checks where app_id = ? and sha256 is not null', [appId]);
+  const toCheck = wanted.filter((asset) => !stored.some((copy) => sameAsset(copy, asset)));
+  const results = await Promise.all(toCheck.map((asset) => checkAsset(asset, allowPrivate)));
   await em.transactional(async (tx) => {
+    // The row first (an approval holds it while it publishes), then the checks of this app.
+    await tx.execute('select 1 from apps where id = ? for key share', [appId]);
     await tx.execute(`select pg_advisory_xact_lock(hashtext('asset-checks'), hashtext(?))`, [appId]);
-    const current = await listedAssets(tx, appId);
+    const current = await wantedAssets(tx, appId);
     if (!current) return;
-    const fresh = results.filter((result) => current.some((asset) => asset.field === result.field && asset.url === result.url));
     await tx.execute(
       `delete from asset_checks c
        where c.app_id = ?
@@ -83,17 +103,24 @@ export async function runAssetChecks(em: EntityManager, appId: string, allowPriv
                          where l.field = c.field and l.url = c.url)`,
       [appId, JSON.stringify(current)],
     );
+    const fresh = [];
+    for (const { bytes, ...result } of results.filter((result) => current.some((asset) => sameAsset(asset, result)))) {
+      const format = result.format;
+      const copy = bytes && format && isMirroredFormat(format) ? await storeAsset(tx, bytes, format) : null;
+      fresh.push({ ...result, sha256: copy?.sha256 ?? null });
+    }
     if (fresh.length === 0) return;
+    // A stored copy is never replaced: it may be what a reviewer is looking at.
     await tx.execute(
-      `insert into asset_checks (app_id, field, url, ok, format, width, height, problems, checked_at)
-       select ?, r.field, r.url, r.ok, r.format, r.width, r.height, r.problems, now()
+      `insert into asset_checks (app_id, field, url, ok, format, width, height, problems, sha256, checked_at)
+       select ?, r.field, r.url, r.ok, r.format, r.width, r.height, r.problems, r.sha256, now()
        from jsonb_to_recordset(cast(? as jsonb))
-         as r(field text, url text, ok boolean, format text, width integer, height integer, problems jsonb)
-       on conflict (app_id, field) do update set
-         url = excluded.url, ok = excluded.ok, format = excluded.format, width = excluded.width,
-         height = excluded.height, problems = excluded.problems, checked_at = excluded.checked_at`,
+         as r(field text, url text, ok boolean, format text, width integer, height integer, problems jsonb, sha256 text)
+       on conflict (app_id, field, url) do update set
+         ok = excluded.ok, format = excluded.format, width = excluded.width, height = excluded.height,
+         problems = excluded.problems, sha256 = excluded.sha256, checked_at = excluded.checked_at
+       where asset_checks.sha256 is null`,
       [appId, JSON.stringify(fresh)],
     );
   });
 }
-

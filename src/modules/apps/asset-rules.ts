@@ -3,7 +3,8 @@ import { imageSize } from 'image-size';
 /**
  * What a listing's images must be (advisory: reported to the owner and reviewers, never
  * blocking): PNG or JPG; a square logo of at least 512x512; a 1200x600 banner; screenshots
- * of at least 1280x720. Pure functions of the bytes, so they are tested without a network.
+ * of at least 1280x720; no larger than their kind's size cap (past it an image is not mirrored).
+ * Pure functions of the bytes, so they are tested without a network.
  */
 export type AssetKind = 'logo' | 'banner' | 'screenshot';
 
@@ -15,6 +16,12 @@ export interface ImageFacts {
 }
 
 const ACCEPTED_FORMATS = new Set(['png', 'jpg']);
+const MiB = 1024 * 1024;
+/** The most bytes of each kind the mirror stores: generous for the sizes asked for, bounded for the database. */
+export const MAX_ASSET_BYTES: Record<AssetKind, number> = { logo: 1 * MiB, banner: 2 * MiB, screenshot: 5 * MiB };
+
+/** The problem of an image past its kind's cap (its size was read from the first bytes). */
+export const tooLargeProblem = (kind: AssetKind) => `${kind} must be at most ${MAX_ASSET_BYTES[kind] / MiB} MiB (not mirrored)`;
 const LOGO_MIN = 512;
 const BANNER = { width: 1200, height: 600 };
 const SCREENSHOT_MIN = { width: 1280, height: 720 };

@@ -2,7 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from 'elysia';
 import type { App } from './app.entity.ts';
 import { NO_STATS, toOwnerAppView, type AppStats } from './app-view.ts';
-import type { AssetCheckView, OwnerAppView } from './apps.model.ts';
+import type { AssetCheckView, OwnerAppView, UpdateAppInput } from './apps.model.ts';
+import { mirrorPath } from '../assets/asset-files.ts';
+import { listedAssets, proposedAssets, sameAsset, type ListedAsset } from './listed-assets.ts';
 
 /** What the owning developer (and admins) see of apps: the entity plus stats, asset checks and any pending revision. */
 interface AssetCheckRow {
@@ -14,6 +16,8 @@ interface AssetCheckRow {
   width: number | null;
   height: number | null;
   problems: string[];
+  sha256: string | null;
+  extension: string | null;
   checked_at: Date;
 }
 
@@ -28,6 +32,22 @@ interface PendingRevisionRow {
 
 const inList = (values: readonly unknown[]) => values.map(() => '?').join(', ');
 
+/** The checks of exactly the images `listed` (the live listing, or what a revision proposes). */
+const checksOf = (rows: AssetCheckRow[], listed: ListedAsset[]): Static<typeof AssetCheckView>[] =>
+  rows
+    .filter((row) => listed.some((asset) => sameAsset(asset, row)))
+    .map((row) => ({
+      field: row.field,
+      url: row.url,
+      ok: row.ok,
+      format: row.format,
+      width: row.width,
+      height: row.height,
+      problems: row.problems,
+      mirrorUrl: row.sha256 && row.extension ? mirrorPath(row.sha256, row.extension) : null,
+      checkedAt: new Date(row.checked_at).toISOString(),
+    }));
+
 /**
  * Owner views of several apps with three batched reads (stats, asset checks, pending
  * revisions) rather than three per app.
@@ -41,8 +61,9 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
       ids,
     ),
     em.execute<AssetCheckRow[]>(
-      `select app_id, field, url, ok, format, width, height, problems, checked_at
-       from asset_checks where app_id in (${inList(ids)}) order by field`,
+      `select c.app_id, c.field, c.url, c.ok, c.format, c.width, c.height, c.problems, c.sha256, s.extension, c.checked_at
+       from asset_checks c left join assets s on s.sha256 = c.sha256
+       where c.app_id in (${inList(ids)}) order by c.field`,
       ids,
     ),
     em.execute<PendingRevisionRow[]>(
@@ -55,18 +76,7 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
     const appStats: AppStats = stat
       ? { installCount: stat.install_count, reviewCount: stat.review_count, averageRating: Number(stat.average_rating) }
       : NO_STATS;
-    const assetChecks: Static<typeof AssetCheckView>[] = checks
-      .filter((row) => row.app_id === app.id)
-      .map((row) => ({
-        field: row.field,
-        url: row.url,
-        ok: row.ok,
-        format: row.format,
-        width: row.width,
-        height: row.height,
-        problems: row.problems,
-        checkedAt: new Date(row.checked_at).toISOString(),
-      }));
+    const appChecks = checks.filter((row) => row.app_id === app.id);
     const revision = revisions.find((row) => row.app_id === app.id);
     const pendingRevision = revision
       ? {
@@ -74,11 +84,12 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
           changes: revision.changes,
           version: revision.version,
           status: 'PENDING' as const,
+          assetChecks: checksOf(appChecks, proposedAssets(app, revision.changes as UpdateAppInput)),
           createdAt: new Date(revision.created_at).toISOString(),
           updatedAt: new Date(revision.updated_at).toISOString(),
         }
       : null;
-    return toOwnerAppView(app, appStats, { assetChecks, pendingRevision });
+    return toOwnerAppView(app, appStats, { assetChecks: checksOf(appChecks, listedAssets(app)), pendingRevision });
   });
 }
 

@@ -1,5 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { enqueueAssetChecks } from './asset-checks.service.ts';
+import { publishReviewedAssets } from './asset-publication.ts';
+import { changesImages } from './listed-assets.ts';
 import { enqueueCategoryCounts } from '../stats/stats.service.ts';
 import { ApiError, notFound, validationFailed } from '../../http/problem.ts';
 import { recordAudit, type Actor } from '../audit/audit.service.ts';
@@ -21,7 +22,7 @@ import { toOwnerView } from './owner-views.ts';
  * atomically) or rejects it. At most one revision is pending per app; a new proposal merges into it.
  */
 export async function openRevision(
-  em: EntityManager,
+  { em, jobs }: AppServiceDeps,
   developerId: string,
   appId: string,
   changes: UpdateAppInput,
@@ -46,6 +47,8 @@ export async function openRevision(
     // bumps the version, so a reviewer's decision on what they saw can be told from one on more.
     const merged: UpdateAppInput = { ...(pending?.changes as UpdateAppInput | undefined), ...changes };
     assertCompleteListing(listingAfter(locked, merged));
+    // The proposed images are checked (and mirrored) before a reviewer looks at the revision.
+    if (changesImages(merged)) await enqueueAssetChecks(jobs, tx, locked.id);
     if (pending) {
       pending.changes = merged;
       pending.version += 1;
@@ -90,6 +93,8 @@ export async function decideRevision(
     if (decision === 'approve') {
       const { assetsChanged, categoryChanged } = await applyAppChanges(tx, locked, changes);
       assertCompleteListing(locked);
+      // The revision's images, as its reviewer saw them; the check that follows drops the old ones.
+      await publishReviewedAssets(tx, locked);
       if (assetsChanged) await enqueueAssetChecks(jobs, tx, locked.id);
       if (categoryChanged && locked.status === 'APPROVED') await enqueueCategoryCounts(jobs, tx);
     } else {

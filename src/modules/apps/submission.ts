@@ -9,6 +9,8 @@ import { lockOwnApp } from './app-locks.ts';
 import type { OwnerAppView } from './apps.model.ts';
 import { assertCompleteListing, missingForReview } from './completeness.ts';
 import { toOwnerView } from './owner-views.ts';
+import { refreshAssetChecks } from './asset-checks.service.ts';
+import type { AppServiceDeps } from './apps.service.ts';
 
 /**
  * The submit gate: a verified developer and a complete listing (`completeness.ts`).
@@ -22,7 +24,7 @@ async function developerStatus(em: EntityManager, developerId: string): Promise<
 }
 
 /** DRAFT or REJECTED → PENDING: queued for review. Needs a verified developer and a complete listing. */
-export async function submitApp(em: EntityManager, developerId: string, appId: string): Promise<OwnerAppView> {
+export async function submitApp({ em, jobs }: AppServiceDeps, developerId: string, appId: string): Promise<OwnerAppView> {
   const action: AppAction = 'submit';
   const app = await em.transactional(async (tx) => {
     const locked = await lockOwnApp(tx, developerId, appId);
@@ -34,6 +36,7 @@ export async function submitApp(em: EntityManager, developerId: string, appId: s
     locked.submittedAt = new Date();
     locked.rejectionReason = null;
     recordTransition(tx, locked, { actor: developerActor(developerId), action, from });
+    await refreshAssetChecks(jobs, tx, locked.id);
     return locked;
   });
   return toOwnerView(em, app);

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError, notFound } from '../../http/problem.ts';
 import { CATEGORIES, type AppStatus, type Category, type Environment, type Screenshot } from '../apps/app.entity.ts';
 import { toPublicAppView } from '../apps/app-view.ts';
+import { PUBLISHED_ASSETS_COLUMN, withPublishedAssets, type PublishedAssets } from '../apps/asset-publication.ts';
 import type { PublicAppView } from '../apps/apps.model.ts';
 import { pageOf, pageWindow, type Page } from '../../http/pagination.ts';
 import type { CatalogueQuery, CatalogueSort, CategoryCount, FeaturedQuery } from './catalogue.model.ts';
@@ -30,7 +31,7 @@ const COLUMNS = `a.id, a.slug, a.name, a.description, a.long_description, a.long
   a.oauth_client_id, a.screenshots, a.status, a.featured, a.version, a.created_at, a.updated_at, a.first_approved_at,
   s.install_count, s.review_count, s.average_rating,
   d.name as developer_name, d.company_name as developer_company_name, d.website_url as developer_website_url,
-  d.status as developer_status`;
+  d.status as developer_status, ${PUBLISHED_ASSETS_COLUMN}`;
 
 interface PublicAppRow {
   id: string;
@@ -63,11 +64,12 @@ interface PublicAppRow {
   developer_company_name: string | null;
   developer_website_url: string | null;
   developer_status: string;
+  published_assets: PublishedAssets | null;
 }
 
 function toView(row: PublicAppRow): PublicAppView {
   return toPublicAppView(
-    {
+    withPublishedAssets({
       id: row.id,
       slug: row.slug,
       name: row.name,
@@ -89,7 +91,7 @@ function toView(row: PublicAppRow): PublicAppView {
       version: row.version,
       createdAt: new Date(row.created_at),
       updatedAt: new Date(row.updated_at),
-    },
+    }, row.published_assets),
     { installCount: row.install_count, reviewCount: row.review_count, averageRating: Number(row.average_rating) },
     { name: row.developer_name, companyName: row.developer_company_name, websiteUrl: row.developer_website_url },
   );

@@ -8,12 +8,15 @@ import type { JobQueue } from '../../lib/job-queue.ts';
  */
 export const APP_STATS_QUEUE = 'stats.app';
 export const CATEGORY_COUNTS_QUEUE = 'stats.categories';
+export const NIGHTLY_STATS_QUEUE = 'stats.nightly';
 
-export async function recomputeAppStats(em: EntityManager, appId: string): Promise<void> {
-  await em.transactional(async (tx) => {
-    await tx.execute(`select pg_advisory_xact_lock(hashtext('app-stats'), hashtext(?))`, [appId]);
-    await tx.execute(
-      `insert into app_stats (app_id, install_count, review_count, rating_sum, average_rating, updated_at)
+/** The per-app lock: event writers take it shared, a roll-up exclusive. */
+const APP_STATS_LOCK = `hashtext('app-stats'), hashtext(?)`;
+
+/** Upserts the stats rows of the apps `where` selects (one `?`), from their events; returns how many changed. */
+async function rollUp(tx: EntityManager, where: string, param: unknown): Promise<number> {
+  const changed = await tx.execute<{ app_id: string }[]>(
+    `insert into app_stats as s (app_id, install_count, review_count, rating_sum, average_rating, updated_at)
        select a.id,
               (select count(*) from installs i where i.app_id = a.id and i.counted),
               r.review_count, r.rating_sum,
@@ -22,13 +25,52 @@ export async function recomputeAppStats(em: EntityManager, appId: string): Promi
        from apps a,
             lateral (select count(*)::int as review_count, coalesce(sum(rating), 0)::int as rating_sum
                      from reviews where app_id = a.id and not hidden) r
-       where a.id = ?
+       where ${where}
        on conflict (app_id) do update set
          install_count = excluded.install_count, review_count = excluded.review_count,
-         rating_sum = excluded.rating_sum, average_rating = excluded.average_rating, updated_at = excluded.updated_at`,
-      [appId],
-    );
+         rating_sum = excluded.rating_sum, average_rating = excluded.average_rating, updated_at = excluded.updated_at
+       where (s.install_count, s.review_count, s.rating_sum, s.average_rating)
+         is distinct from (excluded.install_count, excluded.review_count, excluded.rating_sum, excluded.average_rating)
+       returning s.app_id`,
+    [param],
+  );
+  return changed.length;
+}
+
+/**
+ * Recomputes one app's counters. The exclusive lock waits for every transaction that appended an
+ * event and enqueued (or joined) a roll-up to commit, so this count includes all of them.
+ */
+export async function recomputeAppStats(em: EntityManager, appId: string): Promise<void> {
+  await em.transactional(async (tx) => {
+    await tx.execute(`select pg_advisory_xact_lock(${APP_STATS_LOCK})`, [appId]);
+    await rollUp(tx, 'a.id = ?', appId);
   });
+}
+
+const NIGHTLY_BATCH = 500;
+
+/**
+ * Every app's counters from its events, a batch of apps per transaction (each app under its
+ * roll-up lock, taken in one order), whatever the roll-up jobs did or missed. Returns how many
+ * apps' counters were wrong.
+ */
+export async function recomputeAllAppStats(em: EntityManager): Promise<number> {
+  let repaired = 0;
+  let after = '00000000-0000-0000-0000-000000000000';
+  for (;;) {
+    const ids = (await em.execute<{ id: string }[]>('select id from apps where id > ? order by id limit ?', [after, NIGHTLY_BATCH])).map((row) => row.id);
+    if (ids.length === 0) return repaired;
+    repaired += await em.transactional(async (tx) => {
+      await tx.execute(
+        `select pg_advisory_xact_lock(hashtext('app-stats'), hashtext(id))
+         from jsonb_array_elements_text(cast(? as jsonb)) as id order by hashtext(id)`,
+        [JSON.stringify(ids)],
+      );
+      return rollUp(tx, 'a.id in (select cast(id as uuid) from jsonb_array_elements_text(cast(? as jsonb)) as id)', JSON.stringify(ids));
+    });
+    after = ids.at(-1)!;
+  }
 }
 
 /** Counts APPROVED apps of developers who are not suspended, per category (all ten rows always exist). */
@@ -47,8 +89,20 @@ export async function recomputeCategoryCounts(em: EntityManager): Promise<void> 
   });
 }
 
-/** Call inside the transaction that appended an install or changed a review. */
-export const enqueueAppStats = (jobs: JobQueue, em: EntityManager, appId: string) => jobs.send(em, APP_STATS_QUEUE, { appId });
+/**
+ * Call inside the transaction that appended an install or changed a review. Roll-ups coalesce per
+ * app: the queue keeps one waiting job per app (policy 'short', keyed by the app), deferred by a
+ * second so a burst joins it, and a send that finds one waiting adds nothing. The shared lock makes
+ * that safe: the waiting roll-up cannot take its exclusive lock, and so cannot count, before this
+ * transaction commits.
+ */
+export async function enqueueAppStats(jobs: JobQueue, tx: EntityManager, appId: string): Promise<void> {
+  await tx.execute(`select pg_advisory_xact_lock_shared(${APP_STATS_LOCK})`, [appId]);
+  await jobs.send(tx, APP_STATS_QUEUE, { appId }, { singletonKey: appId, startAfter: ROLL_UP_DELAY_SECONDS });
+}
+
+/** How long a roll-up waits for more events to join it. */
+export const ROLL_UP_DELAY_SECONDS = 1;
 
 /** Call inside the transaction that changed which apps are publicly visible. */
 export const enqueueCategoryCounts = (jobs: JobQueue, em: EntityManager) => jobs.send(em, CATEGORY_COUNTS_QUEUE, {});

@@ -1,0 +1,50 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { mirrorPath } from '../assets/asset-files.ts';
+import { listedAssets, type ListingImages } from './listed-assets.ts';
+
+/**
+ * What the public sees of a listing's images is fixed when an app or a revision is approved:
+ * each image whose check stored a copy of the URL listed then is shown from the mirror, exactly
+ * those bytes; an image without a stored copy at that moment (not fetchable, over its cap, not
+ * PNG or JPEG, or its check not finished) keeps its own URL until the next approval.
+ */
+
+/**
+ * Call inside the approving transaction, which holds the app's row lock (the check job locks the
+ * row before writing, so no check is half-written here), after the approved values are on `app`.
+ */
+export async function publishReviewedAssets(tx: EntityManager, app: ListingImages & { id: string }): Promise<void> {
+  await tx.execute('delete from published_assets where app_id = ?', [app.id]);
+  await tx.execute(
+    `insert into published_assets (app_id, field, source_url, sha256, extension)
+     select c.app_id, c.field, c.url, c.sha256, s.extension
+     from asset_checks c
+       join assets s on s.sha256 = c.sha256
+       join jsonb_to_recordset(cast(? as jsonb)) as l(field text, url text) on l.field = c.field and l.url = c.url
+     where c.app_id = ?`,
+    [JSON.stringify(listedAssets(app)), app.id],
+  );
+}
+
+/** Per field, the URL a copy was published for and the copy's name; read along with the public rows. */
+export type PublishedAssets = Record<string, [sourceUrl: string, sha256: string, extension: string]>;
+
+/** SQL for the `published_assets` column of a public read whose apps are aliased `a`. */
+export const PUBLISHED_ASSETS_COLUMN = `(select jsonb_object_agg(pa.field, jsonb_build_array(pa.source_url, pa.sha256, pa.extension))
+  from published_assets pa where pa.app_id = a.id) as published_assets`;
+
+/** The listing with each image that has a published copy of the URL it lists now shown from the mirror. */
+export function withPublishedAssets<T extends ListingImages>(listing: T, published: PublishedAssets | null): T {
+  if (!published) return listing;
+  const shown = (field: string, url: string) => {
+    const copy = published[field];
+    return copy && copy[0] === url ? mirrorPath(copy[1], copy[2]) : url;
+  };
+  const screenshots = [...listing.screenshots].sort((a, b) => a.order - b.order);
+  return {
+    ...listing,
+    logoUrl: listing.logoUrl ? shown('logoUrl', listing.logoUrl) : listing.logoUrl,
+    bannerUrl: listing.bannerUrl ? shown('bannerUrl', listing.bannerUrl) : listing.bannerUrl,
+    screenshots: screenshots.map((screenshot, index) => ({ ...screenshot, url: shown(`screenshots[${index}]`, screenshot.url) })),
+  };
+}

@@ -1,0 +1,110 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from '../../lib/logger.ts';
+import type { Mailer } from './mailer.ts';
+import { composeNotification, type ComposedMail, type MailJob } from './notifications.service.ts';
+
+/**
+ * Sends one notification at most once, with no database transaction open while SMTP talks.
+ *
+ * 1. The `emails` row is the record that a message went out: found, there is nothing to do.
+ * 2. A claim row (`email_claims`) names the job attempt sending it. It is taken in one statement
+ *    and refused while another attempt holds it, unless that attempt is this one (running again
+ *    after a database outage) or an earlier one of the same pg-boss job (pg-boss starts attempt n+1
+ *    only after attempt n failed or expired, and a send is cut off well inside the expiry), or its
+ *    lease ran out (a different job for the same message).
+ * 3. SMTP, outside any transaction.
+ * 4. One transaction writes the `emails` row and drops the claim; a failed send drops the claim.
+ *
+ * The window SMTP cannot close: the server accepted the message (250 after DATA) and the process
+ * died, or lost the database for longer than RECORD_RETRY_MS, before step 4 committed. The next
+ * attempt finds no record and sends again. The `X-Marketplace-Message-Id` header lets a receiver
+ * drop that duplicate.
+ */
+export interface DeliveryDeps {
+  em: EntityManager;
+  mailer: Mailer;
+  logger: Logger;
+}
+
+/** The pg-boss job attempt doing the sending; its expiry is the claim's lease. */
+export interface SendAttempt {
+  jobId: string;
+  attempt: number;
+  leaseSeconds: number;
+}
+
+/** Thrown when another attempt holds the claim: the job fails and retries after its backoff. */
+export class MessageClaimedError extends Error {
+  override name = 'MessageClaimedError';
+}
+
+/** How long a recorded send keeps retrying its record while PostgreSQL is unreachable (a restart, a failover). */
+const RECORD_RETRY_MS = 30_000;
+
+const isSent = async (em: EntityManager, messageId: string) =>
+  (await em.execute('select 1 from emails where message_id = ?', [messageId])).length > 0;
+
+async function claim(em: EntityManager, messageId: string, attempt: SendAttempt): Promise<boolean> {
+  const rows = await em.execute(
+    `insert into email_claims as c (message_id, job_id, attempt, claimed_until)
+     select ?, ?, ?, now() + make_interval(secs => ?)
+     where not exists (select 1 from emails where message_id = ?)
+     on conflict (message_id) do update set job_id = excluded.job_id, attempt = excluded.attempt, claimed_until = excluded.claimed_until
+     where c.claimed_until < now() or (c.job_id = excluded.job_id and c.attempt <= excluded.attempt)
+     returning c.message_id`,
+    [messageId, attempt.jobId, attempt.attempt, attempt.leaseSeconds, messageId],
+  );
+  return rows.length > 0;
+}
+
+const release = (em: EntityManager, messageId: string, attempt: SendAttempt) =>
+  em.execute('delete from email_claims where message_id = ? and job_id = ? and attempt = ?', [messageId, attempt.jobId, attempt.attempt]);
+
+async function record(em: EntityManager, job: MailJob, mail: ComposedMail, transport: string, attempt: SendAttempt | null): Promise<void> {
+  await em.transactional(async (tx) => {
+    await tx.execute(
+      `insert into emails (message_id, kind, to_address, subject, html, text_body, transport, app_id, developer_id, sent_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, now())
+       on conflict (message_id) do nothing`,
+      [job.messageId, job.kind, mail.to, mail.subject, mail.html, mail.text, transport, mail.appId, mail.developerId],
+    );
+    if (attempt) await release(tx, job.messageId, attempt);
+  });
+}
+
+/** Keeps trying to record a message SMTP accepted, so a database restart mid-send does not cause a second send. */
+async function recordAccepted(deps: DeliveryDeps, job: MailJob, mail: ComposedMail, attempt: SendAttempt): Promise<void> {
+  const deadline = Date.now() + RECORD_RETRY_MS;
+  for (;;) {
+    try {
+      return await record(deps.em, job, mail, deps.mailer.transport, attempt);
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      deps.logger.warn('could not record a sent e-mail yet; retrying', { messageId: job.messageId, error: (error as Error).message });
+      await Bun.sleep(500);
+    }
+  }
+}
+
+export async function deliverNotification(deps: DeliveryDeps, job: MailJob, attempt: SendAttempt): Promise<void> {
+  const { em, mailer } = deps;
+  if (await isSent(em, job.messageId)) return;
+  const mail = await composeNotification(em, job);
+  if (!mail) return;
+  // Without SMTP the record is the message (the dev outbox): writing it is the whole send.
+  if (mailer.transport === 'outbox') return record(em, job, mail, mailer.transport, null);
+
+  if (!(await claim(em, job.messageId, attempt))) {
+    if (await isSent(em, job.messageId)) return;
+    throw new MessageClaimedError(`message ${job.messageId} is being sent by another attempt`);
+  }
+  // A sender that recorded and let go between this attempt's first look and its claim.
+  if (await isSent(em, job.messageId)) return void (await release(em, job.messageId, attempt));
+  try {
+    await mailer.deliver({ messageId: job.messageId, to: mail.to, subject: mail.subject, html: mail.html, text: mail.text });
+  } catch (error) {
+    await release(em, job.messageId, attempt).catch(() => {});
+    throw error;
+  }
+  await recordAccepted(deps, job, mail, attempt);
+}

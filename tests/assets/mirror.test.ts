@@ -1,0 +1,261 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { decideApp } from '../../src/modules/apps/app-admin.service.ts';
+import { decideRevision } from '../../src/modules/apps/revisions.service.ts';
+import { collectUnreferencedAssets } from '../../src/modules/assets/asset-gc.ts';
+import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
+import { deps, eventually } from '../apps/fixtures.ts';
+import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
+import { image, startImageServer, type ImageServer } from './image-server.ts';
+import { jpeg, mirrorOf, png, sha256 } from './images.ts';
+
+/**
+ * The mirror end to end: images served from 127.0.0.1 (ALLOW_PRIVATE_FETCH, tests only), checked
+ * and stored by the worker, published on approval, and served from `/assets/<sha256>.<ext>`.
+ */
+let t: TestApp;
+let server: ImageServer;
+let key: string;
+
+const LOGO = png(512, 512);
+const BANNER = jpeg(1200, 600);
+const SHOT = png(1280, 720);
+const SHOT_JPEG = jpeg(1920, 1080);
+/** What the origin serves at `/live/logo.png` right now: tests change it under a listing. */
+let liveLogo = LOGO;
+/** `/slow.png` answers once this is released. */
+let releaseSlow!: () => void;
+const slow = new Promise<void>((resolve) => (releaseSlow = resolve));
+
+beforeAll(async () => {
+  t = await createTestApp({ ALLOW_PRIVATE_FETCH: 'true' });
+  server = startImageServer({
+    '/live/logo.png': () => new Response(liveLogo, { headers: { 'content-type': 'image/png' } }),
+    '/logo.png': image(LOGO, 'image/png'),
+    '/logo-2.png': image(png(640, 640), 'image/png'),
+    '/banner.jpg': image(BANNER, 'image/jpeg'),
+    '/shot.png': image(SHOT, 'image/png'),
+    '/shot.jpg': image(SHOT_JPEG, 'image/jpeg'),
+    '/shot-3.png': image(png(1440, 900), 'image/png'),
+    '/gc.png': image(png(700, 700), 'image/png'),
+    '/missing.png': () => new Response('gone', { status: 404 }),
+    // A real PNG header, then 1.5 MiB: readable dimensions, past the logo's 1 MiB cap.
+    '/big-logo.png': () => new Response(new Blob([png(600, 600), new Uint8Array(1.5 * 1024 * 1024)]), { headers: { 'content-type': 'image/png' } }),
+    '/slow.png': async () => {
+      await slow;
+      return new Response(SHOT, { headers: { 'content-type': 'image/png' } });
+    },
+  });
+  key = await mintKey(t, await registerDeveloper(t));
+});
+
+afterAll(async () => {
+  releaseSlow();
+  await server.stop();
+  await t.close();
+});
+
+const url = (path: string) => `${server.origin}${path}`;
+
+let listings = 0;
+/** A submittable listing of local images (staging apps may use http URLs). */
+const listing = (images: { logo?: string; banner?: string; shots?: string[] }) => ({
+  name: `Mirror App ${++listings}`,
+  description: 'Shows its images.',
+  category: 'PRODUCTIVITY',
+  environment: 'staging',
+  logoUrl: url(images.logo ?? '/logo.png'),
+  ...(images.banner ? { bannerUrl: url(images.banner) } : {}),
+  screenshots: (images.shots ?? ['/shot.png', '/shot.jpg']).map((path) => ({ url: url(path) })),
+});
+
+const ownerView = async (id: string) => (await t.call('GET', `/api/dev/apps/${id}`, { token: key })).body;
+
+/** Waits until every image the owner's listing names has a check (the job finished). */
+const checked = (id: string) =>
+  eventually(async () => {
+    const view = await ownerView(id);
+    const listed = (view.logoUrl ? 1 : 0) + (view.bannerUrl ? 1 : 0) + view.screenshots.length;
+    return view.assetChecks.length === listed ? view : null;
+  });
+
+async function submitted(body: object) {
+  const created = await t.call('POST', '/api/dev/apps', { token: key, body });
+  expect(created.status).toBe(201);
+  const response = await t.call('POST', `/api/dev/apps/${created.body.id}/submit`, { token: key });
+  expect(response.status).toBe(200);
+  return response.body as { id: string; slug: string; version: number };
+}
+
+const approve = (app: { id: string }, version: number) => decideApp(deps(t), app.id, 'approve', { actor: CLI_ACTOR, version });
+const publicView = async (slug: string) => (await t.call('GET', `/api/apps/${slug}`)).body;
+const checkOf = (view: { assetChecks: { field: string }[] }, field: string) => view.assetChecks.find((check) => check.field === field) as any;
+
+describe('approval publishes the mirrored copies the reviewer saw', () => {
+  test('the public listing serves the checked bytes, with immutable caching, whatever the origin does later', async () => {
+    liveLogo = LOGO;
+    const app = await submitted(listing({ logo: '/live/logo.png', banner: '/banner.jpg' }));
+    const reviewed = await checked(app.id);
+    expect(reviewed.assetChecks.map((check: { mirrorUrl: string }) => check.mirrorUrl).sort()).toEqual(
+      [mirrorOf(LOGO, 'png'), mirrorOf(BANNER, 'jpg'), mirrorOf(SHOT, 'png'), mirrorOf(SHOT_JPEG, 'jpg')].sort(),
+    );
+    await approve(app, reviewed.version);
+
+    const shown = await publicView(app.slug);
+    expect(shown.logoUrl).toBe(mirrorOf(LOGO, 'png'));
+    expect(shown.bannerUrl).toBe(mirrorOf(BANNER, 'jpg'));
+    expect(shown.screenshots.map((shot: { url: string }) => shot.url)).toEqual([mirrorOf(SHOT, 'png'), mirrorOf(SHOT_JPEG, 'jpg')]);
+    // The catalogue list shows the same.
+    const listed = (await t.call('GET', '/api/apps?limit=100&sort=newest')).body.data.find((entry: { id: string }) => entry.id === app.id);
+    expect(listed.logoUrl).toBe(mirrorOf(LOGO, 'png'));
+
+    // The developer's host changes the image: nothing the public sees changes.
+    liveLogo = png(1024, 1024);
+    expect((await publicView(app.slug)).logoUrl).toBe(mirrorOf(LOGO, 'png'));
+    const served = await t.app.handle(new Request(`http://localhost${mirrorOf(LOGO, 'png')}`));
+    expect(served.status).toBe(200);
+    expect(Buffer.from(await served.arrayBuffer()).equals(Buffer.from(LOGO))).toBe(true);
+    expect(served.headers.get('content-type')).toBe('image/png');
+    expect(served.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(served.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(served.headers.get('etag')).toBe(`"${sha256(LOGO)}"`);
+
+    const jpegServed = await t.app.handle(new Request(`http://localhost${mirrorOf(BANNER, 'jpg')}`));
+    expect(jpegServed.headers.get('content-type')).toBe('image/jpeg');
+    expect(Buffer.from(await jpegServed.arrayBuffer()).equals(Buffer.from(BANNER))).toBe(true);
+
+    const revalidated = await t.app.handle(
+      new Request(`http://localhost${mirrorOf(LOGO, 'png')}`, { headers: { 'if-none-match': `"${sha256(LOGO)}"` } }),
+    );
+    expect(revalidated.status).toBe(304);
+    expect(await revalidated.text()).toBe('');
+  });
+
+  test('an image that could not be fetched keeps its own URL, and the owner and reviewer see why', async () => {
+    const app = await submitted(listing({ logo: '/missing.png' }));
+    const reviewed = await checked(app.id);
+    expect(checkOf(reviewed, 'logoUrl')).toMatchObject({ ok: false, mirrorUrl: null, problems: ['could not fetch: bad status 404'] });
+    await approve(app, reviewed.version);
+    const shown = await publicView(app.slug);
+    expect(shown.logoUrl).toBe(url('/missing.png'));
+    expect(shown.screenshots.map((shot: { url: string }) => shot.url)).toEqual([mirrorOf(SHOT, 'png'), mirrorOf(SHOT_JPEG, 'jpg')]);
+  });
+
+  test('an image over its size cap is checked from its first bytes but not mirrored', async () => {
+    const app = await submitted(listing({ logo: '/big-logo.png' }));
+    const check = checkOf(await checked(app.id), 'logoUrl');
+    expect(check).toMatchObject({
+      ok: false,
+      format: 'png',
+      width: 600,
+      height: 600,
+      mirrorUrl: null,
+      problems: ['logo must be at most 1 MiB (not mirrored)'],
+    });
+  });
+
+  test('an image whose check had not finished at approval keeps its own URL, also once the check is done', async () => {
+    const app = await submitted(listing({ shots: ['/shot.png', '/slow.png'] }));
+    expect((await ownerView(app.id)).assetChecks).toEqual([]);
+    await approve(app, app.version);
+    releaseSlow();
+    const reviewedLate = await checked(app.id);
+    expect(checkOf(reviewedLate, 'screenshots[1]').mirrorUrl).toBe(mirrorOf(SHOT, 'png'));
+    // Nobody reviewed those copies: the listing shows what the reviewer had, the developer's URLs.
+    const shown = await publicView(app.slug);
+    expect(shown.logoUrl).toBe(url('/logo.png'));
+    expect(shown.screenshots.map((shot: { url: string }) => shot.url)).toEqual([url('/shot.png'), url('/slow.png')]);
+  });
+
+  test('while an app waits for review its stored copies are pinned; a resubmission fetches them again', async () => {
+    liveLogo = LOGO;
+    const app = await submitted(listing({ logo: '/live/logo.png' }));
+    const first = await checked(app.id);
+    expect(checkOf(first, 'logoUrl').mirrorUrl).toBe(mirrorOf(LOGO, 'png'));
+
+    // The origin changes the logo, and the developer edits another image of the pending listing.
+    const changedLogo = png(800, 800);
+    liveLogo = changedLogo;
+    const edited = await t.call('PUT', `/api/dev/apps/${app.id}`, { token: key, body: { screenshots: [{ url: url('/shot.png') }, { url: url('/shot-3.png') }] } });
+    expect(edited.status).toBe(200);
+    const second = await eventually(async () => {
+      const view = await ownerView(app.id);
+      return checkOf(view, 'screenshots[1]')?.url === url('/shot-3.png') ? view : null;
+    });
+    // The logo the reviewer is looking at is the one stored before, not what the origin serves now.
+    expect(checkOf(second, 'logoUrl').mirrorUrl).toBe(mirrorOf(LOGO, 'png'));
+
+    // The decision on the version before the edit is stale; on the current one it publishes the pinned copy.
+    expect(await decideApp(deps(t), app.id, 'approve', { actor: CLI_ACTOR, version: app.version }).catch((error) => error.code)).toBe('STALE_VERSION');
+    await decideApp(deps(t), app.id, 'reject', { actor: CLI_ACTOR, version: second.version, reason: 'The logo is too plain.' });
+
+    // Resubmitting asks for a fresh look: the new logo is fetched and becomes what a reviewer sees.
+    expect((await t.call('POST', `/api/dev/apps/${app.id}/submit`, { token: key })).status).toBe(200);
+    const third = await eventually(async () => {
+      const view = await checked(app.id);
+      return checkOf(view, 'logoUrl').mirrorUrl === mirrorOf(changedLogo, 'png') ? view : null;
+    });
+    await approve(app, third.version);
+    expect((await publicView(app.slug)).logoUrl).toBe(mirrorOf(changedLogo, 'png'));
+  });
+});
+
+describe('revisions', () => {
+  test('a revision\'s images are checked before review, and its approval publishes them', async () => {
+    const app = await submitted(listing({}));
+    const reviewed = await checked(app.id);
+    await approve(app, reviewed.version);
+    const proposed = await t.call('POST', `/api/dev/apps/${app.id}/revisions`, { token: key, body: { logoUrl: url('/logo-2.png') } });
+    expect(proposed.status).toBe(201);
+
+    const pending = await eventually(async () => {
+      const view = await ownerView(app.id);
+      return view.pendingRevision?.assetChecks.length === 3 ? view : null;
+    });
+    const newLogo = checkOf(pending.pendingRevision, 'logoUrl');
+    expect(newLogo).toMatchObject({ url: url('/logo-2.png'), ok: true, width: 640, mirrorUrl: mirrorOf(png(640, 640), 'png') });
+    // The live listing, its checks and its public images are untouched until the decision.
+    expect(checkOf(pending, 'logoUrl')).toMatchObject({ url: url('/logo.png'), mirrorUrl: mirrorOf(LOGO, 'png') });
+    expect((await publicView(app.slug)).logoUrl).toBe(mirrorOf(LOGO, 'png'));
+
+    await decideRevision(deps(t), app.id, 'approve', { actor: CLI_ACTOR });
+    const shown = await publicView(app.slug);
+    expect(shown.logoUrl).toBe(mirrorOf(png(640, 640), 'png'));
+    expect(shown.screenshots.map((shot: { url: string }) => shot.url)).toEqual([mirrorOf(SHOT, 'png'), mirrorOf(SHOT_JPEG, 'jpg')]);
+    // The check that follows the approval drops the old logo's row.
+    await eventually(async () => (await t.sql('select url from asset_checks where app_id = ? and field = ?', [app.id, 'logoUrl'])).length === 1);
+  });
+});
+
+describe('/assets', () => {
+  test('unknown, mistyped and malformed names are 404 problems', async () => {
+    const stored = sha256(LOGO);
+    for (const path of [`/assets/${'0'.repeat(64)}.png`, `/assets/${stored}.jpg`, `/assets/${stored}`, '/assets/logo.png', `/assets/${stored.toUpperCase()}.png`]) {
+      const response = await t.call('GET', path);
+      expect(response.status).toBe(404);
+      expect(response.headers.get('content-type')).toBe('application/problem+json');
+    }
+  });
+
+  test('copies nothing refers to are collected after the grace period; referred ones never', async () => {
+    const draft = await t.call('POST', '/api/dev/apps', { token: key, body: listing({ logo: '/gc.png' }) });
+    const gcCopy = mirrorOf(png(700, 700), 'png');
+    await eventually(async () => checkOf(await ownerView(draft.body.id), 'logoUrl')?.mirrorUrl === gcCopy);
+    expect((await t.call('DELETE', `/api/dev/apps/${draft.body.id}`, { token: key })).status).toBe(200);
+
+    // Within the grace period nothing goes.
+    expect(await collectUnreferencedAssets(t.ctx.orm.em.fork(), 3_600)).toBe(0);
+    expect((await t.call('GET', gcCopy)).status).toBe(200);
+
+    // Past it, only the unreferenced copy goes: the published and checked ones stay.
+    await t.sql(`update assets set stored_at = now() - interval '2 hours'`);
+    expect(await collectUnreferencedAssets(t.ctx.orm.em.fork(), 3_600)).toBeGreaterThanOrEqual(1);
+    expect((await t.call('GET', gcCopy)).status).toBe(404);
+    expect((await t.call('GET', mirrorOf(LOGO, 'png'))).status).toBe(200);
+    const unreferenced = await t.sql(
+      `select count(*)::int as n from assets s
+       where not exists (select 1 from asset_checks c where c.sha256 = s.sha256)
+         and not exists (select 1 from published_assets p where p.sha256 = s.sha256)`,
+    );
+    expect(unreferenced).toEqual([{ n: 0 }]);
+  });
+});

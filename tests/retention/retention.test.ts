@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { RETENTION_QUEUE } from '../../jobs/retention.ts';
+import { loadConfig } from '../../src/config.ts';
+import { eventually } from '../apps/fixtures.ts';
+import { addEvents, insertApp, insertDeveloper } from '../support/fixtures.ts';
+import { createTestApp, type TestApp } from '../support/harness.ts';
+
+/** Housekeeping by age: what goes, what never goes, and how the ages are configured. */
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ RETENTION_RATE_LIMITS: '10m', RETENTION_EMAILS: '30d', RETENTION_ASSETS: '2h' });
+});
+afterAll(() => t.close());
+
+const count = async (table: string) => (await t.sql<{ n: number }>(`select count(*)::int as n from ${table}`))[0]!.n;
+
+async function runRetention() {
+  const id = await t.ctx.boss.send(RETENTION_QUEUE, {});
+  await eventually(async () => (await t.sql(`select state from pgboss.job where id = ?`, [id]))[0]?.state === 'completed');
+}
+
+describe('scheduled retention', () => {
+  test('old rate-limit windows, sent e-mails, abandoned claims and unreferenced assets go; recent ones stay', async () => {
+    await t.sql(
+      `insert into rate_limit_counters (bucket, window_start, hits) values
+         ('public-write:old', now() - interval '11 minutes', 3), ('public-write:new', now() - interval '9 minutes', 1)`,
+    );
+    await t.sql(
+      `insert into emails (message_id, kind, to_address, subject, html, text_body, transport, sent_at) values
+         ('old-mail', 'developer-verified', 'a@example.com', 's', 'h', 't', 'outbox', now() - interval '31 days'),
+         ('new-mail', 'developer-verified', 'a@example.com', 's', 'h', 't', 'outbox', now() - interval '29 days')`,
+    );
+    await t.sql(
+      `insert into email_claims (message_id, job_id, attempt, claimed_until) values
+         ('old-claim', 'j', 0, now() - interval '31 days'), ('new-claim', 'j', 0, now() + interval '1 minute')`,
+    );
+    const bytes = (n: number) => Buffer.from([0x89, 0x50, 0x4e, 0x47, n]);
+    await t.sql(
+      `insert into assets (sha256, extension, content_type, byte_size, bytes, stored_at) values
+         (repeat('a', 64), 'png', 'image/png', 5, ?, now() - interval '3 hours'),
+         (repeat('b', 64), 'png', 'image/png', 5, ?, now() - interval '1 hour')`,
+      [bytes(1), bytes(2)],
+    );
+
+    await runRetention();
+    expect(await t.sql(`select bucket from rate_limit_counters where bucket like 'public-write:%' order by bucket`)).toEqual([{ bucket: 'public-write:new' }]);
+    expect(await t.sql(`select message_id from emails where message_id in ('old-mail', 'new-mail')`)).toEqual([{ message_id: 'new-mail' }]);
+    expect(await t.sql(`select message_id from email_claims order by message_id`)).toEqual([{ message_id: 'new-claim' }]);
+    expect(await t.sql(`select left(sha256, 1) as s from assets where sha256 in (repeat('a', 64), repeat('b', 64))`)).toEqual([{ s: 'b' }]);
+  });
+
+  test('the audit log and the event rows counters derive from are never cleaned, however old', async () => {
+    const app = await insertApp(t, { developerId: await insertDeveloper(t) });
+    await addEvents(t, app.id, { installs: 3, ratings: [4] });
+    await t.sql(`update installs set installed_at = now() - interval '10 years' where app_id = ?`, [app.id]);
+    await t.sql(`update reviews set created_at = now() - interval '10 years', updated_at = now() - interval '10 years' where app_id = ?`, [app.id]);
+    await t.sql(
+      `insert into audit_log (id, actor, action, subject_type, subject_id, created_at)
+       values (?, 'cli', 'app.approve', 'app', ?, now() - interval '10 years')`,
+      [Bun.randomUUIDv7(), app.id],
+    );
+    const before = { installs: await count('installs'), reviews: await count('reviews'), audit: await count('audit_log'), transitions: await count('app_transitions') };
+    await runRetention();
+    expect({ installs: await count('installs'), reviews: await count('reviews'), audit: await count('audit_log'), transitions: await count('app_transitions') }).toEqual(before);
+  });
+
+  test('runs hourly on the workers, and finished jobs are kept for RETENTION_JOBS by pg-boss', async () => {
+    expect((await t.ctx.boss.getSchedules(RETENTION_QUEUE)).map((schedule) => schedule.cron)).toEqual(['23 * * * *']);
+    expect((await t.ctx.boss.getQueue('mail.send'))?.deleteAfterSeconds).toBe(7 * 86_400);
+  });
+});
+
+describe('retention configuration', () => {
+  test('ages are durations with a unit, validated once at start-up', () => {
+    expect(loadConfig({}).retention).toEqual({ rateLimits: 3_600, jobs: 604_800, deadLetters: 2_592_000, emails: 7_776_000, assets: 604_800 });
+    expect(loadConfig({ RETENTION_JOBS: '36h', RETENTION_ASSETS: '90m' }).retention).toMatchObject({ jobs: 129_600, assets: 5_400 });
+    expect(() => loadConfig({ RETENTION_JOBS: '7 days' })).toThrow(/RETENTION_JOBS is invalid/);
+    expect(() => loadConfig({ RETENTION_EMAILS: '7d' })).toThrow(/RETENTION_EMAILS must be at least 8d/);
+    expect(() => loadConfig({ RETENTION_RATE_LIMITS: '60s' })).toThrow(/RETENTION_RATE_LIMITS must be at least 2m/);
+  });
+});

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { APP_STATS_QUEUE, NIGHTLY_STATS_QUEUE } from '../../src/modules/stats/stats.service.ts';
+import { eventually } from '../apps/fixtures.ts';
+import { addEvents, insertApp, insertDeveloper } from '../support/fixtures.ts';
+import { createTestApp, type TestApp } from '../support/harness.ts';
+
+/** Counters are rolled up from event rows by jobs: coalesced per app under bursts, repaired nightly. */
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const installCount = async (slug: string) => (await t.call('GET', `/api/apps/${slug}`)).body.installCount as number;
+
+describe('roll-ups', () => {
+  test('1,000 installs from distinct installers cost a handful of roll-ups, and the count is exact within 5 s of the last', async () => {
+    const app = await insertApp(t, { developerId: await insertDeveloper(t) });
+    let next = 0;
+    const installer = async () => {
+      while (next < 1_000) {
+        const n = next++;
+        // Signed-in users: each counts (anonymous ids from one address count only within a small budget).
+        const response = await t.call('POST', `/api/apps/${app.slug}/install`, { token: await t.token(`burst-${n}`) });
+        if (response.status !== 201) throw new Error(`install ${n}: ${response.status}`);
+      }
+    };
+    const started = performance.now();
+    await Promise.all(Array.from({ length: 16 }, installer));
+    const lastInstall = performance.now();
+
+    await eventually(async () => (await installCount(app.slug)) === 1_000);
+    const caughtUpMs = performance.now() - lastInstall;
+    const rollUps = (await t.sql<{ n: number }>('select count(*)::int as n from pgboss.job where name = ? and singleton_key = ?', [APP_STATS_QUEUE, app.id]))[0]!.n;
+    console.info(`1,000 installs in ${Math.round(lastInstall - started)} ms; ${rollUps} roll-ups; count exact ${Math.round(caughtUpMs)} ms after the last`);
+    expect(caughtUpMs).toBeLessThan(5_000);
+    expect(rollUps).toBeGreaterThanOrEqual(1);
+    expect(rollUps).toBeLessThanOrEqual(10);
+  }, 60_000);
+
+  test('a burst never loses the last events: every install committed while a roll-up waits is counted by it', async () => {
+    const app = await insertApp(t, { developerId: await insertDeveloper(t) });
+    for (let round = 0; round < 5; round++) {
+      await Promise.all(
+        Array.from({ length: 20 }, async (_, i) => t.call('POST', `/api/apps/${app.slug}/install`, { token: await t.token(`r${round}-${i}`) })),
+      );
+      await Bun.sleep(300);
+    }
+    await eventually(async () => (await installCount(app.slug)) === 100);
+  }, 30_000);
+
+  test('the nightly recompute repairs counters that drifted from their events', async () => {
+    const developer = await insertDeveloper(t);
+    const drifted = await insertApp(t, { developerId: developer });
+    const fine = await insertApp(t, { developerId: developer });
+    await addEvents(t, drifted.id, { installs: 4, ratings: [5, 3] });
+    await addEvents(t, fine.id, { installs: 2 });
+    await t.sql('update app_stats set install_count = 77, review_count = 0, rating_sum = 0, average_rating = 0 where app_id = ?', [drifted.id]);
+    const fineBefore = await t.sql('select * from app_stats where app_id = ?', [fine.id]);
+
+    const id = await t.ctx.boss.send(NIGHTLY_STATS_QUEUE, {});
+    await eventually(async () => (await t.sql(`select state from pgboss.job where id = ?`, [id]))[0]?.state === 'completed');
+    expect(await t.sql('select install_count, review_count, rating_sum, average_rating from app_stats where app_id = ?', [drifted.id])).toEqual([
+      { install_count: 4, review_count: 2, rating_sum: 8, average_rating: '4.00' },
+    ]);
+    // A correct row is left as it was (not even its updated_at moves).
+    expect(await t.sql('select * from app_stats where app_id = ?', [fine.id])).toEqual(fineBefore);
+    expect((await t.ctx.boss.getSchedules(NIGHTLY_STATS_QUEUE)).map((s) => s.cron)).toEqual(['30 3 * * *']);
+  });
+});
