@@ -12,6 +12,8 @@ import { catalogueApi } from './modules/catalogue/catalogue.api.ts';
 import { installsApi } from './modules/installs/installs.api.ts';
 import { reviewsApi } from './modules/reviews/reviews.api.ts';
 import { analyticsApi } from './modules/analytics/analytics.api.ts';
+import { webhooksApi } from './modules/webhooks/webhooks.api.ts';
+import { reviewRepliesApi } from './modules/reviews/review-replies.api.ts';
 
 /** The whole HTTP surface, built from its dependencies. Tests call `.handle()` on it without listening. */
 export function createApp(ctx: AppContext) {
@@ -50,7 +52,9 @@ export function createApp(ctx: AppContext) {
     .use(catalogueApi(ctx, rateLimits))
     .use(installsApi(ctx, auth, rateLimits))
     .use(reviewsApi(ctx, auth, rateLimits))
-    .use(analyticsApi(ctx, auth));
+    .use(analyticsApi(ctx, auth))
+    .use(webhooksApi(ctx, auth))
+    .use(reviewRepliesApi(ctx, auth));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -271,7 +271,7 @@ describe('developer verification on submit', () => {
     const urls = createUrlPolicy(t.ctx.config);
     const unverified = await registerDeveloper(t, { verified: false });
     const app = await createAppService(deps(t), unverified.id, completeApp() as never, urls);
-    expect(await refusal(submitApp(t.ctx.orm.em.fork(), unverified.id, app.id))).toMatchObject({
+    expect(await refusal(submitApp(deps(t), unverified.id, app.id))).toMatchObject({
       status: 403,
       code: 'DEVELOPER_NOT_VERIFIED',
     });
@@ -279,7 +279,7 @@ describe('developer verification on submit', () => {
 
     await transitionDeveloper(deps(t), unverified.id, 'verify', CLI_ACTOR);
     await transitionDeveloper(deps(t), unverified.id, 'suspend', CLI_ACTOR);
-    expect(await refusal(submitApp(t.ctx.orm.em.fork(), unverified.id, app.id))).toMatchObject({
+    expect(await refusal(submitApp(deps(t), unverified.id, app.id))).toMatchObject({
       status: 403,
       code: 'DEVELOPER_NOT_VERIFIED',
     });

@@ -4,6 +4,8 @@ import { Migration20261125000003_rate_limits } from './Migration20261125000003_r
 import { Migration20261125000004_catalogue_listing } from './Migration20261125000004_catalogue_listing.ts';
 import { Migration20261126000005_catalogue_order } from './Migration20261126000005_catalogue_order.ts';
 import { Migration20261126000006_emails } from './Migration20261126000006_emails.ts';
+import { Migration20261130000001_webhooks } from './Migration20261130000001_webhooks.ts';
+import { Migration20261130000002_review_replies } from './Migration20261130000002_review_replies.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -13,4 +15,6 @@ export const migrations = [
   { name: 'Migration20261125000004_catalogue_listing', class: Migration20261125000004_catalogue_listing },
   { name: 'Migration20261126000005_catalogue_order', class: Migration20261126000005_catalogue_order },
   { name: 'Migration20261126000006_emails', class: Migration20261126000006_emails },
+  { name: 'Migration20261130000001_webhooks', class: Migration20261130000001_webhooks },
+  { name: 'Migration20261130000002_review_replies', class: Migration20261130000002_review_replies },
 ];

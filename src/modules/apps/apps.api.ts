@@ -67,7 +67,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
         description: 'Needs APP_DELETE. Returns the deleted app. Not allowed for APPROVED or SUSPENDED apps (409 APP_NOT_EDITABLE). Its slug is never reused.',
       },
     })
-    .post('/:id/submit', async ({ principal, params }) => submitApp(ctx.orm.em.fork(), principal.developerId, params.id), {
+    .post('/:id/submit', async ({ principal, params }) => submitApp(deps(), principal.developerId, params.id), {
       apiKey: 'APP_UPDATE',
       params: IdParams,
       response: { 200: OwnerAppView, ...problems(400, 401, 403, 404, 409) },

@@ -6,6 +6,8 @@ import { recordTransition } from './app-history.ts';
 import { lockOwnApp } from './app-locks.ts';
 import { MAX_SCREENSHOTS, MIN_SCREENSHOTS_TO_SUBMIT, type OwnerAppView } from './apps.model.ts';
 import { toOwnerView } from './owner-views.ts';
+import type { AppServiceDeps } from './apps.service.ts';
+import { emitAppEvent } from '../webhooks/webhook-events.ts';
 
 /**
  * The submit gate: a verified developer and a complete listing (logo, 2–6 screenshots).
@@ -36,7 +38,7 @@ const notVerified = () =>
   new ApiError(403, 'DEVELOPER_NOT_VERIFIED', 'Apps can be submitted once an administrator has verified your developer account');
 
 /** DRAFT or REJECTED → PENDING: queued for review. Needs a verified developer and a complete listing. */
-export async function submitApp(em: EntityManager, developerId: string, appId: string): Promise<OwnerAppView> {
+export async function submitApp({ em, jobs }: AppServiceDeps, developerId: string, appId: string): Promise<OwnerAppView> {
   const action: AppAction = 'submit';
   const app = await em.transactional(async (tx) => {
     const locked = await lockOwnApp(tx, developerId, appId);
@@ -51,6 +53,7 @@ export async function submitApp(em: EntityManager, developerId: string, appId: s
     locked.submittedAt = new Date();
     locked.rejectionReason = null;
     recordTransition(tx, locked, { actor: developerActor(developerId), action, from });
+    await emitAppEvent(jobs, tx, 'app.submitted', locked.id);
     return locked;
   });
   return toOwnerView(em, app);

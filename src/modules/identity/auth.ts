@@ -33,6 +33,7 @@ const bearerDoc = { security: [{ bearer: [] }] };
  * - `platformToken: true` — only the platform OAuth token (registration, reviews);
  * - `optionalPlatformToken: true` — the platform token if sent (installs);
  * - `developer: true` — the OAuth token or any valid API key, no scope (profile edits, keys);
+ *   `developer: <Scope>` — the OAuth token, or an API key holding that scope (webhooks);
  * - `apiKey: <Scope> | true` — only an API key, holding that scope when one is named.
  */
 let instances = 0;
@@ -95,12 +96,14 @@ export function createAuth(ctx: AppContext) {
         return { identity };
       }),
     }),
-    developer: (enabled: true) => ({
+    developer: (scope: Scope | true) => ({
       detail: bearerDoc,
       ...beforeValidation(async ({ headers, set }) => {
-        void enabled;
         const principal = await developerFromToken(bearerToken(headers));
         await limit(principal, set.headers);
+        if (scope !== true && principal.via === 'apiKey' && !principal.key.scopes.includes(scope)) {
+          throw new ApiError(403, 'INSUFFICIENT_SCOPE', `This API key lacks the ${scope} scope`);
+        }
         return { principal };
       }),
     }),
