@@ -16,13 +16,13 @@ export interface Receiver {
   /** Requests to `path` so far. */
   at(path: string): ReceivedWebhook[];
   /** How the next requests to a path are answered, in order; then 200. */
-  answer(path: string, ...responses: (number | (() => Response))[]): void;
+  answer(path: string, ...responses: (number | (() => Response | Promise<Response>))[]): void;
   stop(): Promise<void>;
 }
 
 export function startReceiver(): Receiver {
   const received: ReceivedWebhook[] = [];
-  const scripted = new Map<string, (number | (() => Response))[]>();
+  const scripted = new Map<string, (number | (() => Response | Promise<Response>))[]>();
   const server: Server<undefined> = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
