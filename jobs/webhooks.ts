@@ -1,4 +1,4 @@
-import { attemptDelivery } from '../src/modules/webhooks/webhook-delivery.ts';
+import { attemptDelivery, requeueStaleDeliveries } from '../src/modules/webhooks/webhook-delivery.ts';
 import { WEBHOOK_DELIVERY_QUEUE, type WebhookDeliveryJob } from '../src/modules/webhooks/webhook-events.ts';
 import { defineQueue } from './queues.ts';
 
@@ -21,5 +21,19 @@ export const webhookDeliveryQueue = defineQueue<WebhookDeliveryJob>({
         job.data.deliveryId,
       );
     }
+  },
+});
+
+export const WEBHOOK_SWEEP_QUEUE = 'webhooks.sweep';
+
+/** Every 5 minutes: deliveries overdue because their job was lost get a new one. */
+export const webhookSweepQueue = defineQueue<Record<string, never>>({
+  name: WEBHOOK_SWEEP_QUEUE,
+  // A missed sweep is the next one's work.
+  options: { retryLimit: 1, retryDelay: 60, expireInSeconds: 120, policy: 'singleton' },
+  work: { batchSize: 1, localConcurrency: 1 },
+  schedule: '*/5 * * * *',
+  async handler(ctx) {
+    await requeueStaleDeliveries({ em: ctx.orm.em.fork(), jobs: ctx.jobs });
   },
 });

@@ -3,6 +3,8 @@ import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDevel
 import { createApp, eventually } from '../apps/fixtures.ts';
 import { listFailingDeliveries } from '../../src/modules/webhooks/webhooks.service.ts';
 import { MAX_ATTEMPTS, retryDelaySeconds } from '../../src/modules/webhooks/retry-schedule.ts';
+import { requeueStaleDeliveries } from '../../src/modules/webhooks/webhook-delivery.ts';
+import { WEBHOOK_SWEEP_QUEUE } from '../../jobs/webhooks.ts';
 import { signatureMatches, startReceiver, type Receiver } from './receiver.ts';
 
 /** Delivery behaviour against a receiver on 127.0.0.1: retries, redirects, rotation, redelivery, disabling. */
@@ -108,6 +110,28 @@ describe('retries', () => {
     const failed = await settled(hook.id, first.id, 'failed');
     expect(failed).toMatchObject({ attempt: MAX_ATTEMPTS, statusCode: 503, error: 'bad status 503', nextAttemptAt: null });
     expect(await t.sql(`select 1 from pgboss.job where name = 'webhooks.deliver' and data->>'deliveryId' = ? and state = 'created'`, [first.id])).toEqual([]);
+  });
+
+  test('a delivery whose job was lost is picked up by the sweep, and sent once', async () => {
+    const hook = await endpoint();
+    receiver.answer(hook.path, 500);
+    const app = await createApp(t, key);
+    await t.call('POST', `/api/dev/apps/${app.id}/submit`, { token: key });
+    const first = await eventually(async () => {
+      const [row] = (await deliveries(hook.id)).data;
+      return row?.attempt === 1 && row.error && row;
+    });
+    // The retry's job is lost, and the retry is long overdue.
+    await t.sql(`delete from pgboss.job where name = 'webhooks.deliver' and data->>'deliveryId' = ?`, [first.id]);
+    await t.sql(`update webhook_deliveries set next_attempt_at = now() - interval '3 minutes' where id = ?`, [first.id]);
+    expect(await requeueStaleDeliveries({ em: t.ctx.orm.em.fork(), jobs: t.ctx.jobs })).toBe(1);
+    // Sweeping again at once may add a duplicate job: the claim makes it harmless.
+    await requeueStaleDeliveries({ em: t.ctx.orm.em.fork(), jobs: t.ctx.jobs });
+    expect(await settled(hook.id, first.id)).toMatchObject({ attempt: 2, statusCode: 200 });
+    await Bun.sleep(500);
+    expect(receiver.at(hook.path)).toHaveLength(2);
+    expect(await requeueStaleDeliveries({ em: t.ctx.orm.em.fork(), jobs: t.ctx.jobs })).toBe(0);
+    expect((await t.ctx.boss.getSchedules(WEBHOOK_SWEEP_QUEUE)).map((schedule) => schedule.cron)).toEqual(['*/5 * * * *']);
   });
 
   test('a receiver that does not answer within 10 s fails the attempt with a timeout', async () => {

@@ -58,6 +58,8 @@ export class Migration20261130000001_webhooks extends Migration {
       )`);
     this.addSql(`create index webhook_deliveries_endpoint_idx on webhook_deliveries (endpoint_id, created_at desc, id desc)`);
     this.addSql(`create index webhook_deliveries_event_id_idx on webhook_deliveries (event_id)`);
+    // The sweep for pending deliveries whose job was lost.
+    this.addSql(`create index webhook_deliveries_pending_idx on webhook_deliveries (next_attempt_at) where status = 'pending'`);
     // The console's list of failing deliveries: those whose latest attempt failed.
     this.addSql(`create index webhook_deliveries_failing_idx on webhook_deliveries (last_attempt_at desc, id desc) where error is not null`);
   }

@@ -21,7 +21,7 @@ interface ReviewRow {
   updated_at: string;
 }
 
-export const toView = (row: ReviewRow): ReviewView => ({
+const toView = (row: ReviewRow): ReviewView => ({
   id: row.id,
   rating: row.rating,
   title: row.title,

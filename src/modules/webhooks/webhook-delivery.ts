@@ -139,6 +139,23 @@ async function record(deps: DeliveryDeps, deliveryId: string, claimed: Claimed, 
   });
 }
 
+/**
+ * Deliveries due for over two minutes whose job is gone (dead-lettered while the database was
+ * down, or its worker died with the lease held) get a new job; the claim makes any duplicate
+ * harmless. Run every few minutes.
+ */
+export async function requeueStaleDeliveries({ em, jobs }: Pick<DeliveryDeps, 'em' | 'jobs'>): Promise<number> {
+  return em.transactional(async (tx) => {
+    const stale = await tx.execute<{ id: string }[]>(
+      `select id from webhook_deliveries
+       where status = 'pending' and next_attempt_at < now() - interval '2 minutes' and (leased_until is null or leased_until < now())
+       order by next_attempt_at limit 500`,
+    );
+    for (const { id } of stale) await jobs.send(tx, WEBHOOK_DELIVERY_QUEUE, { deliveryId: id } satisfies WebhookDeliveryJob);
+    return stale.length;
+  });
+}
+
 /** Extends the endpoint's failure streak; one that has lasted 3 days disables it and mails its owner. */
 async function recordEndpointFailure(jobs: JobQueue, tx: EntityManager, endpointId: string): Promise<void> {
   await tx.execute('update webhook_endpoints set failing_since = coalesce(failing_since, now()) where id = ?', [endpointId]);
