@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import pg from 'pg';
 import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
 import { approvedApp, completeApp, createApp, deps, eventually } from '../apps/fixtures.ts';
 import { decideApp } from '../../src/modules/apps/app-admin.service.ts';
@@ -190,6 +191,26 @@ describe('what is not delivered', () => {
     ).rejects.toThrow('the edit failed');
     await expect(decideApp(deps(t), app.id, 'approve', { actor: reviewer })).rejects.toMatchObject({ code: 'INVALID_STATE_TRANSITION' });
     expect(await count()).toBe(before);
+  });
+
+  test('an endpoint deleted while a decision is being made is skipped, and the decision stands', async () => {
+    const app = await createApp(t, key);
+    await t.call('POST', `/api/dev/apps/${app.id}/submit`, { token: key });
+    const doomed = await t.call('POST', '/api/dev/webhooks', { token: key, body: { url: receiver.url('/doomed'), events: ['app.approved'] } });
+    const client = new pg.Client({ connectionString: t.runtime.databaseUrl });
+    await client.connect();
+    try {
+      await client.query('begin');
+      await client.query('delete from webhook_endpoints where id = $1', [doomed.body.id]);
+      const decision = decideApp(deps(t), app.id, 'approve', { actor: reviewer });
+      await Bun.sleep(200);
+      await client.query('commit');
+      expect((await decision).status).toBe('APPROVED');
+    } finally {
+      await client.end();
+    }
+    await delivered('app.approved', app.id);
+    expect(await t.sql('select 1 from webhook_deliveries where endpoint_id = ?', [doomed.body.id])).toEqual([]);
   });
 
   test('each event went out once per subscribed endpoint: none twice, none to a paused endpoint or another developer', async () => {

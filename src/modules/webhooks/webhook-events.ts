@@ -63,8 +63,9 @@ export async function createDeliveries(
 
 /** Emits an event to every enabled endpoint of the developer subscribed to its type. */
 export async function emitEvent(jobs: JobQueue, tx: EntityManager, event: NewEvent & { type: WebhookEventType }): Promise<void> {
+  // KEY SHARE: an endpoint being deleted right now is waited for and skipped, never a foreign-key error in the caller's change.
   const endpoints = await tx.execute<{ id: string }[]>(
-    'select id from webhook_endpoints where developer_id = ? and enabled and ? = any (events) order by id',
+    'select id from webhook_endpoints where developer_id = ? and enabled and ? = any (events) order by id for key share',
     [event.developerId, event.type],
   );
   await createDeliveries(

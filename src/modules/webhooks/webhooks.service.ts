@@ -147,7 +147,7 @@ const assertEnabled = (endpoint: WebhookEndpoint) => {
 /** Sends a `ping` event to this endpoint alone: one attempt, recorded like any delivery. */
 export async function sendPing(deps: WebhookServiceDeps, developerId: string, id: string): Promise<DeliveryView> {
   const deliveryId = await deps.em.transactional(async (tx) => {
-    const endpoint = await findOwn(tx, developerId, id);
+    const endpoint = await findOwn(tx, developerId, id, true);
     assertEnabled(endpoint);
     const created = await createDeliveries(
       deps.jobs,
