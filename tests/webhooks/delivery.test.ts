@@ -46,6 +46,21 @@ const settled = (endpointId: string, deliveryId: string, status = 'succeeded') =
     const row = await delivery(endpointId, deliveryId);
     return row?.status === status && row.attempt > 0 && row;
   });
+/** Submits a new app and has the receiver fail its `app.submitted` with `statuses`; resolves with the delivery once the first attempt is recorded. */
+async function failedSubmission(hook: { id: string; path: string }, ...statuses: number[]) {
+  receiver.answer(hook.path, ...statuses);
+  const app = await createApp(t, key);
+  await t.call('POST', `/api/dev/apps/${app.id}/submit`, { token: key });
+  return eventually(async () => {
+    const [row] = (await deliveries(hook.id)).data;
+    return row?.attempt === 1 && row.error && row;
+  });
+}
+/** Time travel: the delivery's next attempt is due now. */
+async function dueNow(deliveryId: string) {
+  await t.sql(`update webhook_deliveries set next_attempt_at = now() where id = ?`, [deliveryId]);
+  await t.sql(`update pgboss.job set start_after = now() where name = 'webhooks.deliver' and data->>'deliveryId' = ? and state = 'created'`, [deliveryId]);
+}
 const ping = async (endpointId: string) => {
   const response = await t.call('POST', `/api/dev/webhooks/${endpointId}/test`, { token: key });
   expect(response.status).toBe(201);
@@ -97,16 +112,10 @@ describe('retries', () => {
 
   test('a delivery out of attempts is marked failed and is not retried again', async () => {
     const hook = await endpoint();
-    receiver.answer(hook.path, 503, 503);
-    const app = await createApp(t, key);
-    await t.call('POST', `/api/dev/apps/${app.id}/submit`, { token: key });
-    const first = await eventually(async () => {
-      const [row] = (await deliveries(hook.id)).data;
-      return row?.attempt === 1 && row.error && row;
-    });
+    const first = await failedSubmission(hook, 503, 503);
     // Time travel: this is the last attempt, due now.
-    await t.sql(`update webhook_deliveries set attempts = ?, next_attempt_at = now() where id = ?`, [MAX_ATTEMPTS - 1, first.id]);
-    await t.sql(`update pgboss.job set start_after = now() where name = 'webhooks.deliver' and data->>'deliveryId' = ? and state = 'created'`, [first.id]);
+    await t.sql(`update webhook_deliveries set attempts = ? where id = ?`, [MAX_ATTEMPTS - 1, first.id]);
+    await dueNow(first.id);
     const failed = await settled(hook.id, first.id, 'failed');
     expect(failed).toMatchObject({ attempt: MAX_ATTEMPTS, statusCode: 503, error: 'bad status 503', nextAttemptAt: null });
     expect(await t.sql(`select 1 from pgboss.job where name = 'webhooks.deliver' and data->>'deliveryId' = ? and state = 'created'`, [first.id])).toEqual([]);
@@ -114,13 +123,7 @@ describe('retries', () => {
 
   test('a delivery whose job was lost is picked up by the sweep, and sent once', async () => {
     const hook = await endpoint();
-    receiver.answer(hook.path, 500);
-    const app = await createApp(t, key);
-    await t.call('POST', `/api/dev/apps/${app.id}/submit`, { token: key });
-    const first = await eventually(async () => {
-      const [row] = (await deliveries(hook.id)).data;
-      return row?.attempt === 1 && row.error && row;
-    });
+    const first = await failedSubmission(hook, 500);
     // The retry's job is lost, and the retry is long overdue.
     await t.sql(`delete from pgboss.job where name = 'webhooks.deliver' and data->>'deliveryId' = ?`, [first.id]);
     await t.sql(`update webhook_deliveries set next_attempt_at = now() - interval '3 minutes' where id = ?`, [first.id]);
@@ -303,19 +306,12 @@ describe('an endpoint failing for 3 days', () => {
 
   test('deliveries still pending when their endpoint was disabled are settled as failed, without a request', async () => {
     const hook = await endpoint();
-    receiver.answer(hook.path, 500);
-    const app = await createApp(t, key);
-    await t.call('POST', `/api/dev/apps/${app.id}/submit`, { token: key });
-    const first = await eventually(async () => {
-      const [row] = (await deliveries(hook.id)).data;
-      return row?.attempt === 1 && row.error && row;
-    });
+    const first = await failedSubmission(hook, 500);
     expect((await t.call('PUT', `/api/dev/webhooks/${hook.id}`, { token: key, body: { enabled: false } })).body).toMatchObject({
       enabled: false,
       disabledReason: null,
     });
-    await t.sql(`update webhook_deliveries set next_attempt_at = now() where id = ?`, [first.id]);
-    await t.sql(`update pgboss.job set start_after = now() where name = 'webhooks.deliver' and data->>'deliveryId' = ? and state = 'created'`, [first.id]);
+    await dueNow(first.id);
     expect(await settled(hook.id, first.id, 'failed')).toMatchObject({ attempt: 2, error: 'endpoint disabled', statusCode: null });
     expect(receiver.at(hook.path)).toHaveLength(1);
   });
