@@ -5,6 +5,7 @@ import { mailQueue } from './mail.ts';
 import { apiKeyExpiryQueue } from './api-key-expiry.ts';
 import { adminDigestQueue } from './admin-digest.ts';
 import { retentionQueue } from './retention.ts';
+import { webhookDeliveryQueue, webhookSweepQueue } from './webhooks.ts';
 
 /** All queues, in the order they are declared. Each feature's job module adds its queue here. */
 export const queues: QueueDefinition<any>[] = [
@@ -16,6 +17,8 @@ export const queues: QueueDefinition<any>[] = [
   apiKeyExpiryQueue,
   adminDigestQueue,
   retentionQueue,
+  webhookDeliveryQueue,
+  webhookSweepQueue,
 ];
 
 /** Where each queue's jobs land after their last retry (read them with pg-boss's `findJobs`, redrive with `redrive`). */

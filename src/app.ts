@@ -14,6 +14,8 @@ import { installsApi } from './modules/installs/installs.api.ts';
 import { reviewsApi } from './modules/reviews/reviews.api.ts';
 import { analyticsApi } from './modules/analytics/analytics.api.ts';
 import { assetsApi } from './modules/assets/assets.api.ts';
+import { webhooksApi } from './modules/webhooks/webhooks.api.ts';
+import { reviewRepliesApi } from './modules/reviews/review-replies.api.ts';
 
 /** The whole HTTP surface, built from its dependencies. Tests call `.handle()` on it without listening. */
 export function createApp(ctx: AppContext) {
@@ -57,7 +59,9 @@ export function createApp(ctx: AppContext) {
     .use(installsApi(ctx, auth, rateLimits))
     .use(reviewsApi(ctx, auth, rateLimits))
     .use(analyticsApi(ctx, auth))
-    .use(assetsApi(ctx));
+    .use(assetsApi(ctx))
+    .use(webhooksApi(ctx, auth))
+    .use(reviewRepliesApi(ctx, auth));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -38,6 +38,7 @@ const EnvSchema = Type.Object({
   RETENTION_DEAD_LETTERS: Type.Optional(Duration),
   RETENTION_EMAILS: Type.Optional(Duration),
   RETENTION_ASSETS: Type.Optional(Duration),
+  WEBHOOK_ENCRYPTION_KEYS: Type.Optional(Type.String({ minLength: 1 })),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -106,6 +107,8 @@ export interface Config {
   rateLimits: RateLimitConfig;
   maxBodyBytes: number;
   retention: RetentionConfig;
+  /** AES-256 keys that webhook signing secrets are stored under; the first encrypts, all decrypt. */
+  webhookEncryptionKeys: EncryptionKey[];
 }
 
 export class ConfigError extends Error {
@@ -133,6 +136,31 @@ function parseApiKeySecrets(raw: string | undefined, env: AppEnv): ApiKeySecret[
       throw new ConfigError(`API_KEY_SECRETS entry "${id}" must be at least 32 characters in production`);
     }
     return { id, secret };
+  });
+}
+
+export interface EncryptionKey {
+  id: string;
+  /** 32 bytes. */
+  key: Uint8Array;
+}
+
+/**
+ * `WEBHOOK_ENCRYPTION_KEYS` is `id:base64[,id:base64…]`, each key 32 random bytes (`openssl rand -base64 32`);
+ * the first encrypts. Kept out of the database, so a dump alone cannot recover the secrets it guards.
+ */
+function parseEncryptionKeys(raw: string | undefined, env: AppEnv): EncryptionKey[] {
+  if (!raw) {
+    if (env === 'production') throw new ConfigError('WEBHOOK_ENCRYPTION_KEYS is required when APP_ENV=production');
+    return [{ id: 'dev', key: new Bun.CryptoHasher('sha256').update('development-only-webhook-encryption-key').digest() }];
+  }
+  return list(raw).map((entry) => {
+    const [id, encoded] = entry.split(':', 2);
+    const key = encoded && /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) ? Buffer.from(encoded, 'base64') : null;
+    if (!id || !/^[A-Za-z0-9_-]{1,32}$/.test(id) || !key || key.length !== 32) {
+      throw new ConfigError('WEBHOOK_ENCRYPTION_KEYS must be a comma-separated list of id:key, each key 32 bytes in base64');
+    }
+    return { id, key: new Uint8Array(key) };
   });
 }
 
@@ -282,5 +310,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     rateLimits: parseRateLimits(valid.RATE_LIMITS),
     maxBodyBytes: Number(valid.MAX_BODY_BYTES ?? 1_048_576),
     retention: parseRetention(valid),
+    webhookEncryptionKeys: parseEncryptionKeys(valid.WEBHOOK_ENCRYPTION_KEYS, appEnv),
   };
 }

@@ -9,10 +9,11 @@ import { AppTransition } from '../modules/apps/app-transition.entity.ts';
 import { AppRevision } from '../modules/apps/app-revision.entity.ts';
 import { OAuthClient } from '../modules/oauth-clients/oauth-client.entity.ts';
 import { Review } from '../modules/reviews/review.entity.ts';
+import { WebhookEndpoint } from '../modules/webhooks/webhook-endpoint.entity.ts';
 import { migrations } from './migrations/index.ts';
 import type { Logger } from '../lib/logger.ts';
 
-export const entities = [Developer, ApiKey, Admin, AuditEntry, OAuthClient, App, AppTransition, AppRevision, Review];
+export const entities = [Developer, ApiKey, Admin, AuditEntry, OAuthClient, App, AppTransition, AppRevision, Review, WebhookEndpoint];
 
 /** How long a request waits for a connection before the API answers 503 (the contract is "within 2 s"). */
 export const CONNECT_TIMEOUT_MS = 1500;

@@ -4,7 +4,7 @@ import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 
 /**
- * GETs a URL a caller supplied without letting it reach the service's own network (SSRF).
+ * Fetches a URL a caller supplied without letting it reach the service's own network (SSRF).
  * Bun's `fetch` ignores `lookup`, so it cannot be pinned to a vetted address: every hop is
  * resolved and checked here, and `node:http(s)` connects to exactly the checked address
  * (TLS still verifies the certificate against the URL's host name). Redirects are followed
@@ -22,6 +22,11 @@ export interface SafeFetchOptions {
    * doubling after it. When given, a body longer than `maxBytes` fails only if this never says yes.
    */
   enough?: (bytes: Uint8Array) => boolean;
+  /** GET unless said otherwise (webhook deliveries POST). */
+  method?: 'GET' | 'POST';
+  /** Added to (and overriding) the default request headers. */
+  headers?: Record<string, string>;
+  body?: string;
 }
 
 export interface SafeFetchResult {
@@ -36,7 +41,11 @@ export interface SafeFetchResult {
 export class SafeFetchError extends Error {
   override name = 'SafeFetchError';
   /** Short and safe to show to the URL's owner: 'blocked address', 'timeout', 'bad status 404', … */
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    /** The status the server answered with, when the failure is about its answer (bad status, a redirect). */
+    readonly status?: number,
+  ) {
     super(reason);
   }
 }
@@ -52,16 +61,34 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
   try {
     let target = parseHttpUrl(url);
     for (let redirects = 0; ; redirects += 1) {
-      const address = await untilAborted(resolveAddress(hostOf(target), options.allowPrivate), timeout.signal);
-      if (!options.allowPrivate && target.port !== '' && !PUBLIC_PORTS.has(target.port)) throw new SafeFetchError('port not allowed');
+      const address = await untilAborted(vet(target, options.allowPrivate), timeout.signal);
       const hop = await get(target, address, options, timeout.signal);
       if (hop.kind === 'response') return { ...hop.response, finalUrl: target.href };
-      if (redirects >= options.maxRedirects) throw new SafeFetchError('too many redirects');
+      if (redirects >= options.maxRedirects) {
+        throw new SafeFetchError(options.maxRedirects === 0 ? 'redirect not followed' : 'too many redirects', hop.status);
+      }
       target = parseHttpUrl(hop.location, target);
     }
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The checks every hop passes: an http(s) URL, a public address (the one to connect to), a standard port. */
+async function vet(target: URL, allowPrivate: boolean): Promise<ResolvedAddress> {
+  const address = await resolveAddress(hostOf(target), allowPrivate);
+  if (!allowPrivate && target.port !== '' && !PUBLIC_PORTS.has(target.port)) throw new SafeFetchError('port not allowed');
+  return address;
+}
+
+/**
+ * For a URL stored now and fetched later (a webhook endpoint): the same checks a fetch's first hop
+ * passes, run at once so the owner hears about a refused URL when they register it. A fetch
+ * checks again, since what a name resolves to can change.
+ */
+export async function assertFetchableUrl(url: string, options: Pick<SafeFetchOptions, 'allowPrivate' | 'timeoutMs'>): Promise<void> {
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  await untilAborted(vet(parseHttpUrl(url), options.allowPrivate), timeout);
 }
 
 function parseHttpUrl(raw: string, base?: URL): URL {
@@ -111,7 +138,7 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-type Hop = { kind: 'redirect'; location: string } | { kind: 'response'; response: Omit<SafeFetchResult, 'finalUrl'> };
+type Hop = { kind: 'redirect'; location: string; status: number } | { kind: 'response'; response: Omit<SafeFetchResult, 'finalUrl'> };
 
 /** Answers the connection's name lookup with the address that was already checked, and nothing else. */
 const pinnedLookup =
@@ -138,7 +165,7 @@ function get(target: URL, address: ResolvedAddress, options: SafeFetchOptions, s
     const secure = target.protocol === 'https:';
     const request = (secure ? https : http).request(
       {
-        method: 'GET',
+        method: options.method ?? 'GET',
         host: hostOf(target),
         port: target.port || (secure ? 443 : 80),
         path: `${target.pathname}${target.search}`,
@@ -147,6 +174,8 @@ function get(target: URL, address: ResolvedAddress, options: SafeFetchOptions, s
           // Node's client does not decompress; identity keeps the byte cap about real bytes.
           'accept-encoding': 'identity',
           'user-agent': 'app-marketplace-asset-check/1',
+          ...(options.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(options.body)) }),
+          ...options.headers,
         },
         agent: false,
         lookup: pinnedLookup(address),
@@ -155,10 +184,10 @@ function get(target: URL, address: ResolvedAddress, options: SafeFetchOptions, s
         const status = response.statusCode ?? 0;
         if (REDIRECT_STATUSES.has(status)) {
           const location = response.headers.location;
-          if (!location) return fail(new SafeFetchError('redirect without location'));
-          return finish({ hop: { kind: 'redirect', location } });
+          if (!location) return fail(new SafeFetchError('redirect without location', status));
+          return finish({ hop: { kind: 'redirect', location, status } });
         }
-        if (status < 200 || status > 299) return fail(new SafeFetchError(`bad status ${status}`));
+        if (status < 200 || status > 299) return fail(new SafeFetchError(`bad status ${status}`, status));
         readBody(response, options, {
           done: (bytes, partial) =>
             finish({ hop: { kind: 'response', response: { status, contentType: response.headers['content-type'] ?? null, bytes, partial } } }),
@@ -171,7 +200,7 @@ function get(target: URL, address: ResolvedAddress, options: SafeFetchOptions, s
     );
     if (signal.aborted) return onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
-    request.end();
+    request.end(options.body);
   });
 }
 

@@ -10,6 +10,7 @@ const production = {
   OAUTH_AUDIENCE: 'marketplace',
   OAUTH_ALLOWED_CLIENTS: 'web-app,mobile-app',
   API_KEY_SECRETS: 'k2026:0123456789abcdef0123456789abcdef',
+  WEBHOOK_ENCRYPTION_KEYS: 'w1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
 };
 
 const without = (key: keyof typeof production) => {
@@ -47,6 +48,7 @@ describe('configuration', () => {
     ['DATABASE_URL', /DATABASE_URL is required/],
     ['SMTP_URL', /SMTP_URL is required/],
     ['API_KEY_SECRETS', /API_KEY_SECRETS is required/],
+    ['WEBHOOK_ENCRYPTION_KEYS', /WEBHOOK_ENCRYPTION_KEYS is required/],
   ] as const)('production refuses to start without %s', (key, message) => {
     expect(() => loadConfig(without(key))).toThrow(message);
   });
@@ -88,5 +90,19 @@ describe('configuration', () => {
     expect(loadConfig({ RATE_LIMITS: 'off' }).rateLimits).toEqual({ developerPerMinute: 0, publicReadsPerMinute: 0, installsPerMinute: 0, failedAuthPerMinute: 0 });
     expect(loadConfig({ RATE_LIMITS: 'public=50' }).rateLimits.publicReadsPerMinute).toBe(50);
     expect(loadConfig({ RATE_LIMITS: 'failed-auth=5' }).rateLimits.failedAuthPerMinute).toBe(5);
+  });
+
+  test('WEBHOOK_ENCRYPTION_KEYS: id:key pairs of 32 base64 bytes, the first encrypting; a development key otherwise', () => {
+    const key = (byte: number) => Buffer.alloc(32, byte).toString('base64');
+    const keys = loadConfig({ ...production, WEBHOOK_ENCRYPTION_KEYS: `new:${key(1)}, old:${key(2)}` }).webhookEncryptionKeys;
+    expect(keys.map((entry) => [entry.id, Buffer.from(entry.key).toString('base64')])).toEqual([
+      ['new', key(1)],
+      ['old', key(2)],
+    ]);
+    expect(loadConfig({}).webhookEncryptionKeys).toEqual([{ id: 'dev', key: expect.any(Uint8Array) }]);
+    expect(loadConfig({}).webhookEncryptionKeys[0]!.key).toHaveLength(32);
+    for (const bad of [key(1), `k:${Buffer.alloc(16).toString('base64')}`, 'k:not base64!', `bad id:${key(1)}`]) {
+      expect(() => loadConfig({ WEBHOOK_ENCRYPTION_KEYS: bad })).toThrow(/^WEBHOOK_ENCRYPTION_KEYS must be/);
+    }
   });
 });

@@ -23,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const TABLES = ['developers', 'api_keys', 'apps', 'app_revisions', 'installs', 'reviews', 'app_transitions', 'audit_log'];
+const TABLES = ['developers', 'api_keys', 'apps', 'app_revisions', 'installs', 'reviews', 'app_transitions', 'audit_log', 'webhook_endpoints', 'webhook_events', 'review_replies'];
 const snapshot = async () =>
   Object.fromEntries(await Promise.all(TABLES.map(async (table) => [table, (await t.sql(`select count(*)::int as n from ${table}`))[0].n])));
 

@@ -29,6 +29,7 @@ const productionEnv = (databaseUrl: string, port = 0) => ({
   OAUTH_AUDIENCE: 'marketplace',
   OAUTH_ALLOWED_CLIENTS: 'platform-web',
   API_KEY_SECRETS: 'k1:0123456789abcdef0123456789abcdef',
+  WEBHOOK_ENCRYPTION_KEYS: 'w1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
   PORT: String(port),
   LOG_LEVEL: 'warn',
 });

@@ -77,6 +77,24 @@ export const apiKeyExpiring = ({ developerName, keyName, maskedKey, expiresAt }:
   };
 };
 
+export interface WebhookDisabledData {
+  developerName: string;
+  url: string;
+  endpointId: string;
+  failingSince: Date | null;
+}
+
+export const webhookDisabled = ({ developerName, url, endpointId, failingSince }: WebhookDisabledData): EmailContent => ({
+  subject: 'A webhook endpoint was disabled after 3 days of failed deliveries',
+  recipientName: developerName,
+  paragraphs: [
+    `Every delivery to your webhook endpoint ${url} has failed${
+      failingSince ? ` since ${failingSince.toISOString().slice(0, 16).replace('T', ' ')} UTC` : ' for 3 days'
+    }, so it no longer receives events.`,
+    `See why in GET /api/dev/webhooks/${endpointId}/deliveries. Once the receiver works again, re-enable it with PUT /api/dev/webhooks/${endpointId} {"enabled": true} and redeliver what it missed.`,
+  ],
+});
+
 export interface OverdueItem {
   /** A developer's name and e-mail, or an app's name and slug. */
   label: string;

@@ -8,6 +8,8 @@ import { Migration20261127000001_release_draft_slugs } from './Migration20261127
 import { Migration20261127000002_install_budget } from './Migration20261127000002_install_budget.ts';
 import { Migration20261129000001_mail_claims } from './Migration20261129000001_mail_claims.ts';
 import { Migration20261129000002_asset_mirror } from './Migration20261129000002_asset_mirror.ts';
+import { Migration20261130000001_webhooks } from './Migration20261130000001_webhooks.ts';
+import { Migration20261130000002_review_replies } from './Migration20261130000002_review_replies.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -21,4 +23,6 @@ export const migrations = [
   { name: 'Migration20261127000002_install_budget', class: Migration20261127000002_install_budget },
   { name: 'Migration20261129000001_mail_claims', class: Migration20261129000001_mail_claims },
   { name: 'Migration20261129000002_asset_mirror', class: Migration20261129000002_asset_mirror },
+  { name: 'Migration20261130000001_webhooks', class: Migration20261130000001_webhooks },
+  { name: 'Migration20261130000002_review_replies', class: Migration20261130000002_review_replies },
 ];

@@ -10,12 +10,21 @@ import { lockAppByRef } from './app-locks.ts';
 import type { AppServiceDeps } from './apps.service.ts';
 import { toOwnerView } from './owner-views.ts';
 import { publishReviewedAssets } from './asset-publication.ts';
+import { emitAppEvent, type AppEventType } from '../webhooks/webhook-events.ts';
 
 /** The admin's side of the app lifecycle, shared by the CLI and the admin console. */
 export type AdminAppAction = 'approve' | 'reject' | 'suspend' | 'relist';
 
 /** Actions after which the public catalogue (and so its category counts) may look different. */
 const CHANGES_VISIBILITY: readonly AdminAppAction[] = ['approve', 'suspend', 'relist'];
+
+/** The webhook event each decision emits; `reason` rides along when the admin gave one. */
+const EVENTS: Record<AdminAppAction, AppEventType> = {
+  approve: 'app.approved',
+  reject: 'app.rejected',
+  suspend: 'app.suspended',
+  relist: 'app.relisted',
+};
 
 /**
  * Approves, rejects, suspends or relists an app named by id or slug. `version` is the version
@@ -66,6 +75,7 @@ export async function decideApp(
     if (action === 'approve' || action === 'reject') {
       await notifyAppDecision(jobs, tx, locked.id, locked.version, action === 'approve' ? 'approved' : 'rejected', now);
     }
+    await emitAppEvent(jobs, tx, EVENTS[action], locked.id, reason ? { reason } : {});
     return locked;
   });
   return toOwnerView(em, app);

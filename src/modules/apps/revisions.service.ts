@@ -15,6 +15,7 @@ import { recordTransition } from './app-history.ts';
 import { lockAppByRef, lockOwnApp } from './app-locks.ts';
 import type { AppServiceDeps } from './apps.service.ts';
 import { toOwnerView } from './owner-views.ts';
+import { emitAppEvent } from '../webhooks/webhook-events.ts';
 
 /**
  * Changes to an approved (or suspended) listing go through a revision: the developer proposes
@@ -104,6 +105,16 @@ export async function decideRevision(
     revision.decidedBy = options.actor.label;
     revision.decidedAt = new Date();
     await notifyRevisionDecision(jobs, tx, revision.id, decision === 'approve' ? 'approved' : 'rejected');
+    await emitAppEvent(jobs, tx, decision === 'approve' ? 'revision.approved' : 'revision.rejected', locked.id, {
+      revision: {
+        id: revision.id,
+        version: revision.version,
+        status: revision.status,
+        changes,
+        rejectionReason: revision.rejectionReason ?? null,
+        decidedAt: revision.decidedAt?.toISOString() ?? null,
+      },
+    });
     recordTransition(tx, locked, { actor: options.actor.label, action: `revision.${decision}`, from: locked.status, reason });
     recordAudit(tx, options.actor, {
       action: `app.revision.${decision}`,

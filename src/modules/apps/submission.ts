@@ -11,6 +11,7 @@ import { assertCompleteListing, missingForReview } from './completeness.ts';
 import { toOwnerView } from './owner-views.ts';
 import { refreshAssetChecks } from './asset-checks.service.ts';
 import type { AppServiceDeps } from './apps.service.ts';
+import { emitAppEvent } from '../webhooks/webhook-events.ts';
 
 /**
  * The submit gate: a verified developer and a complete listing (`completeness.ts`).
@@ -37,6 +38,7 @@ export async function submitApp({ em, jobs }: AppServiceDeps, developerId: strin
     locked.rejectionReason = null;
     recordTransition(tx, locked, { actor: developerActor(developerId), action, from });
     await refreshAssetChecks(jobs, tx, locked.id);
+    await emitAppEvent(jobs, tx, 'app.submitted', locked.id);
     return locked;
   });
   return toOwnerView(em, app);

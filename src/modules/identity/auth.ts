@@ -34,6 +34,7 @@ const bearerDoc = { security: [{ bearer: [] }] };
  * - `platformToken: true` — only the platform OAuth token (registration, reviews);
  * - `optionalPlatformToken: true` — the platform token if sent (installs);
  * - `developer: true` — the OAuth token or any valid API key, no scope (profile edits, keys);
+ *   `developer: <Scope>` — the OAuth token, or an API key holding that scope (webhooks);
  * - `apiKey: <Scope> | true` — only an API key, holding that scope when one is named.
  */
 let instances = 0;
@@ -114,12 +115,14 @@ export function createAuth(ctx: AppContext) {
         }));
       }),
     }),
-    developer: (enabled: true) => ({
+    developer: (scope: Scope | true) => ({
       detail: bearerDoc,
       ...beforeValidation(async (context) => {
-        void enabled;
         const principal = await authenticated(context, () => developerFromToken(bearerToken(context.headers)));
         await limit(principal, context.set.headers);
+        if (scope !== true && principal.via === 'apiKey' && !principal.key.scopes.includes(scope)) {
+          throw new ApiError(403, 'INSUFFICIENT_SCOPE', `This API key lacks the ${scope} scope`);
+        }
         return { principal };
       }),
     }),

@@ -18,7 +18,8 @@ export type MailJob =
   | { messageId: string; kind: `app-${Decision}`; appId: string; version: number; decidedAt: string }
   | { messageId: string; kind: `revision-${Decision}`; revisionId: string }
   | { messageId: string; kind: 'api-key-expiring'; apiKeyId: string }
-  | { messageId: string; kind: 'admin-digest'; adminId: string; day: string };
+  | { messageId: string; kind: 'admin-digest'; adminId: string; day: string }
+  | { messageId: string; kind: 'webhook-disabled'; endpointId: string };
 
 const enqueue = (jobs: JobQueue, tx: EntityManager, job: MailJob) =>
   jobs.send(tx, MAIL_QUEUE, job, { singletonKey: job.messageId });
@@ -55,6 +56,10 @@ export const REVIEW_TARGET_HOURS = 48;
 /** One digest per admin per UTC day. */
 export const notifyAdminDigest = (jobs: JobQueue, tx: EntityManager, adminId: string, day: string) =>
   enqueue(jobs, tx, { messageId: `admin-digest:${adminId}:${day}`, kind: 'admin-digest', adminId, day });
+
+/** One message per time an endpoint is disabled for failing (it can be re-enabled and fail again). */
+export const notifyWebhookDisabled = (jobs: JobQueue, tx: EntityManager, endpointId: string, disabledAt: Date) =>
+  enqueue(jobs, tx, { messageId: `webhook-disabled:${endpointId}:${disabledAt.getTime()}`, kind: 'webhook-disabled', endpointId });
 
 async function overdueItems(em: EntityManager): Promise<templates.AdminDigestData> {
   const [developers, apps] = await Promise.all([
@@ -175,6 +180,21 @@ async function compose(em: EntityManager, job: MailJob): Promise<Composed | null
       // Nothing overdue, nothing to say.
       if (overdue.developers.length + overdue.apps.length === 0) return null;
       return { to: admin.email, developerId: null, appId: null, content: templates.adminDigest(overdue) };
+    }
+    case 'webhook-disabled': {
+      const [endpoint] = await em.execute<(Recipient & { url: string; failing_since: string | null })[]>(
+        `select w.url, w.failing_since, d.id as developer_id, d.name as developer_name, d.email
+         from webhook_endpoints w join developers d on d.id = w.developer_id where w.id = ?`,
+        [job.endpointId],
+      );
+      if (!endpoint) return null;
+      const content = templates.webhookDisabled({
+        developerName: endpoint.developer_name,
+        url: endpoint.url,
+        endpointId: job.endpointId,
+        failingSince: endpoint.failing_since ? new Date(endpoint.failing_since) : null,
+      });
+      return toDeveloper(endpoint, null, content);
     }
     case 'revision-approved':
     case 'revision-rejected': {

@@ -4,7 +4,7 @@ import type { AuthPlugin } from '../identity/auth.ts';
 import type { PublicRateLimits } from '../../http/rate-limit.ts';
 import { Paginated, problems } from '../../http/schemas.ts';
 import { SlugParams } from '../catalogue/catalogue.model.ts';
-import { ReviewBody, ReviewsQuery, ReviewView } from './reviews.model.ts';
+import { ListedReview, ReviewBody, ReviewsQuery, ReviewView } from './reviews.model.ts';
 import { listReviews, submitReview } from './reviews.service.ts';
 
 export function reviewsApi(ctx: AppContext, auth: AuthPlugin, rateLimits: PublicRateLimits) {
@@ -15,8 +15,11 @@ export function reviewsApi(ctx: AppContext, auth: AuthPlugin, rateLimits: Public
       rateLimit: 'read',
       params: SlugParams,
       query: ReviewsQuery,
-      response: { 200: Paginated(ReviewView), ...problems(400, 404, 410, 429) },
-      detail: { summary: "An app's reviews, most recently written first", description: 'No authentication. Hidden reviews are left out.' },
+      response: { 200: Paginated(ListedReview), ...problems(400, 404, 410, 429) },
+      detail: {
+        summary: "An app's reviews, most recently written first",
+        description: "No authentication. Hidden reviews are left out. Each review carries the app developer's `reply` (`null` when there is none).",
+      },
     })
     .post(
       '/:slug/reviews',

@@ -7,7 +7,8 @@ import { pageOf, pageWindow, type Page } from '../../http/pagination.ts';
 import { findPublicAppId } from '../catalogue/catalogue.service.ts';
 import type { PlatformIdentity } from '../identity/platform-identity.ts';
 import { userInstallerKey } from '../installs/installs.service.ts';
-import type { ModeratedReview, ReviewInput, ReviewView, ReviewsQuery } from './reviews.model.ts';
+import { emitAppEvent } from '../webhooks/webhook-events.ts';
+import type { DeveloperReview, ListedReview, ModeratedReview, ReviewInput, ReviewReply, ReviewView, ReviewsQuery } from './reviews.model.ts';
 
 interface ReviewRow {
   id: string;
@@ -29,6 +30,36 @@ const toView = (row: ReviewRow): ReviewView => ({
   createdAt: new Date(row.created_at).toISOString(),
   updatedAt: new Date(row.updated_at).toISOString(),
 });
+
+/** A review row read with its reply (`review_replies`) and moderation flag. */
+interface RepliedReviewRow extends ReviewRow {
+  hidden: boolean;
+  reply_body: string | null;
+  replied_at: string | null;
+}
+
+const replyOf = (row: RepliedReviewRow): ReviewReply | null =>
+  row.reply_body === null ? null : { body: row.reply_body, repliedAt: new Date(row.replied_at!).toISOString() };
+
+export const toDeveloperReview = (row: RepliedReviewRow): DeveloperReview => ({ ...toView(row), reply: replyOf(row), hidden: row.hidden });
+
+/** Reviews with their replies, most recently written first; `where` filters the reviews (`r`). */
+export async function repliedReviews(em: EntityManager, where: string, params: unknown[], page = { limit: 1, offset: 0 }) {
+  return em.execute<RepliedReviewRow[]>(
+    `select r.id, r.rating, r.title, r.body, r.author_name, r.created_at, r.updated_at, r.hidden,
+            rr.body as reply_body, rr.updated_at as replied_at
+     from reviews r left join review_replies rr on rr.review_id = r.id
+     where ${where} order by r.updated_at desc, r.id desc limit ? offset ?`,
+    [...params, page.limit, page.offset],
+  );
+}
+
+/** One review as its app's developer sees it (webhook payloads, replies). */
+export async function developerReview(em: EntityManager, reviewId: string): Promise<DeveloperReview> {
+  const [row] = await repliedReviews(em, 'r.id = ?', [reviewId]);
+  if (!row) throw notFound('Review');
+  return toDeveloperReview(row);
+}
 
 /**
  * Creates the user's review of a public app, or replaces it (one per user per app; a hidden
@@ -64,23 +95,27 @@ export async function submitReview(
       [Bun.randomUUIDv7(), appId, identity.subject, identity.name ?? null, input.rating, input.title ?? null, input.body ?? null],
     );
     await enqueueAppStats(jobs, tx, appId);
+    await emitAppEvent(jobs, tx, row!.created ? 'review.created' : 'review.updated', appId, async () => ({
+      review: await developerReview(tx, row!.id),
+    }));
     return { review: toView(row!), created: row!.created };
   });
 }
 
-/** Visible reviews of a public app, most recently written first. */
-export async function listReviews(em: EntityManager, slug: string, query: ReviewsQuery): Promise<Page<ReviewView>> {
+/** Visible reviews of a public app with the developer's replies, most recently written first. */
+export async function listReviews(em: EntityManager, slug: string, query: ReviewsQuery): Promise<Page<ListedReview>> {
   const { page, limit, offset } = pageWindow(query);
   const appId = await findPublicAppId(em, slug);
   const [rows, counted] = await Promise.all([
-    em.execute<ReviewRow[]>(
-      `select id, rating, title, body, author_name, created_at, updated_at from reviews
-       where app_id = ? and not hidden order by updated_at desc, id desc limit ? offset ?`,
-      [appId, limit, offset],
-    ),
+    repliedReviews(em, 'r.app_id = ? and not r.hidden', [appId], { limit, offset }),
     em.execute<{ total: number }[]>('select count(*)::int as total from reviews where app_id = ? and not hidden', [appId]),
   ]);
-  return pageOf(rows.map(toView), page, limit, counted[0]?.total ?? 0);
+  return pageOf(
+    rows.map((row) => ({ ...toView(row), reply: replyOf(row) })),
+    page,
+    limit,
+    counted[0]?.total ?? 0,
+  );
 }
 
 /** Moderation: hides or shows a review (audited); the app's rating is recomputed without it. Its author's `updatedAt` is kept. */

@@ -1,0 +1,115 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { JobQueue } from '../../lib/job-queue.ts';
+import { App } from '../apps/app.entity.ts';
+import { ApiKey } from '../api-keys/api-key.entity.ts';
+import { toApiKeyView } from '../api-keys/api-keys.service.ts';
+import { toOwnerView } from '../apps/owner-views.ts';
+import type { WebhookEventType } from './webhooks.model.ts';
+
+/**
+ * Emitting an event: called inside the transaction of the change that causes it, so a committed
+ * change always has its event and a rolled-back one never does.
+ *
+ * Fan-out happens here, at enqueue time, not in a first job: the developer has at most 10
+ * endpoints, so it costs a handful of inserts, and it pins the recipients to the endpoints that
+ * were subscribed and enabled when the event happened. Each delivery row gets its own job, so
+ * one slow or failing endpoint never delays another. A developer with no matching endpoint costs
+ * one indexed read and nothing is stored.
+ */
+export const WEBHOOK_DELIVERY_QUEUE = 'webhooks.deliver';
+
+export type EventType = WebhookEventType | 'ping';
+
+export interface WebhookDeliveryJob {
+  deliveryId: string;
+}
+
+export interface NewEvent {
+  developerId: string;
+  type: EventType;
+  /** Built only when some endpoint will receive the event. */
+  data: () => Promise<object> | object;
+  /** Events a periodic scan may find again carry a key, so they are emitted once. */
+  dedupeKey?: string;
+}
+
+/** Stores the event with one pending delivery per endpoint, and enqueues their first attempts. */
+export async function createDeliveries(
+  jobs: JobQueue,
+  tx: EntityManager,
+  event: NewEvent,
+  endpointIds: string[],
+  options: { retries: boolean },
+): Promise<{ eventId: string; deliveryIds: string[] } | null> {
+  if (endpointIds.length === 0) return null;
+  const id = Bun.randomUUIDv7();
+  const createdAt = new Date();
+  const body = JSON.stringify({ id, type: event.type, createdAt: createdAt.toISOString(), data: await event.data() });
+  const stored = await tx.execute<{ id: string }[]>(
+    `insert into webhook_events (id, developer_id, type, body, dedupe_key, created_at) values (?, ?, ?, ?, ?, ?)
+     on conflict (dedupe_key) do nothing returning id`,
+    [id, event.developerId, event.type, body, event.dedupeKey ?? null, createdAt],
+  );
+  if (stored.length === 0) return null;
+  const deliveries = await tx.execute<{ id: string }[]>(
+    `insert into webhook_deliveries (id, endpoint_id, event_id, status, attempts, retries, next_attempt_at, created_at, updated_at)
+     values ${endpointIds.map(() => `(?, ?, ?, 'pending', 0, ?, now(), now(), now())`).join(', ')}
+     returning id`,
+    endpointIds.flatMap((endpointId) => [Bun.randomUUIDv7(), endpointId, id, options.retries]),
+  );
+  for (const delivery of deliveries) await jobs.send(tx, WEBHOOK_DELIVERY_QUEUE, { deliveryId: delivery.id } satisfies WebhookDeliveryJob);
+  return { eventId: id, deliveryIds: deliveries.map((delivery) => delivery.id) };
+}
+
+/** Emits an event to every enabled endpoint of the developer subscribed to its type. */
+export async function emitEvent(jobs: JobQueue, tx: EntityManager, event: NewEvent & { type: WebhookEventType }): Promise<void> {
+  // KEY SHARE: an endpoint being deleted right now is waited for and skipped, never a foreign-key error in the caller's change.
+  const endpoints = await tx.execute<{ id: string }[]>(
+    'select id from webhook_endpoints where developer_id = ? and enabled and ? = any (events) order by id for key share',
+    [event.developerId, event.type],
+  );
+  await createDeliveries(
+    jobs,
+    tx,
+    event,
+    endpoints.map((endpoint) => endpoint.id),
+    { retries: true },
+  );
+}
+
+export type AppEventType = Extract<WebhookEventType, `app.${string}` | `revision.${string}` | `review.${string}`>;
+
+type Extra = Record<string, unknown>;
+
+/**
+ * Emits an event about an app to its developer's endpoints; `data` is the app as its owner sees it
+ * (after the change), plus `extra` (the decision's reason, the revision, the review…), which may
+ * be a function so that it is read only when some endpoint will receive the event.
+ * Admin support edits (`app.edited_by_support`) call this from their own service.
+ */
+export async function emitAppEvent(
+  jobs: JobQueue,
+  tx: EntityManager,
+  type: AppEventType,
+  appId: string,
+  extra: Extra | (() => Promise<Extra>) = {},
+): Promise<void> {
+  // The change being made is written first, so the view (and its `updatedAt`) shows it.
+  await tx.flush();
+  const app = await tx.findOneOrFail(App, appId);
+  await emitEvent(jobs, tx, {
+    developerId: app.developer.id,
+    type,
+    data: async () => ({ ...(await toOwnerView(tx, app)), ...(typeof extra === 'function' ? await extra() : extra) }),
+  });
+}
+
+/** `api_key.expiring`: once per key, however often the hourly scan finds it. */
+export async function emitApiKeyExpiring(jobs: JobQueue, tx: EntityManager, apiKeyId: string, developerId: string): Promise<void> {
+  await emitEvent(jobs, tx, {
+    developerId,
+    type: 'api_key.expiring',
+    dedupeKey: `api_key.expiring:${apiKeyId}`,
+    data: async () => ({ apiKey: toApiKeyView(await tx.findOneOrFail(ApiKey, apiKeyId)) }),
+  });
+}

@@ -1,0 +1,270 @@
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import type { EncryptionKey } from '../../config.ts';
+import { ApiError, notFound } from '../../http/problem.ts';
+import { pageOf, pageWindow, type Page, type PageInput } from '../../http/pagination.ts';
+import type { JobQueue } from '../../lib/job-queue.ts';
+import { Developer } from '../developers/developer.entity.ts';
+import { WebhookEndpoint } from './webhook-endpoint.entity.ts';
+import { createDeliveries, WEBHOOK_DELIVERY_QUEUE, type WebhookDeliveryJob } from './webhook-events.ts';
+import { generateSecret, ROTATION_OVERLAP_HOURS, sealSecret } from './webhook-secrets.ts';
+import type { WebhookUrlPolicy } from './webhook-urls.ts';
+import {
+  MAX_ENDPOINTS,
+  type CreateWebhookInput,
+  type DeliveriesQuery,
+  type DeliveryView,
+  type FailingDelivery,
+  type UpdateWebhookInput,
+  type WebhookView,
+} from './webhooks.model.ts';
+
+/** A developer's webhook endpoints and their deliveries. Another developer's are 404, never 403. */
+export interface WebhookServiceDeps {
+  em: EntityManager;
+  jobs: JobQueue;
+  encryptionKeys: EncryptionKey[];
+  checkUrl: WebhookUrlPolicy;
+}
+
+const iso = (value: Date | string | null | undefined) => (value ? new Date(value).toISOString() : null);
+
+export function toWebhookView(endpoint: WebhookEndpoint): WebhookView {
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    description: endpoint.description ?? null,
+    events: endpoint.events as WebhookView['events'],
+    enabled: endpoint.enabled,
+    disabledReason: endpoint.disabledReason === 'failing' ? 'failing' : null,
+    disabledAt: iso(endpoint.disabledAt),
+    failingSince: iso(endpoint.failingSince),
+    previousSecretExpiresAt:
+      endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > new Date() ? endpoint.previousSecretExpiresAt.toISOString() : null,
+    createdAt: endpoint.createdAt.toISOString(),
+    updatedAt: endpoint.updatedAt.toISOString(),
+  };
+}
+
+export type WebhookWithSecret = WebhookView & { secret: string };
+
+async function findOwn(em: EntityManager, developerId: string, id: string, lock = false): Promise<WebhookEndpoint> {
+  const endpoint = await em.findOne(
+    WebhookEndpoint,
+    { id, developer: developerId },
+    lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {},
+  );
+  if (!endpoint) throw notFound('Webhook');
+  return endpoint;
+}
+
+/** Registers an endpoint and returns its signing secret, this once. At most 10 per developer. */
+export async function createWebhook(deps: WebhookServiceDeps, developerId: string, input: CreateWebhookInput): Promise<WebhookWithSecret> {
+  await deps.checkUrl(input.url);
+  return deps.em.transactional(async (tx) => {
+    // The developer row lock serialises concurrent registrations, so the cap holds.
+    const developer = await tx.findOneOrFail(Developer, { id: developerId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if ((await tx.count(WebhookEndpoint, { developer })) >= MAX_ENDPOINTS) {
+      throw new ApiError(409, 'LIMIT_EXCEEDED', `At most ${MAX_ENDPOINTS} webhook endpoints; delete one first`);
+    }
+    const id = Bun.randomUUIDv7();
+    const secret = generateSecret();
+    const endpoint = tx.create(WebhookEndpoint, {
+      id,
+      developer,
+      url: input.url,
+      description: input.description ?? null,
+      events: [...input.events],
+      enabled: input.enabled ?? true,
+      secretSealed: sealSecret(deps.encryptionKeys, secret, id),
+    });
+    await tx.flush();
+    return { ...toWebhookView(endpoint), secret };
+  });
+}
+
+export async function listWebhooks(em: EntityManager, developerId: string): Promise<WebhookView[]> {
+  const endpoints = await em.find(WebhookEndpoint, { developer: developerId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  return endpoints.map(toWebhookView);
+}
+
+export const getWebhook = async (em: EntityManager, developerId: string, id: string) => toWebhookView(await findOwn(em, developerId, id));
+
+/**
+ * PUT semantics: omitted fields stay. `enabled: true` also re-enables an endpoint the service
+ * disabled, starting its failure streak afresh; `enabled: false` pauses it (no deliveries).
+ */
+export async function updateWebhook(deps: WebhookServiceDeps, developerId: string, id: string, input: UpdateWebhookInput): Promise<WebhookView> {
+  if (input.url !== undefined) await deps.checkUrl(input.url);
+  return deps.em.transactional(async (tx) => {
+    const endpoint = await findOwn(tx, developerId, id, true);
+    if (input.url !== undefined) endpoint.url = input.url;
+    if (input.events !== undefined) endpoint.events = [...input.events];
+    if (input.description !== undefined) endpoint.description = input.description;
+    if (input.enabled !== undefined && input.enabled !== endpoint.enabled) {
+      endpoint.enabled = input.enabled;
+      endpoint.disabledReason = null;
+      endpoint.disabledAt = input.enabled ? null : new Date();
+      endpoint.failingSince = null;
+    }
+    // A PUT that changes nothing still answers with a fresh `updatedAt`, like app edits.
+    endpoint.updatedAt = new Date();
+    await tx.flush();
+    return toWebhookView(endpoint);
+  });
+}
+
+/** Deletes the endpoint with its deliveries; returns what it was. */
+export async function deleteWebhook(em: EntityManager, developerId: string, id: string): Promise<WebhookView> {
+  return em.transactional(async (tx) => {
+    const endpoint = await findOwn(tx, developerId, id, true);
+    const view = toWebhookView(endpoint);
+    tx.remove(endpoint);
+    return view;
+  });
+}
+
+/**
+ * A new signing secret; the one it replaces keeps signing too for 24 hours (two signatures in
+ * `webhook-signature`), so the receiver can switch without rejecting a delivery. Rotating again
+ * within the overlap drops the oldest secret.
+ */
+export async function rotateSecret(deps: WebhookServiceDeps, developerId: string, id: string): Promise<WebhookWithSecret> {
+  return deps.em.transactional(async (tx) => {
+    const endpoint = await findOwn(tx, developerId, id, true);
+    const secret = generateSecret();
+    endpoint.previousSecretSealed = endpoint.secretSealed;
+    endpoint.previousSecretExpiresAt = new Date(Date.now() + ROTATION_OVERLAP_HOURS * 3_600_000);
+    endpoint.secretSealed = sealSecret(deps.encryptionKeys, secret, endpoint.id);
+    await tx.flush();
+    return { ...toWebhookView(endpoint), secret };
+  });
+}
+
+const assertEnabled = (endpoint: WebhookEndpoint) => {
+  if (!endpoint.enabled) throw new ApiError(409, 'CONFLICT', 'The endpoint is disabled; enable it first (PUT with "enabled": true)');
+};
+
+/** Sends a `ping` event to this endpoint alone: one attempt, recorded like any delivery. */
+export async function sendPing(deps: WebhookServiceDeps, developerId: string, id: string): Promise<DeliveryView> {
+  const deliveryId = await deps.em.transactional(async (tx) => {
+    const endpoint = await findOwn(tx, developerId, id, true);
+    assertEnabled(endpoint);
+    const created = await createDeliveries(
+      deps.jobs,
+      tx,
+      { developerId, type: 'ping', data: () => ({ webhookId: endpoint.id, message: 'This is a test event sent at your request.' }) },
+      [endpoint.id],
+      { retries: false },
+    );
+    return created!.deliveryIds[0]!;
+  });
+  return (await deliveryRows(deps.em, 'd.id = ?', [deliveryId], 1, 0))[0]!;
+}
+
+interface DeliveryRow {
+  id: string;
+  event_id: string;
+  type: string;
+  status: DeliveryView['status'];
+  attempts: number;
+  status_code: number | null;
+  latency_ms: number | null;
+  error: string | null;
+  next_attempt_at: string | null;
+  last_attempt_at: string | null;
+  created_at: string;
+}
+
+const toDeliveryView = (row: DeliveryRow): DeliveryView => ({
+  id: row.id,
+  eventId: row.event_id,
+  eventType: row.type,
+  status: row.status,
+  attempt: row.attempts,
+  statusCode: row.status_code,
+  latencyMs: row.latency_ms,
+  error: row.error,
+  nextAttemptAt: iso(row.next_attempt_at),
+  lastAttemptAt: iso(row.last_attempt_at),
+  createdAt: new Date(row.created_at).toISOString(),
+});
+
+const DELIVERY_COLUMNS = `d.id, d.event_id, e.type, d.status, d.attempts, d.status_code, d.latency_ms, d.error,
+  d.next_attempt_at, d.last_attempt_at, d.created_at`;
+
+async function deliveryRows(em: EntityManager, where: string, params: unknown[], limit: number, offset: number): Promise<DeliveryView[]> {
+  const rows = await em.execute<DeliveryRow[]>(
+    `select ${DELIVERY_COLUMNS} from webhook_deliveries d join webhook_events e on e.id = d.event_id
+     where ${where} order by d.created_at desc, d.id desc limit ? offset ?`,
+    [...params, limit, offset],
+  );
+  return rows.map(toDeliveryView);
+}
+
+/** The endpoint's deliveries, newest first, optionally only those in one status. */
+export async function listDeliveries(em: EntityManager, developerId: string, id: string, query: DeliveriesQuery): Promise<Page<DeliveryView>> {
+  const { page, limit, offset } = pageWindow(query);
+  await findOwn(em, developerId, id);
+  const where = query.status ? 'd.endpoint_id = ? and d.status = ?' : 'd.endpoint_id = ?';
+  const params = query.status ? [id, query.status] : [id];
+  const [data, [counted]] = await Promise.all([
+    deliveryRows(em, where, params, limit, offset),
+    em.execute<{ total: number }[]>(`select count(*)::int as total from webhook_deliveries d where ${where}`, params),
+  ]);
+  return pageOf(data, page, limit, counted?.total ?? 0);
+}
+
+/**
+ * Sends a delivery again now, with the same `webhook-id` (receivers deduplicate on it). A settled
+ * delivery gets one more attempt; a pending one has its next attempt brought forward.
+ */
+export async function redeliver(deps: WebhookServiceDeps, developerId: string, id: string, deliveryId: string): Promise<DeliveryView> {
+  // The answer is the delivery as this request left it (pending), not as a quick worker already changed it.
+  return deps.em.transactional(async (tx) => {
+    const endpoint = await findOwn(tx, developerId, id);
+    const [delivery] = await tx.execute<{ status: string; in_flight: boolean }[]>(
+      `select status, coalesce(leased_until > now(), false) as in_flight from webhook_deliveries where id = ? and endpoint_id = ? for update`,
+      [deliveryId, endpoint.id],
+    );
+    if (!delivery) throw notFound('Delivery');
+    assertEnabled(endpoint);
+    if (delivery.in_flight) throw new ApiError(409, 'CONFLICT', 'An attempt at this delivery is in progress; try again in a few seconds');
+    await tx.execute(
+      `update webhook_deliveries set next_attempt_at = now(), updated_at = now(),
+         retries = case when status = 'pending' then retries else false end, status = 'pending'
+       where id = ?`,
+      [deliveryId],
+    );
+    await deps.jobs.send(tx, WEBHOOK_DELIVERY_QUEUE, { deliveryId } satisfies WebhookDeliveryJob);
+    return (await deliveryRows(tx, 'd.id = ?', [deliveryId], 1, 0))[0]!;
+  });
+}
+
+/**
+ * For the admin console's Jobs page: deliveries whose latest attempt failed, across developers,
+ * most recent first — settled failures and those still being retried alike.
+ */
+export async function listFailingDeliveries(em: EntityManager, query: PageInput): Promise<Page<FailingDelivery>> {
+  const { page, limit, offset } = pageWindow(query);
+  const [rows, [counted]] = await Promise.all([
+    em.execute<(DeliveryRow & { endpoint_id: string; url: string; developer_id: string; developer_name: string; developer_email: string })[]>(
+      `select ${DELIVERY_COLUMNS}, w.id as endpoint_id, w.url, dev.id as developer_id, dev.name as developer_name, dev.email as developer_email
+       from webhook_deliveries d
+       join webhook_events e on e.id = d.event_id
+       join webhook_endpoints w on w.id = d.endpoint_id
+       join developers dev on dev.id = w.developer_id
+       where d.error is not null order by d.last_attempt_at desc, d.id desc limit ? offset ?`,
+      [limit, offset],
+    ),
+    em.execute<{ total: number }[]>('select count(*)::int as total from webhook_deliveries where error is not null'),
+  ]);
+  const data = rows.map((row) => ({
+    ...toDeliveryView(row),
+    endpointId: row.endpoint_id,
+    url: row.url,
+    developerId: row.developer_id,
+    developerName: row.developer_name,
+    developerEmail: row.developer_email,
+  }));
+  return pageOf(data, page, limit, counted?.total ?? 0);
+}
