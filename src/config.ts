@@ -42,6 +42,17 @@ const EnvSchema = Type.Object({
 });
 type Env = Static<typeof EnvSchema>;
 
+/** Variables that hold credentials (URLs may carry a password). */
+const SECRET_VARIABLES = new Set([
+  'DATABASE_URL',
+  'SMTP_URL',
+  'API_KEY_SECRETS',
+  'OAUTH_INTROSPECTION_CLIENT_SECRET',
+  'WEBHOOK_ENCRYPTION_KEYS',
+  'OAUTH_INTROSPECTION_URL',
+  'OAUTH_JWKS_URL',
+]);
+
 export type AppEnv = 'development' | 'test' | 'production';
 export type Role = 'all' | 'api' | 'worker';
 
@@ -281,7 +292,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const firstError = Value.Errors(EnvSchema, env).First();
   if (firstError) {
     const variable = firstError.path.replace(/^\//, '');
-    throw new ConfigError(`${variable} is invalid: ${firstError.message} (got "${env[variable]}")`);
+    // A secret's value is never echoed: configuration errors end up in deploy logs and CI output.
+    const shown = SECRET_VARIABLES.has(variable) ? 'the value is not shown' : `got "${env[variable]}"`;
+    throw new ConfigError(`${variable} is invalid: ${firstError.message} (${shown})`);
   }
   const valid = env as Env;
   const appEnv: AppEnv = valid.APP_ENV ?? 'development';

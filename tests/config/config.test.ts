@@ -105,4 +105,27 @@ describe('configuration', () => {
       expect(() => loadConfig({ WEBHOOK_ENCRYPTION_KEYS: bad })).toThrow(/^WEBHOOK_ENCRYPTION_KEYS must be/);
     }
   });
+
+  test("a configuration error never echoes a secret's value", () => {
+    const cases: Record<string, string>[] = [
+      { DATABASE_URL: 'mysql://app:hunter2-db@db.internal/app' },
+      { SMTP_URL: 'ftp://mailer:hunter2-smtp@smtp.example.com' },
+      { API_KEY_SECRETS: 'hunter2-api-key-secret-without-an-id' },
+      { ...production, API_KEY_SECRETS: 'k1:hunter2-short' },
+      { WEBHOOK_ENCRYPTION_KEYS: 'k1:hunter2-not-base64' },
+      { OAUTH_INTROSPECTION_URL: 'gopher://client:hunter2-intro@id.example.com' },
+    ];
+    for (const env of cases) {
+      let message = '';
+      try {
+        loadConfig(env);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message, JSON.stringify(Object.keys(env))).not.toBe('');
+      expect(message).not.toContain('hunter2');
+    }
+    // Values that are not secrets are still shown, to help.
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow('got "eighty"');
+  });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
+import { eventually } from '../apps/fixtures.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -95,6 +96,48 @@ describe('POST /api/dev/register', () => {
     expect(response.body.code).toBe('VALIDATION_FAILED');
     expect(response.body.errors.length).toBeGreaterThan(0);
     expect(await countDevelopers()).toBe(before);
+  });
+});
+
+describe('mail goes only where the platform says the developer is', () => {
+  test('registration must use the verified e-mail address the token carries (any case); an unverified claim binds nothing', async () => {
+    const token = await t.token('mail-1', { email: 'Grace@Example.com' });
+    const before = await countDevelopers();
+    const elsewhere = await t.call('POST', '/api/dev/register', { token, body: { name: 'G', email: 'attacker@example.com', platformUserId: 'mail-1' } });
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.body.errors).toEqual([{ path: 'email', message: 'must be the e-mail address your platform account has verified' }]);
+    expect(await countDevelopers()).toBe(before);
+    expect((await t.call('POST', '/api/dev/register', { token, body: { name: 'G', email: 'grace@example.com', platformUserId: 'mail-1' } })).status).toBe(201);
+    const unverified = await t.token('mail-2', { email: 'mail-2@example.com', emailVerified: false });
+    expect((await t.call('POST', '/api/dev/register', { token: unverified, body: { name: 'H', email: 'other@example.com', platformUserId: 'mail-2' } })).status).toBe(201);
+  });
+
+  test('an API key may not change the e-mail address (403 OAUTH_TOKEN_REQUIRED); the OAuth token may, and the old address is told', async () => {
+    const developer = await registerDeveloper(t);
+    const key = await mintKey(t, developer, ['APP_READ']);
+    const byKey = await t.call('PUT', '/api/dev/me', { token: key, body: { email: 'redirected@example.com', name: 'Also changed?' } });
+    expect(byKey.status).toBe(403);
+    expect(byKey.body.code).toBe('OAUTH_TOKEN_REQUIRED');
+    expect((await t.sql('select email, name from developers where id = ?', [developer.id]))[0]).toMatchObject({ email: developer.email });
+    // The same address in another case is no change, so a key may send it.
+    expect((await t.call('PUT', '/api/dev/me', { token: key, body: { email: developer.email.toUpperCase() } })).status).toBe(200);
+
+    const byToken = await t.call('PUT', '/api/dev/me', { token: developer.oauthToken, body: { email: 'moved@example.com' } });
+    expect(byToken.status).toBe(200);
+    expect(byToken.body.email).toBe('moved@example.com');
+    const told = await eventually(async () => (await t.sql(`select to_address, subject, text_body from emails where kind = 'developer-email-changed' and developer_id = ?`, [developer.id]))[0]);
+    expect(told.to_address).toBe(developer.email.toUpperCase());
+    expect(told.text_body).toContain('moved@example.com');
+    const [audit] = await t.sql(`select before, after from audit_log where action = 'developer.email-change' and subject_id = ?`, [developer.id]);
+    expect(audit).toEqual({ before: { email: developer.email.toUpperCase() }, after: { email: 'moved@example.com' } });
+  });
+
+  test('with a verified claim on the token, the address may change only to that one', async () => {
+    const developer = await registerDeveloper(t);
+    const token = await t.token(developer.platformUserId, { email: 'new-home@example.com' });
+    const other = await t.call('PUT', '/api/dev/me', { token, body: { email: 'somewhere-else@example.com' } });
+    expect(other.status).toBe(400);
+    expect((await t.call('PUT', '/api/dev/me', { token, body: { email: 'new-home@example.com' } })).status).toBe(200);
   });
 });
 

@@ -32,7 +32,7 @@ export interface TestApp {
   runtime: Runtime;
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<HttpResult<T>>;
   /** A dev-identity platform token for `subject`. */
-  token(subject: string, extra?: { clientId?: string; expiresIn?: string }): Promise<string>;
+  token(subject: string, extra?: { clientId?: string; expiresIn?: string; email?: string; emailVerified?: boolean }): Promise<string>;
   sql<T = any>(query: string, params?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
 }

@@ -25,6 +25,20 @@ export const developerVerified = ({ developerName }: DeveloperVerifiedData): Ema
   ],
 });
 
+export interface EmailChangedData {
+  developerName: string;
+  newEmail: string;
+}
+
+export const emailChanged = ({ developerName, newEmail }: EmailChangedData): EmailContent => ({
+  subject: 'The e-mail address of your developer account changed',
+  recipientName: developerName,
+  paragraphs: [
+    `The App Marketplace will now write to ${newEmail} instead of this address.`,
+    'If you did not make this change, sign in to your platform account, secure it, and contact support: someone with your platform sign-in changed it.',
+  ],
+});
+
 export const appApproved = ({ developerName, appName, appId }: AppDecisionData): EmailContent => ({
   subject: `"${appName}" is approved and live`,
   recipientName: developerName,

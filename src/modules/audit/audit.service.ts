@@ -8,13 +8,13 @@ export interface Actor {
 
 export const CLI_ACTOR: Actor = { label: 'cli' };
 
-/** Adds an audit row to the caller's unit of work, so it commits or rolls back with the change. */
+/** Adds an audit row to the caller's unit of work, so it commits or rolls back with the change; returns it. */
 export function recordAudit(
   em: EntityManager,
   actor: Actor,
   entry: { action: string; subjectType: string; subjectId: string; before?: object | null; after?: object | null; reason?: string | null },
-): void {
-  em.create(AuditEntry, {
+): AuditEntry {
+  return em.create(AuditEntry, {
     actor: actor.label,
     action: entry.action,
     subjectType: entry.subjectType,

@@ -22,7 +22,8 @@ export function developersApi(ctx: AppContext, auth: AuthPlugin) {
         response: { 201: DeveloperProfile, ...problems(400, 401, 403, 409) },
         detail: {
           summary: 'Register a developer profile',
-          description: 'Takes the platform OAuth token; `platformUserId` must be the token subject. The profile starts PENDING_VERIFICATION.',
+          description:
+            'Takes the platform OAuth token; `platformUserId` must be the token subject, and when the token carries a verified e-mail claim, `email` must be that address. The profile starts PENDING_VERIFICATION.',
         },
       },
     )
@@ -33,14 +34,15 @@ export function developersApi(ctx: AppContext, auth: AuthPlugin) {
     })
     .put(
       '/me',
-      async ({ principal, body }) => toProfile(await updateDeveloper(ctx.orm.em.fork(), principal.developerId, body, urls)),
+      async ({ principal, body }) => toProfile(await updateDeveloper({ em: ctx.orm.em.fork(), jobs: ctx.jobs }, principal, body, urls)),
       {
         developer: true,
         body: UpdateDeveloperBody,
-        response: { 200: DeveloperProfile, ...problems(400, 401, 404, 409) },
+        response: { 200: DeveloperProfile, ...problems(400, 401, 403, 404, 409) },
         detail: {
           summary: 'Update your developer profile',
-          description: 'OAuth token or any API key. Omitted fields are unchanged; `null` clears an optional field. platformUserId never changes.',
+          description:
+            'OAuth token or any API key. Omitted fields are unchanged; `null` clears an optional field. platformUserId never changes. Changing `email` needs the OAuth token (403 OAUTH_TOKEN_REQUIRED with a key); when the token carries a verified e-mail claim, `email` must be that address; the old address is told of the change.',
         },
       },
     );

@@ -1,5 +1,6 @@
 import { LockMode, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
-import { ApiError, notFound } from '../../http/problem.ts';
+import { ApiError, notFound, validationFailed } from '../../http/problem.ts';
+import type { DeveloperPrincipal } from '../identity/auth.ts';
 import { recordAudit, type Actor } from '../audit/audit.service.ts';
 import type { PlatformIdentity } from '../identity/platform-identity.ts';
 import { Developer, type DeveloperStatus } from './developer.entity.ts';
@@ -7,7 +8,7 @@ import type { DeveloperProfile, RegisterDeveloperInput, UpdateDeveloperInput } f
 import type { UrlPolicy } from '../../http/url-policy.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { enqueueCategoryCounts } from '../stats/stats.service.ts';
-import { notifyDeveloperVerified } from '../notifications/notifications.service.ts';
+import { notifyDeveloperVerified, notifyEmailChanged } from '../notifications/notifications.service.ts';
 
 export function toProfile(developer: Developer): DeveloperProfile {
   return {
@@ -62,6 +63,7 @@ export async function registerDeveloper(
   if (identity.subject !== input.platformUserId) {
     throw new ApiError(403, 'PLATFORM_USER_MISMATCH', 'platformUserId must be the account the OAuth token was issued for');
   }
+  assertPlatformEmail(identity, input.email);
   urls.assertAllowed({ websiteUrl: input.websiteUrl });
   if ((await findDeveloperIdByPlatformUser(em, input.platformUserId)) || (await emailTaken(em, input.email))) {
     throw developerExists();
@@ -78,18 +80,57 @@ export async function registerDeveloper(
   return developer;
 }
 
+/**
+ * Mail goes only where the platform says the developer is: when the token carries a verified
+ * `email` claim, the profile's address must be that one.
+ */
+function assertPlatformEmail(identity: PlatformIdentity, email: string): void {
+  if (identity.emailVerified && identity.email && identity.email.toLowerCase() !== email.toLowerCase()) {
+    throw validationFailed('The request body is invalid', [
+      { path: 'email', message: 'must be the e-mail address your platform account has verified' },
+    ]);
+  }
+}
+
+/**
+ * PUT /me. Changing the e-mail address needs the platform OAuth token (an API key, perhaps leaked,
+ * may not redirect the account's mail), must match a verified address the token carries, is
+ * audited, and the old address is told.
+ */
 export async function updateDeveloper(
-  em: EntityManager,
-  developerId: string,
+  { em, jobs }: { em: EntityManager; jobs: JobQueue },
+  principal: DeveloperPrincipal,
   input: UpdateDeveloperInput,
   urls: UrlPolicy,
 ): Promise<Developer> {
   urls.assertAllowed({ websiteUrl: input.websiteUrl });
-  const developer = await getDeveloper(em, developerId);
-  if (input.email !== undefined && (await emailTaken(em, input.email, developer.id))) throw developerExists();
-  em.assign(developer, input);
-  await flushUnique(em);
-  return developer;
+  return em.transactional(async (tx) => {
+    const developer = await tx.findOne(Developer, { id: principal.developerId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!developer) throw notFound('Developer');
+    const previousEmail = developer.email;
+    const emailChanges = input.email !== undefined && input.email.toLowerCase() !== previousEmail.toLowerCase();
+    if (emailChanges) {
+      if (principal.via !== 'oauth') {
+        throw new ApiError(403, 'OAUTH_TOKEN_REQUIRED', "Changing the e-mail address needs the platform OAuth token; an API key cannot redirect the account's mail");
+      }
+      assertPlatformEmail(principal.identity, input.email!);
+      if (await emailTaken(tx, input.email!, developer.id)) throw developerExists();
+    }
+    tx.assign(developer, input);
+    if (emailChanges) {
+      const entry = recordAudit(tx, { label: `developer:${developer.id}` }, {
+        action: 'developer.email-change',
+        subjectType: 'developer',
+        subjectId: developer.id,
+        before: { email: previousEmail },
+        after: { email: developer.email },
+      });
+      await flushUnique(tx);
+      await notifyEmailChanged(jobs, tx, entry.id);
+    }
+    await flushUnique(tx);
+    return developer;
+  });
 }
 
 /** Developer states: which administrative action moves which state where. */

@@ -14,6 +14,8 @@ export interface PlatformIdentity {
   subject: string;
   clientId: string;
   email?: string;
+  /** The platform vouches for `email` (the `email_verified` claim): registration and changes must use it. */
+  emailVerified: boolean;
   name?: string;
 }
 
@@ -35,6 +37,7 @@ function identityFromClaims(claims: JWTPayload & Record<string, unknown>, allowe
     subject: claims.sub,
     clientId,
     email: typeof claims.email === 'string' ? claims.email : undefined,
+    emailVerified: typeof claims.email === 'string' && claims.email_verified === true,
     name: typeof claims.name === 'string' ? claims.name : undefined,
   };
 }
@@ -130,14 +133,14 @@ function devVerifier(config: Extract<OAuthConfig, { mode: 'dev' }>, dataDir: str
 export async function mintDevToken(
   config: OAuthConfig,
   dataDir: string,
-  claims: { subject: string; email?: string; name?: string; clientId?: string; expiresIn?: string },
+  claims: { subject: string; email?: string; name?: string; clientId?: string; expiresIn?: string; emailVerified?: boolean },
 ): Promise<string> {
   if (config.mode !== 'dev') {
     throw new Error(`Tokens can be minted only in dev identity mode (this configuration verifies with ${config.mode})`);
   }
   return new SignJWT({
     azp: claims.clientId ?? config.allowedClients[0],
-    ...(claims.email ? { email: claims.email } : {}),
+    ...(claims.email ? { email: claims.email, email_verified: claims.emailVerified ?? true } : {}),
     ...(claims.name ? { name: claims.name } : {}),
   })
     .setProtectedHeader({ alg: 'HS256' })

@@ -15,6 +15,7 @@ export type Decision = 'approved' | 'rejected';
 
 export type MailJob =
   | { messageId: string; kind: 'developer-verified'; developerId: string }
+  | { messageId: string; kind: 'developer-email-changed'; auditEntryId: string }
   | { messageId: string; kind: `app-${Decision}`; appId: string; version: number; decidedAt: string }
   | { messageId: string; kind: `revision-${Decision}`; revisionId: string }
   | { messageId: string; kind: 'api-key-expiring'; apiKeyId: string }
@@ -26,6 +27,10 @@ const enqueue = (jobs: JobQueue, tx: EntityManager, job: MailJob) =>
 
 export const notifyDeveloperVerified = (jobs: JobQueue, tx: EntityManager, developerId: string) =>
   enqueue(jobs, tx, { messageId: `developer-verified:${developerId}`, kind: 'developer-verified', developerId });
+
+/** To the address the account had: its mail now goes elsewhere (the audit entry holds both addresses). */
+export const notifyEmailChanged = (jobs: JobQueue, tx: EntityManager, auditEntryId: string) =>
+  enqueue(jobs, tx, { messageId: `developer-email-changed:${auditEntryId}`, kind: 'developer-email-changed', auditEntryId });
 
 /**
  * `decidedAt` (the app's `reviewedAt`) tells two decisions on one version apart: an unchanged
@@ -144,6 +149,16 @@ async function compose(em: EntityManager, job: MailJob): Promise<Composed | null
       );
       if (!recipient) return null;
       return toDeveloper(recipient, null, templates.developerVerified({ developerName: recipient.developer_name }));
+    }
+    case 'developer-email-changed': {
+      const [change] = await em.execute<{ developer_id: string; developer_name: string; before: { email: string }; after: { email: string } }[]>(
+        `select d.id as developer_id, d.name as developer_name, l.before, l.after
+         from audit_log l join developers d on l.subject_id = d.id::text where l.id = ?`,
+        [job.auditEntryId],
+      );
+      if (!change) return null;
+      const recipient = { developer_id: change.developer_id, developer_name: change.developer_name, email: change.before.email };
+      return toDeveloper(recipient, null, templates.emailChanged({ developerName: change.developer_name, newEmail: change.after.email }));
     }
     case 'app-approved':
     case 'app-rejected': {
