@@ -12,6 +12,8 @@ import { catalogueApi } from './modules/catalogue/catalogue.api.ts';
 import { installsApi } from './modules/installs/installs.api.ts';
 import { reviewsApi } from './modules/reviews/reviews.api.ts';
 import { analyticsApi } from './modules/analytics/analytics.api.ts';
+import { adminConsole } from './modules/admins/console.ts';
+import { queueCatalog } from '../jobs/catalog.ts';
 
 /** The whole HTTP surface, built from its dependencies. Tests call `.handle()` on it without listening. */
 export function createApp(ctx: AppContext) {
@@ -50,7 +52,8 @@ export function createApp(ctx: AppContext) {
     .use(catalogueApi(ctx, rateLimits))
     .use(installsApi(ctx, auth, rateLimits))
     .use(reviewsApi(ctx, auth, rateLimits))
-    .use(analyticsApi(ctx, auth));
+    .use(analyticsApi(ctx, auth))
+    .use(adminConsole(ctx, queueCatalog()));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -4,6 +4,8 @@ import { Migration20261125000003_rate_limits } from './Migration20261125000003_r
 import { Migration20261125000004_catalogue_listing } from './Migration20261125000004_catalogue_listing.ts';
 import { Migration20261126000005_catalogue_order } from './Migration20261126000005_catalogue_order.ts';
 import { Migration20261126000006_emails } from './Migration20261126000006_emails.ts';
+import { Migration20261128000001_admin_console } from './Migration20261128000001_admin_console.ts';
+import { Migration20261128000002_listing_snapshots } from './Migration20261128000002_listing_snapshots.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -13,4 +15,6 @@ export const migrations = [
   { name: 'Migration20261125000004_catalogue_listing', class: Migration20261125000004_catalogue_listing },
   { name: 'Migration20261126000005_catalogue_order', class: Migration20261126000005_catalogue_order },
   { name: 'Migration20261126000006_emails', class: Migration20261126000006_emails },
+  { name: 'Migration20261128000001_admin_console', class: Migration20261128000001_admin_console },
+  { name: 'Migration20261128000002_listing_snapshots', class: Migration20261128000002_listing_snapshots },
 ];
