@@ -96,7 +96,7 @@ export function listen(t: TestApp): { baseUrl: string; stop(): Promise<void> } {
   t.app.listen({ hostname: '127.0.0.1', port: 0 });
   const port = t.app.server?.port;
   if (!port) throw new Error('the test server did not start listening');
-  return { baseUrl: `http://127.0.0.1:${port}`, stop: () => t.app.stop(true) };
+  return { baseUrl: `http://127.0.0.1:${port}`, stop: async () => void (await t.app.stop(true)) };
 }
 
 let developerCounter = 0;

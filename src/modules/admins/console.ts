@@ -4,6 +4,13 @@ import { errorPage } from '../../../views/admin/errors.ts';
 import { dashboardAdmin } from '../dashboard/dashboard.admin.ts';
 import { developersAdmin } from '../developers/developers.admin.ts';
 import { queuesAdmin } from '../queues/queues.admin.ts';
+import { appsAdmin } from '../apps/apps.admin.ts';
+import { reviewAdmin } from '../apps/review.admin.ts';
+import { oauthClientsAdmin } from '../oauth-clients/oauth-clients.admin.ts';
+import { reviewsAdmin } from '../reviews/reviews.admin.ts';
+import { auditAdmin } from '../audit/audit.admin.ts';
+import { outboxAdmin } from '../notifications/outbox.admin.ts';
+import { adminsAdmin } from './admins.admin.ts';
 import type { QueueCatalog } from '../queues/queues.service.ts';
 import { authAdmin } from './auth.admin.ts';
 import { createConsoleKit } from './console-kit.ts';
@@ -20,7 +27,14 @@ export function adminConsole(ctx: AppContext, queues: QueueCatalog) {
     .use(authAdmin(ctx, kit))
     .use(dashboardAdmin(kit, queues))
     .use(developersAdmin(kit))
+    .use(reviewAdmin(kit))
+    .use(appsAdmin(ctx, kit))
+    .use(oauthClientsAdmin(kit))
+    .use(reviewsAdmin(kit))
     .use(queuesAdmin(kit, queues))
+    .use(outboxAdmin(kit))
+    .use(auditAdmin(kit))
+    .use(adminsAdmin(kit))
     .get('/admin/*', kit.page('view', async () => ({ title: 'Not found', body: errorPage('There is no such page in the console.'), status: 404 })), {
       detail: { hide: true },
     });

@@ -101,10 +101,23 @@ const appFields = {
   updatedAt: Timestamp,
 };
 
+export const ReviewStandingView = t.Object(
+  {
+    queuePosition: t.Integer({ minimum: 1, description: 'Place in the review queue, oldest first; 1 is reviewed next' }),
+    expectedDecisionBy: t.String({
+      format: 'date-time',
+      description: 'When a decision is expected: waiting since + the median decision time of the last 30 days (48 h until there is history); never earlier than now',
+    }),
+  },
+  { description: 'Where a submission or revision stands in the review queue' },
+);
+export type ReviewStandingView = Static<typeof ReviewStandingView>;
+
 export const PendingRevisionView = t.Object({
   id: t.String({ format: 'uuid' }),
   changes: t.Record(t.String(), t.Unknown(), { description: 'The fields the revision changes, as PUT takes them' }),
   status: t.Literal('PENDING'),
+  review: ReviewStandingView,
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -129,6 +142,7 @@ export const OwnerAppView = t.Object({
   reviewNotes: Nullable(t.String()),
   assetChecks: t.Array(AssetCheckView, { description: 'Advisory results of the latest asset checks' }),
   pendingRevision: Nullable(PendingRevisionView),
+  review: t.Union([ReviewStandingView, t.Null()], { description: 'Set while the app is PENDING: its place in the review queue' }),
 });
 export type OwnerAppView = Static<typeof OwnerAppView>;
 

@@ -3,6 +3,7 @@ import type { Static } from 'elysia';
 import type { App } from './app.entity.ts';
 import { NO_STATS, toOwnerAppView, type AppStats } from './app-view.ts';
 import type { AssetCheckView, OwnerAppView } from './apps.model.ts';
+import { medianDecisionMs, queueEntriesOf, standingOf, type QueueEntry } from './review-queue.ts';
 
 /** What the owning developer (and admins) see of apps: the entity plus stats, asset checks and any pending revision. */
 interface AssetCheckRow {
@@ -28,8 +29,8 @@ interface PendingRevisionRow {
 const inList = (values: readonly unknown[]) => values.map(() => '?').join(', ');
 
 /**
- * Owner views of several apps with three batched reads (stats, asset checks, pending
- * revisions) rather than three per app.
+ * Owner views of several apps with batched reads (stats, asset checks, pending revisions, their
+ * places in the review queue) rather than several per app.
  */
 export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<OwnerAppView[]> {
   if (apps.length === 0) return [];
@@ -49,6 +50,13 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
       ids,
     ),
   ]);
+  const queued = apps.filter((app) => app.status === 'PENDING' || revisions.some((row) => row.app_id === app.id));
+  const entries = await queueEntriesOf(em, queued.map((app) => app.id));
+  const median = entries.length > 0 ? await medianDecisionMs(em) : 0;
+  const standing = (kind: QueueEntry['kind'], appId: string) => {
+    const entry = entries.find((e) => e.kind === kind && e.appId === appId);
+    return entry ? standingOf(entry, median) : null;
+  };
   return apps.map((app) => {
     const stat = stats.find((row) => row.app_id === app.id);
     const appStats: AppStats = stat
@@ -72,11 +80,13 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
           id: revision.id,
           changes: revision.changes,
           status: 'PENDING' as const,
+          // A revision just proposed in this transaction is in the queue too, at its end.
+          review: standing('revision', app.id) ?? { queuePosition: entries.length + 1, expectedDecisionBy: new Date(Date.now() + median).toISOString() },
           createdAt: new Date(revision.created_at).toISOString(),
           updatedAt: new Date(revision.updated_at).toISOString(),
         }
       : null;
-    return toOwnerAppView(app, appStats, { assetChecks, pendingRevision });
+    return toOwnerAppView(app, appStats, { assetChecks, pendingRevision, review: app.status === 'PENDING' ? standing('app', app.id) : null });
   });
 }
 

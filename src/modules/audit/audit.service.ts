@@ -15,8 +15,8 @@ export function recordAudit(
   em: EntityManager,
   actor: Actor,
   entry: { action: string; subjectType: string; subjectId: string; before?: object | null; after?: object | null; reason?: string | null },
-): void {
-  em.create(AuditEntry, {
+): AuditEntry {
+  return em.create(AuditEntry, {
     actor: actor.label,
     actorRole: actor.role ?? null,
     action: entry.action,
