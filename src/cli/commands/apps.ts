@@ -57,16 +57,18 @@ export const appsFeature: CliCommand = {
   },
 };
 
+/** `--version N` here is the revision's version (shown as `pendingRevision` changes are replaced). */
 const revisionCommand = (decision: RevisionDecision, description: string): CliCommand => ({
   name: `revisions:${decision}`,
-  usage: `revisions:${decision} <slug|id>${decision === 'reject' ? ' --reason "…"' : ''}`,
+  usage: `revisions:${decision} <slug|id>${decision === 'reject' ? ' --reason "…"' : ''} [--version N]`,
   description,
-  options: decision === 'reject' ? { reason: { type: 'string' } } : {},
+  options: { ...(decision === 'reject' ? { reason: { type: 'string' } } : {}), version: { type: 'string' } },
   needsDatabase: true,
   enqueuesJobs: true,
   async run(input) {
     const app = await decideRevision(deps(input), requirePositional(input.positionals, 'app (slug or id)'), decision, {
       actor: CLI_ACTOR,
+      version: versionOption(input),
       reason: decision === 'reject' ? requireString(input.values, 'reason') : undefined,
     });
     input.print(`revision ${decision === 'approve' ? 'approved' : 'rejected'}: ${describe(app)}`);

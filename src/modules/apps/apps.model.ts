@@ -117,6 +117,7 @@ export const PendingRevisionView = t.Object({
   id: t.String({ format: 'uuid' }),
   changes: t.Record(t.String(), t.Unknown(), { description: 'The fields the revision changes, as PUT takes them' }),
   status: t.Literal('PENDING'),
+  version: t.Integer({ description: 'Bumped when a new proposal replaces the change set; a decision names the version it saw' }),
   review: ReviewStandingView,
   createdAt: Timestamp,
   updatedAt: Timestamp,

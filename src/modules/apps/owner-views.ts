@@ -21,6 +21,7 @@ interface AssetCheckRow {
 interface PendingRevisionRow {
   id: string;
   app_id: string;
+  version: number;
   changes: Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
@@ -46,7 +47,7 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
       ids,
     ),
     em.execute<PendingRevisionRow[]>(
-      `select id, app_id, changes, created_at, updated_at from app_revisions where status = 'PENDING' and app_id in (${inList(ids)})`,
+      `select id, app_id, version, changes, created_at, updated_at from app_revisions where status = 'PENDING' and app_id in (${inList(ids)})`,
       ids,
     ),
   ]);
@@ -80,6 +81,7 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
           id: revision.id,
           changes: revision.changes,
           status: 'PENDING' as const,
+          version: revision.version,
           // A revision just proposed in this transaction is in the queue too, at its end.
           review: standing('revision', app.id) ?? { queuePosition: entries.length + 1, expectedDecisionBy: new Date(Date.now() + median).toISOString() },
           createdAt: new Date(revision.created_at).toISOString(),
