@@ -112,6 +112,8 @@ export interface ReviewPageData {
   decision: DecisionPanelData | null;
   /** Why there is nothing to decide (already decided, no pending revision). */
   closed: string | null;
+  /** A refused action's message when there is no decision panel to show it in. */
+  message: Message;
   form: FormContext;
 }
 
@@ -123,6 +125,7 @@ export function reviewPage(data: ReviewPageData): SafeHtml {
     <p>${badge(app.status)} ${app.featured ? badge('FEATURED') : ''} <span class="muted">version ${app.version} · submitted ${formatTime(app.submittedAt)} ·</span>
       <a href="/admin/apps/${app.id}">App page</a></p>
     ${lookalikeWarning(dossier.lookalikes)}
+    ${notice(data.message)}
     ${data.closed ? html`<p class="notice notice-ok" role="status">${data.closed}</p>` : ''}
     ${
       data.kind === 'revision' && dossier.revision

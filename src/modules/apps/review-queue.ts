@@ -57,10 +57,12 @@ export async function queueEntriesOf(em: EntityManager, appIds: readonly string[
 /** Fewer decisions than this in the window, and the estimate falls back to the target. */
 const MIN_DECISIONS = 5;
 const CACHE_MS = 60_000;
-let cached: { at: number; ms: number } | undefined;
+/** Per ORM (so per database), keyed by its configuration, which every fork shares. */
+const cache = new WeakMap<object, { at: number; ms: number }>();
 
 /** Median time from submission (or proposal) to decision over the last 30 days; cached for a minute per process. */
 export async function medianDecisionMs(em: EntityManager): Promise<number> {
+  const cached = cache.get(em.config);
   if (cached && Date.now() - cached.at < CACHE_MS) return cached.ms;
   const [row] = await em.execute<{ seconds: number | null; decisions: number }[]>(
     `with took as (
@@ -76,7 +78,7 @@ export async function medianDecisionMs(em: EntityManager): Promise<number> {
      select percentile_cont(0.5) within group (order by seconds) as seconds, count(*)::int as decisions from took`,
   );
   const ms = row && row.decisions >= MIN_DECISIONS && row.seconds !== null ? Number(row.seconds) * 1000 : REVIEW_TARGET_HOURS * 3_600_000;
-  cached = { at: Date.now(), ms };
+  cache.set(em.config, { at: Date.now(), ms });
   return ms;
 }
 

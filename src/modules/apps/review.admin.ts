@@ -90,6 +90,7 @@ export function reviewAdmin(kit: ConsoleKit) {
         dossier,
         claim: held ? mineOr(held, c.session.admin.id) : null,
         closed,
+        message: !under && outcome && !outcome.ok ? outcome.message : null,
         form: c.forms,
         decision: under
           ? {
