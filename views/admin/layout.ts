@@ -40,6 +40,7 @@ export function shell(data: ShellData, body: Renderable): SafeHtml {
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <meta name="htmx-config" content="${HTMX_CONFIG}">
   <title>${data.title} · Marketplace admin</title>
+  <link rel="icon" href="data:,">
   <link rel="stylesheet" href="${data.assets.css}">
   <script src="${data.assets.htmx}" defer></script>
 </head>
