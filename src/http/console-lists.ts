@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from './problem.ts';
 
 /**
@@ -36,4 +37,35 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function idParam(value: string | undefined, what: string): string {
   if (!value || !UUID.test(value)) throw notFound(what);
   return value.toLowerCase();
+}
+
+/** A WHERE clause from the filters that apply (falsy entries are skipped), with its parameters in order. */
+export function whereOf(conditions: (readonly [sql: string, ...params: unknown[]] | null | false | undefined | '')[]): { clause: string; params: unknown[] } {
+  const applied = conditions.filter((c): c is readonly [string, ...unknown[]] => Boolean(c));
+  return {
+    clause: applied.length ? `where ${applied.map(([sql]) => `(${sql})`).join(' and ')}` : '',
+    params: applied.flatMap(([, ...params]) => params),
+  };
+}
+
+export interface ListPage<T> {
+  data: T[];
+  total: number;
+  totalPages: number;
+}
+
+/** One page of rows and the total they were drawn from, read together from the same FROM and WHERE. */
+export async function pageOfRows<Row, T>(
+  em: EntityManager,
+  query: { select: string; from: string; where: { clause: string; params: unknown[] }; orderBy: string },
+  filter: ListQuery,
+  map: (row: Row) => T,
+): Promise<ListPage<T>> {
+  const { clause, params } = query.where;
+  const [rows, counted] = await Promise.all([
+    em.execute<Row[]>(`select ${query.select} from ${query.from} ${clause} order by ${query.orderBy} limit ? offset ?`, [...params, filter.limit, filter.offset]),
+    em.execute<{ total: number }[]>(`select count(*)::int as total from ${query.from} ${clause}`, params),
+  ]);
+  const total = counted[0]?.total ?? 0;
+  return { data: rows.map(map), total, totalPages: totalPages(total, filter.limit) };
 }

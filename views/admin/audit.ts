@@ -18,12 +18,14 @@ export function auditPage(data: {
   paging: Paging;
   actions: string[];
   subjectTypes: string[];
+  actors: string[];
 }): SafeHtml {
   return html`${filterForm({
     action: '/admin/audit',
     search: data.query.q,
     placeholder: 'Subject id, reason or changed value',
     selects: [
+      { name: 'actor', label: 'Who', options: data.actors.map((a) => ({ value: a, label: a })), selected: data.query.actor },
       { name: 'action', label: 'Action', options: data.actions.map((a) => ({ value: a, label: a })), selected: data.query.action },
       { name: 'subject', label: 'Subject', options: data.subjectTypes.map((s) => ({ value: s, label: s })), selected: data.query.subject },
     ],

@@ -17,11 +17,11 @@ export function queueHealthWidget(queues: QueueHealth[], now = Date.now()): Safe
       columns: [
         { label: 'Queue' },
         { label: 'Waiting', kind: 'num' },
-        { label: 'Oldest waiting' },
+        { label: 'Oldest' },
         { label: 'Running', kind: 'num' },
         { label: 'Retrying', kind: 'num' },
         { label: 'Failed', kind: 'num' },
-        { label: 'Dead letters', kind: 'num' },
+        { label: 'Dead', kind: 'num' },
       ],
       rows: queues.map(
         (q) => html`<tr>

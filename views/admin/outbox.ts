@@ -4,9 +4,14 @@ import { badge, dataTable, filterForm, pager, type Paging } from './components.t
 import { formatTime } from './format.ts';
 
 /** The e-mails sent or kept, and one of them with its HTML rendered in a sandboxed frame. */
-export function outboxPage(data: { rows: OutboxEntry[]; query: { q?: string }; paging: Paging }): SafeHtml {
+export function outboxPage(data: { rows: OutboxEntry[]; query: { q?: string; transport?: string }; paging: Paging }): SafeHtml {
   return html`<p class="subnav"><a href="/admin/jobs">Queues</a> <a aria-current="page" href="/admin/jobs/outbox">Outbox</a></p>
-  ${filterForm({ action: '/admin/jobs/outbox', search: data.query.q, placeholder: 'Recipient, subject or message id' })}
+  ${filterForm({
+    action: '/admin/jobs/outbox',
+    search: data.query.q,
+    placeholder: 'Recipient, subject or message id',
+    selects: [{ name: 'transport', label: 'Delivery', options: [{ value: 'smtp', label: 'Sent (SMTP)' }, { value: 'outbox', label: 'Kept (dev outbox)' }], selected: data.query.transport }],
+  })}
   <div id="results">
     ${dataTable({
       id: 'outbox',

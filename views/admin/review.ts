@@ -2,7 +2,7 @@ import { html, type SafeHtml } from '../html.ts';
 import type { AppDossier } from '../../src/modules/apps/app-directory.ts';
 import type { Claim } from '../../src/modules/apps/review-claims.ts';
 import type { Waiting } from '../../src/modules/apps/review-targets.ts';
-import { actionButton, badge, dataTable, hiddenFields, notice, type FormContext } from './components.ts';
+import { actionButton, badge, dataTable, filterForm, hiddenFields, notice, pager, type FormContext, type Paging } from './components.ts';
 import { formatTime } from './format.ts';
 import { assetChecksTable, diffTable, historyTable, listingPreview, lookalikeWarning, reviewerContext } from './listing.ts';
 import { waitingBadge } from './waiting.ts';
@@ -27,8 +27,15 @@ const reviewPath = (kind: 'app' | 'revision', appId: string) => `/admin/review/$
 const claimText = (claim: QueueItem['claim']) =>
   claim ? html`<span class="claim-holder">${claim.mine ? 'You' : claim.adminEmail}</span> <span class="muted">until ${formatTime(claim.expiresAt).slice(11)}</span>` : html`<span class="muted">—</span>`;
 
-export function queuePage(items: QueueItem[]): SafeHtml {
+export function queuePage(data: { items: QueueItem[]; query: { q?: string; kind?: string }; paging: Paging }): SafeHtml {
+  const { items } = data;
   return html`<p class="muted">Oldest first. Opening an item claims it for a few minutes, so other reviewers see that you are on it.</p>
+  ${filterForm({
+    action: '/admin/review',
+    search: data.query.q,
+    placeholder: 'App, slug or developer',
+    selects: [{ name: 'kind', label: 'Kind', options: [{ value: 'app', label: 'New apps and resubmissions' }, { value: 'revision', label: 'Revisions' }], selected: data.query.kind }],
+  })}
   <div id="results">${dataTable({
     id: 'review-queue',
     columns: [{ label: '#', kind: 'num' }, { label: 'Item' }, { label: 'Kind' }, { label: 'Developer' }, { label: 'Waiting' }, { label: 'Being reviewed by' }],
@@ -43,7 +50,8 @@ export function queuePage(items: QueueItem[]): SafeHtml {
       </tr>`,
     ),
     empty: 'Nothing waits for review.',
-  })}</div>`;
+  })}
+  ${pager('/admin/review', data.query, data.paging)}</div>`;
 }
 
 /** Who is on this review; polled every minute by the open page, which renews the viewer's own claim. */

@@ -35,6 +35,7 @@ export class Migration20261128000001_admin_console extends Migration {
     this.addSql(`alter table admins add column totp_last_step bigint`);
     this.addSql(`alter table audit_log add column actor_role text`);
     this.addSql(`create index audit_log_created_at_idx on audit_log (created_at desc)`);
+    this.addSql(`create index audit_log_action_idx on audit_log (action, created_at desc)`);
     // The dashboard's installs-per-day chart reads a time range across all apps; installs are
     // appended in time order, so a BRIN index answers it for almost nothing on each insert.
     this.addSql(`create index installs_installed_at_brin on installs using brin (installed_at)`);

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
-import { containsPattern, totalPages, type ListQuery } from '../../http/console-lists.ts';
+import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
 import type { DeveloperStatus } from '../developers/developer.entity.ts';
 import { App, type AppStatus, type Category } from './app.entity.ts';
 import { AppRevision } from './app-revision.entity.ts';
@@ -68,41 +68,23 @@ const toSummary = (row: SummaryRow): AppSummary => ({
   actions: appActions(row.status, row.featured),
 });
 
-const SELECT = `select a.id, a.name, a.slug, a.status, a.category, a.featured, a.version, s.install_count,
+const COLUMNS = `a.id, a.name, a.slug, a.status, a.category, a.featured, a.version, s.install_count,
   d.id as developer_id, d.name as developer_name, a.updated_at,
-  exists (select 1 from app_revisions r where r.app_id = a.id and r.status = 'PENDING') as pending_revision
-  from apps a join developers d on d.id = a.developer_id left join app_stats s on s.app_id = a.id`;
+  exists (select 1 from app_revisions r where r.app_id = a.id and r.status = 'PENDING') as pending_revision`;
+const FROM = 'apps a join developers d on d.id = a.developer_id left join app_stats s on s.app_id = a.id';
 
-export async function listApps(
-  em: EntityManager,
-  filter: ListQuery & { status: AppStatus | null; category: Category | null },
-): Promise<{ data: AppSummary[]; total: number; totalPages: number }> {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (filter.status) {
-    where.push('a.status = ?');
-    params.push(filter.status);
-  }
-  if (filter.category) {
-    where.push('a.category = ?');
-    params.push(filter.category);
-  }
-  if (filter.q) {
-    const pattern = containsPattern(filter.q);
-    where.push('(a.name ilike ? or a.slug ilike ? or d.name ilike ? or d.email ilike ? or a.id::text = ?)');
-    params.push(pattern, pattern, pattern, pattern, filter.q.toLowerCase());
-  }
-  const clause = where.length ? `where ${where.join(' and ')}` : '';
-  const [rows, counted] = await Promise.all([
-    em.execute<SummaryRow[]>(`${SELECT} ${clause} order by a.updated_at desc, a.id limit ? offset ?`, [...params, filter.limit, filter.offset]),
-    em.execute<{ total: number }[]>(`select count(*)::int as total from apps a join developers d on d.id = a.developer_id ${clause}`, params),
+export function listApps(em: EntityManager, filter: ListQuery & { status: AppStatus | null; category: Category | null }): Promise<ListPage<AppSummary>> {
+  const pattern = filter.q && containsPattern(filter.q);
+  const where = whereOf([
+    filter.status && ['a.status = ?', filter.status],
+    filter.category && ['a.category = ?', filter.category],
+    pattern && ['a.name ilike ? or a.slug ilike ? or d.name ilike ? or d.email ilike ? or a.id::text = ?', pattern, pattern, pattern, pattern, filter.q!.toLowerCase()],
   ]);
-  const total = counted[0]?.total ?? 0;
-  return { data: rows.map(toSummary), total, totalPages: totalPages(total, filter.limit) };
+  return pageOfRows(em, { select: COLUMNS, from: FROM, where, orderBy: 'a.updated_at desc, a.id' }, filter, toSummary);
 }
 
 export async function appSummary(em: EntityManager, id: string): Promise<AppSummary> {
-  const [row] = await em.execute<SummaryRow[]>(`${SELECT} where a.id = ?`, [id]);
+  const [row] = await em.execute<SummaryRow[]>(`select ${COLUMNS} from ${FROM} where a.id = ?`, [id]);
   if (!row) throw notFound('App');
   return toSummary(row);
 }
@@ -202,7 +184,7 @@ export async function appDossier(em: EntityManager, id: string): Promise<AppDoss
       action: entry.action,
       fromStatus: entry.from_status,
       toStatus: entry.to_status,
-      actor: entry.email ?? entry.actor,
+      actor: entry.email ?? (entry.actor === `developer:${developer.id}` ? `${developer.name} (developer)` : entry.actor),
       version: entry.version,
       reason: entry.reason,
       at: new Date(entry.created_at),

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
 import { REVIEW_TARGET_HOURS } from '../notifications/notifications.service.ts';
 
 /**
@@ -39,10 +40,39 @@ const toEntry = (row: QueueRow): QueueEntry => ({
   position: Number(row.position),
 });
 
-/** The whole queue, oldest first (at most `limit`). */
-export async function reviewQueue(em: EntityManager, limit = 200): Promise<QueueEntry[]> {
-  const rows = await em.execute<QueueRow[]>(`${QUEUE} order by position limit ?`, [limit]);
-  return rows.map(toEntry);
+export interface QueueListing extends QueueEntry {
+  name: string;
+  slug: string;
+  developer: { id: string; name: string };
+  /** A PENDING app that was rejected before. */
+  resubmission: boolean;
+}
+
+/** A page of the queue as reviewers list it, oldest first; search and the kind filter keep each entry's place. */
+export function reviewQueuePage(em: EntityManager, filter: ListQuery & { kind: 'app' | 'revision' | null }): Promise<ListPage<QueueListing>> {
+  const pattern = filter.q && containsPattern(filter.q);
+  const where = whereOf([
+    filter.kind && ['q.kind = ?', filter.kind],
+    pattern && ['a.name ilike ? or a.slug ilike ? or d.name ilike ? or d.email ilike ?', pattern, pattern, pattern, pattern],
+  ]);
+  return pageOfRows(
+    em,
+    {
+      select: `q.*, a.name, a.slug, d.id as developer_id, d.name as developer_name,
+               q.kind = 'app' and exists (select 1 from app_transitions t where t.app_id = a.id and t.action = 'reject') as resubmission`,
+      from: `(${QUEUE}) q join apps a on a.id = q.app_id join developers d on d.id = a.developer_id`,
+      where,
+      orderBy: 'q.position',
+    },
+    filter,
+    (row: QueueRow & { name: string; slug: string; developer_id: string; developer_name: string; resubmission: boolean }) => ({
+      ...toEntry(row),
+      name: row.name,
+      slug: row.slug,
+      developer: { id: row.developer_id, name: row.developer_name },
+      resubmission: row.resubmission,
+    }),
+  );
 }
 
 /** The queue entries of these apps (their own submission, their pending revision, or both). */

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { idParam } from '../../http/console-lists.ts';
+import { idParam, listQuery, oneOf, type ListQuery } from '../../http/console-lists.ts';
 import { validationFailed } from '../../http/problem.ts';
 import { html } from '../../../views/html.ts';
 import { notice } from '../../../views/admin/components.ts';
@@ -9,7 +9,7 @@ import { field, fieldList, type ConsoleKit, type ConsoleRequest, type Outcome } 
 import { decideApp } from './app-admin.service.ts';
 import { appDossier, type AppDossier } from './app-directory.ts';
 import { claim, claimsOn, claimSubject, releaseClaim, type Claim } from './review-claims.ts';
-import { reviewQueue } from './review-queue.ts';
+import { reviewQueuePage } from './review-queue.ts';
 import { waitingFor } from './review-targets.ts';
 import { CANNED_REASONS, composeRejectionReason } from './rejection-reasons.ts';
 import { decideRevision } from './revisions.service.ts';
@@ -22,37 +22,24 @@ import { decideRevision } from './revisions.service.ts';
 type Kind = 'app' | 'revision';
 const hide = { detail: { hide: true } };
 
-async function queueItems(em: EntityManager, adminId: string): Promise<QueueItem[]> {
-  const entries = await reviewQueue(em);
-  if (entries.length === 0) return [];
-  const appIds = [...new Set(entries.map((e) => e.appId))];
-  const [apps, claims] = await Promise.all([
-    em.execute<{ id: string; name: string; slug: string; developer_id: string; developer_name: string; rejected_before: boolean }[]>(
-      `select a.id, a.name, a.slug, d.id as developer_id, d.name as developer_name,
-              exists (select 1 from app_transitions t where t.app_id = a.id and t.action = 'reject') as rejected_before
-       from apps a join developers d on d.id = a.developer_id where a.id in (${appIds.map(() => '?').join(', ')})`,
-      appIds,
-    ),
-    claimsOn(em, entries.map((e) => claimSubject(e.kind, e.id))),
-  ]);
-  return entries.flatMap((entry) => {
-    const app = apps.find((a) => a.id === entry.appId);
-    if (!app) return [];
+async function queuePageData(em: EntityManager, adminId: string, filter: ListQuery & { kind: Kind | null }) {
+  const page = await reviewQueuePage(em, filter);
+  const claims = await claimsOn(em, page.data.map((e) => claimSubject(e.kind, e.id)));
+  const items: QueueItem[] = page.data.map((entry) => {
     const held = claims.get(claimSubject(entry.kind, entry.id));
-    return [
-      {
-        kind: entry.kind,
-        appId: entry.appId,
-        name: app.name,
-        slug: app.slug,
-        developer: { id: app.developer_id, name: app.developer_name },
-        waiting: waitingFor('review', entry.waitingSince),
-        position: entry.position,
-        resubmission: entry.kind === 'app' && app.rejected_before,
-        claim: held ? { ...held, mine: held.adminId === adminId } : null,
-      },
-    ];
+    return {
+      kind: entry.kind,
+      appId: entry.appId,
+      name: entry.name,
+      slug: entry.slug,
+      developer: entry.developer,
+      waiting: waitingFor('review', entry.waitingSince),
+      position: entry.position,
+      resubmission: entry.resubmission,
+      claim: held ? { ...held, mine: held.adminId === adminId } : null,
+    };
   });
+  return { items, total: page.total, totalPages: page.totalPages };
 }
 
 /** What is under review on this page: the app itself, or its pending revision; null when nothing waits. */
@@ -165,7 +152,15 @@ export function reviewAdmin(kit: ConsoleKit) {
   return new Elysia()
     .get(
       '/admin/review',
-      kit.page('view', async (c) => ({ title: 'Review queue', body: queuePage(await queueItems(c.em, c.session.admin.id)) })),
+      kit.page('view', async (c) => {
+        const query = listQuery(c.query);
+        const kind = oneOf(c.query.kind, ['app', 'revision'] as const);
+        const { items, total, totalPages } = await queuePageData(c.em, c.session.admin.id, { ...query, kind });
+        return {
+          title: 'Review queue',
+          body: queuePage({ items, query: { q: query.q ?? undefined, kind: kind ?? undefined }, paging: { page: query.page, total, totalPages } }),
+        };
+      }),
       hide,
     )
     .use(routesFor('app'))

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import { listQuery } from '../../http/console-lists.ts';
 import { auditPage } from '../../../views/admin/audit.ts';
 import type { ConsoleKit } from '../admins/console-kit.ts';
+import { listAdmins } from '../admins/admins.service.ts';
 import { listAudit } from './audit-log.ts';
 
 /** Console: the audit log, read-only (there is no route that changes it). */
@@ -11,7 +12,10 @@ export function auditAdmin(kit: ConsoleKit) {
     kit.page('view', async (c) => {
       const query = listQuery(c.query);
       const short = (value: string | undefined) => value?.trim().slice(0, 100) || null;
-      const list = await listAudit(c.em, { ...query, action: short(c.query.action), subjectType: short(c.query.subject), actor: short(c.query.actor) });
+      const [list, admins] = await Promise.all([
+        listAudit(c.em, { ...query, action: short(c.query.action), subjectType: short(c.query.subject), actor: short(c.query.actor) }),
+        listAdmins(c.em.fork()),
+      ]);
       return {
         title: 'Audit log',
         body: auditPage({
@@ -20,6 +24,7 @@ export function auditAdmin(kit: ConsoleKit) {
           paging: { page: query.page, totalPages: list.totalPages, total: list.total },
           actions: list.actions,
           subjectTypes: list.subjectTypes,
+          actors: [...admins.map((admin) => admin.email), 'cli', 'system'],
         }),
       };
     }),

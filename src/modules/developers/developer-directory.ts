@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
-import { containsPattern, totalPages, type ListQuery } from '../../http/console-lists.ts';
+import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
 import { waitingFor, type Waiting } from '../apps/review-targets.ts';
 import type { DeveloperStatus } from './developer.entity.ts';
 import { developerActionsFrom, type DeveloperAction } from './developers.service.ts';
@@ -45,42 +45,22 @@ const toSummary = (row: Row): DeveloperSummary => ({
   actions: developerActionsFrom(row.status),
 });
 
-const SELECT = `select d.id, d.name, d.email, d.company_name, d.status, d.created_at,
-  (select count(*)::int from apps a where a.developer_id = d.id) as app_count from developers d`;
+const COLUMNS = `d.id, d.name, d.email, d.company_name, d.status, d.created_at,
+  (select count(*)::int from apps a where a.developer_id = d.id) as app_count`;
 
-export async function listDevelopers(
-  em: EntityManager,
-  filter: ListQuery & { status: DeveloperStatus | null },
-): Promise<{ data: DeveloperSummary[]; total: number; totalPages: number }> {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (filter.status) {
-    where.push('d.status = ?');
-    params.push(filter.status);
-  }
-  if (filter.q) {
-    where.push('(d.name ilike ? or d.email ilike ? or d.company_name ilike ? or d.id::text = ?)');
-    const pattern = containsPattern(filter.q);
-    params.push(pattern, pattern, pattern, filter.q.toLowerCase());
-  }
-  const clause = where.length ? `where ${where.join(' and ')}` : '';
-  const [rows, counted] = await Promise.all([
-    em.execute<Row[]>(
-      `${SELECT} ${clause}
-       order by d.status = 'PENDING_VERIFICATION' desc,
-                case when d.status = 'PENDING_VERIFICATION' then d.created_at end asc,
-                d.created_at desc, d.id
-       limit ? offset ?`,
-      [...params, filter.limit, filter.offset],
-    ),
-    em.execute<{ total: number }[]>(`select count(*)::int as total from developers d ${clause}`, params),
+export function listDevelopers(em: EntityManager, filter: ListQuery & { status: DeveloperStatus | null }): Promise<ListPage<DeveloperSummary>> {
+  const pattern = filter.q && containsPattern(filter.q);
+  const where = whereOf([
+    filter.status && ['d.status = ?', filter.status],
+    pattern && ['d.name ilike ? or d.email ilike ? or d.company_name ilike ? or d.id::text = ?', pattern, pattern, pattern, filter.q!.toLowerCase()],
   ]);
-  const total = counted[0]?.total ?? 0;
-  return { data: rows.map(toSummary), total, totalPages: totalPages(total, filter.limit) };
+  // Awaiting verification first, oldest first; then everyone else, newest first.
+  const orderBy = `d.status = 'PENDING_VERIFICATION' desc, case when d.status = 'PENDING_VERIFICATION' then d.created_at end asc, d.created_at desc, d.id`;
+  return pageOfRows(em, { select: COLUMNS, from: 'developers d', where, orderBy }, filter, toSummary);
 }
 
 export async function developerSummary(em: EntityManager, id: string): Promise<DeveloperSummary> {
-  const [row] = await em.execute<Row[]>(`${SELECT} where d.id = ?`, [id]);
+  const [row] = await em.execute<Row[]>(`select ${COLUMNS} from developers d where d.id = ?`, [id]);
   if (!row) throw notFound('Developer');
   return toSummary(row);
 }

@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia';
-import { listQuery } from '../../http/console-lists.ts';
+import { listQuery, oneOf } from '../../http/console-lists.ts';
 import { outboxMessagePage, outboxPage } from '../../../views/admin/outbox.ts';
 import type { ConsoleKit } from '../admins/console-kit.ts';
-import { listOutbox, outboxMessage } from './outbox.service.ts';
+import { listOutbox, outboxMessage, TRANSPORTS } from './outbox.service.ts';
 
 /**
  * Console: the outbox. A message's HTML is shown only inside a sandboxed iframe, from a route of
@@ -26,10 +26,15 @@ export function outboxAdmin(kit: ConsoleKit) {
       '/admin/jobs/outbox',
       kit.page('jobs', async (c) => {
         const query = listQuery(c.query);
-        const list = await listOutbox(c.em, query);
+        const transport = oneOf(c.query.transport, TRANSPORTS);
+        const list = await listOutbox(c.em, { ...query, transport });
         return {
           title: 'Outbox',
-          body: outboxPage({ rows: list.data, query: { q: query.q ?? undefined }, paging: { page: query.page, totalPages: list.totalPages, total: list.total } }),
+          body: outboxPage({
+            rows: list.data,
+            query: { q: query.q ?? undefined, transport: transport ?? undefined },
+            paging: { page: query.page, totalPages: list.totalPages, total: list.total },
+          }),
         };
       }),
       hide,

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
-import { containsPattern, totalPages, type ListQuery } from '../../http/console-lists.ts';
+import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
 
 /** The e-mails the service sent (SMTP) or kept (the dev outbox), newest first, and one message whole. */
 export interface OutboxEntry {
@@ -12,27 +12,27 @@ export interface OutboxEntry {
   sentAt: Date;
 }
 
-export async function listOutbox(em: EntityManager, filter: ListQuery): Promise<{ data: OutboxEntry[]; total: number; totalPages: number }> {
-  const params: unknown[] = [];
-  let clause = '';
-  if (filter.q) {
-    const pattern = containsPattern(filter.q);
-    clause = 'where to_address ilike ? or subject ilike ? or message_id ilike ?';
-    params.push(pattern, pattern, pattern);
-  }
-  const [rows, counted] = await Promise.all([
-    em.execute<{ message_id: string; kind: string; to_address: string; subject: string; transport: 'smtp' | 'outbox'; sent_at: string }[]>(
-      `select message_id, kind, to_address, subject, transport, sent_at from emails ${clause} order by sent_at desc, message_id limit ? offset ?`,
-      [...params, filter.limit, filter.offset],
-    ),
-    em.execute<{ total: number }[]>(`select count(*)::int as total from emails ${clause}`, params),
+export const TRANSPORTS = ['smtp', 'outbox'] as const;
+
+export function listOutbox(em: EntityManager, filter: ListQuery & { transport: (typeof TRANSPORTS)[number] | null }): Promise<ListPage<OutboxEntry>> {
+  const pattern = filter.q && containsPattern(filter.q);
+  const where = whereOf([
+    filter.transport && ['transport = ?', filter.transport],
+    pattern && ['to_address ilike ? or subject ilike ? or message_id ilike ?', pattern, pattern, pattern],
   ]);
-  const total = counted[0]?.total ?? 0;
-  return {
-    data: rows.map((row) => ({ messageId: row.message_id, kind: row.kind, to: row.to_address, subject: row.subject, transport: row.transport, sentAt: new Date(row.sent_at) })),
-    total,
-    totalPages: totalPages(total, filter.limit),
-  };
+  return pageOfRows(
+    em,
+    { select: 'message_id, kind, to_address, subject, transport, sent_at', from: 'emails', where, orderBy: 'sent_at desc, message_id' },
+    filter,
+    (row: { message_id: string; kind: string; to_address: string; subject: string; transport: 'smtp' | 'outbox'; sent_at: string }) => ({
+      messageId: row.message_id,
+      kind: row.kind,
+      to: row.to_address,
+      subject: row.subject,
+      transport: row.transport,
+      sentAt: new Date(row.sent_at),
+    }),
+  );
 }
 
 export async function outboxMessage(em: EntityManager, messageId: string): Promise<OutboxEntry & { html: string; text: string }> {
