@@ -44,7 +44,7 @@ if (server) {
       `  API       ${base}/api/apps`,
       `  OpenAPI   ${base}/swagger`,
       `  Health    ${base}/readyz`,
-      `  Admin     ${base}/admin  (sign in with an admin account; bun run cli admin:create makes one)`,
+      `  Admin     ${base}/admin  (admin e-mail and password; bun run cli admin:create adds admins)`,
       config.oauth.mode === 'dev' ? '  Sign in   bun run cli token --user <platformUserId>  (dev identity)' : '',
       '',
     ]

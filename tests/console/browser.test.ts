@@ -100,6 +100,15 @@ describe('the console in a browser', () => {
     await until(async () => (await textOf(page.locator('#queue-health'))).includes('mail.send'), 'the swapped widget');
   }, 30_000);
 
+  test('the search box narrows a list as one types, and the URL follows', async () => {
+    await page.goto(url('/admin/developers'));
+    expect(await page.locator('#developers tbody tr').count()).toBeGreaterThan(2);
+    await page.getByLabel('Search').pressSequentially('Eve', { delay: 20 });
+    await until(async () => (await page.locator('#developers tbody tr').count()) === 1, 'the filtered list');
+    expect(await textOf(page.locator('#developers tbody'))).toContain('Eve Extra');
+    await until(async () => /\/admin\/developers\?(.*&)?q=Eve(&|$)/.test(page.url()), 'the pushed URL');
+  }, 30_000);
+
   test('verify a developer: the row swaps in place, and the developer can now mint API keys', async () => {
     const before = await t.call('POST', '/api/dev/api-keys', { token: world.pendingDeveloper.oauthToken, body: { name: 'k', scopes: ['APP_READ'] } });
     expect(before.status).toBe(403);

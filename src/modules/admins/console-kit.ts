@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../http/problem.ts';
-import { requestIdOf } from '../../http/lifecycle.ts';
+import { requestIdOf, toApiError } from '../../http/lifecycle.ts';
 import {
   consoleSecurityHeaders,
   htmlBody,
@@ -151,12 +151,15 @@ export function createConsoleKit(ctx: AppContext) {
   const standalone = (title: string, body: Renderable, status: number) =>
     send(htmlBody(shell({ title, assets }, body)), { status });
 
-  /** Anything unexpected: logged with the request id, shown without internals. */
+  /** Anything unexpected (the database down included): logged with the request id, shown without internals. */
   function failure(request: Request, error: unknown, htmx: boolean): Response {
     const requestId = requestIdOf(request);
-    log.error('console request failed', { requestId, error, method: request.method, path: new URL(request.url).pathname });
-    const text = `Something went wrong (request ${requestId}). Nothing was changed unless the page says so; try again.`;
-    return htmx ? send(notice({ kind: 'error', text }), { status: 500 }) : standalone('Something went wrong', errorPage(text), 500);
+    const { status, detail, headers } = toApiError('UNKNOWN', error);
+    if (status >= 500) log.error('console request failed', { requestId, error, method: request.method, path: new URL(request.url).pathname });
+    const text = `${status === 503 ? detail : 'Something went wrong.'} (Request ${requestId}.) Nothing was changed unless the page says so; try again.`;
+    return htmx
+      ? send(notice({ kind: 'error', text }), { status, headers })
+      : send(htmlBody(shell({ title: status === 503 ? 'Temporarily unavailable' : 'Something went wrong', assets }, errorPage(text))), { status, headers });
   }
 
   async function authenticate(
@@ -237,7 +240,7 @@ export function createConsoleKit(ctx: AppContext) {
 
   function page(capability: Capability, handler: (c: ConsoleRequest) => Promise<PageResult | Response>) {
     return async (route: RouteContext): Promise<Response> => {
-      const auth = await authenticate(route, capability);
+      const auth = await authenticate(route, capability).catch((error: unknown) => ({ ok: false as const, response: failure(route.request, error, isHtmxRequest(route.request)) }));
       if (!auth.ok) return auth.response;
       const { c } = auth;
       try {
@@ -258,7 +261,7 @@ export function createConsoleKit(ctx: AppContext) {
   /** A piece of a page for htmx (polling widgets, claim panels); never wrapped in the shell. */
   function fragment(capability: Capability, handler: (c: ConsoleRequest) => Promise<SafeHtml>) {
     return async (route: RouteContext): Promise<Response> => {
-      const auth = await authenticate(route, capability);
+      const auth = await authenticate(route, capability).catch((error: unknown) => ({ ok: false as const, response: failure(route.request, error, isHtmxRequest(route.request)) }));
       if (!auth.ok) return auth.response;
       try {
         return send(await handler(auth.c));
@@ -271,7 +274,7 @@ export function createConsoleKit(ctx: AppContext) {
 
   function action<T>(capability: Capability, spec: ActionSpec<T>) {
     return async (route: RouteContext): Promise<Response> => {
-      const auth = await authenticate(route, capability);
+      const auth = await authenticate(route, capability).catch((error: unknown) => ({ ok: false as const, response: failure(route.request, error, isHtmxRequest(route.request)) }));
       if (!auth.ok) return auth.response;
       const { c } = auth;
       try {

@@ -22,6 +22,8 @@ import { createConsoleKit } from './console-kit.ts';
  */
 export function adminConsole(ctx: AppContext, queues: QueueCatalog) {
   const kit = createConsoleKit(ctx);
+  // Unknown console paths get a console page (with its headers), not the API's problem+json.
+  const notFound = kit.page('view', async () => ({ title: 'Not found', body: errorPage('There is no such page in the console.'), status: 404 }));
   return new Elysia()
     .use(kit.assetRoutes)
     .use(authAdmin(ctx, kit))
@@ -35,7 +37,6 @@ export function adminConsole(ctx: AppContext, queues: QueueCatalog) {
     .use(outboxAdmin(kit))
     .use(auditAdmin(kit))
     .use(adminsAdmin(kit))
-    .get('/admin/*', kit.page('view', async () => ({ title: 'Not found', body: errorPage('There is no such page in the console.'), status: 404 })), {
-      detail: { hide: true },
-    });
+    .get('/admin/*', notFound, { detail: { hide: true } })
+    .post('/admin/*', notFound, { detail: { hide: true } });
 }
