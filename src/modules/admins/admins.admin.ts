@@ -4,7 +4,8 @@ import { validationFailed } from '../../http/problem.ts';
 import { adminRow, adminsPage } from '../../../views/admin/admins.ts';
 import { ADMIN_ROLES, type AdminRole } from './admin.entity.ts';
 import { createAdmin, listAdmins, resetSecondFactor, setAdminRole } from './admins.service.ts';
-import { field, type ConsoleKit, type ConsoleRequest, type Outcome } from './console-kit.ts';
+import type { ConsoleKit, ConsoleRequest, Outcome } from './console-kit.ts';
+import { field } from '../../http/console-forms.ts';
 
 /** Console (owners only): admins, their roles and second factors. */
 const hide = { detail: { hide: true } };

@@ -6,7 +6,8 @@ import { createClientAddressResolver } from '../../http/client-address.ts';
 import { safeReturnPath } from '../../http/console-response.ts';
 import { errorPage } from '../../../views/admin/errors.ts';
 import { accountPage, codeForm, enrolmentForm, loginForm, type Enrolment } from '../../../views/admin/sign-in.ts';
-import { field, type ConsoleKit, type FormFields } from './console-kit.ts';
+import type { ConsoleKit } from './console-kit.ts';
+import { field, formOf } from '../../http/console-forms.ts';
 import { setPendingTotpSecret, type AdminSession } from './sessions.service.ts';
 import { completeSecondFactor, confirmEnrolment, createSignInGuard, signInWithPassword, signOut } from './sign-in.service.ts';
 import { newTotpSecret, totpQrSvg, totpUri } from './totp.ts';
@@ -24,7 +25,6 @@ interface Route {
   server?: Server<unknown> | null;
 }
 
-const formOf = (body: unknown) => (body && typeof body === 'object' ? (body as FormFields) : {});
 const nextOf = (value: unknown) => safeReturnPath(value) ?? '/admin';
 const hide = { detail: { hide: true } };
 

@@ -17,12 +17,14 @@ import { consoleAssets } from '../../http/console-assets.ts';
 import { createClientAddressResolver } from '../../http/client-address.ts';
 import type { Server } from 'bun';
 import type { Renderable, SafeHtml } from '../../../views/html.ts';
-import { shell, type ConsoleAssets, type NavItem } from '../../../views/admin/layout.ts';
+import { shell, type ConsoleAssets } from '../../../views/admin/layout.ts';
 import { confirmationPage, errorPage } from '../../../views/admin/errors.ts';
 import { notice, type FormContext } from '../../../views/admin/components.ts';
 import type { Actor } from '../audit/audit.service.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
+import { field, formOf, type FormFields } from '../../http/console-forms.ts';
 import { capabilitiesOf, holds, type Capabilities, type Capability } from './capabilities.ts';
+import { navFor } from './console-nav.ts';
 import { clearFlash, findSession, setFlash, type AdminSession, type Flash } from './sessions.service.ts';
 
 /**
@@ -32,8 +34,6 @@ import { clearFlash, findSession, setFlash, type AdminSession, type Flash } from
  * request the CSRF token (hidden field `_csrf` or header `X-CSRF-Token`). Domain errors become
  * HTML (a page, or the fragment htmx swaps); every response carries the console's security headers.
  */
-export type FormFields = Record<string, string | string[] | undefined>;
-
 export interface ConsoleRequest {
   request: Request;
   /** The client's address (through trusted proxies only). */
@@ -90,44 +90,6 @@ export const SESSION_COOKIE = 'marketplace_admin';
 /** `__Host-` pins the cookie to this host over https, so a sibling subdomain cannot plant one. */
 export const sessionCookieName = (secure: boolean) => (secure ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE);
 
-const NAV: { href: string; label: string; capability: Capability }[] = [
-  { href: '/admin', label: 'Dashboard', capability: 'view' },
-  { href: '/admin/developers', label: 'Developers', capability: 'view' },
-  { href: '/admin/review', label: 'Review queue', capability: 'view' },
-  { href: '/admin/apps', label: 'Apps', capability: 'view' },
-  { href: '/admin/reviews', label: 'Reviews', capability: 'view' },
-  { href: '/admin/oauth-clients', label: 'OAuth clients', capability: 'view' },
-  { href: '/admin/jobs', label: 'Jobs', capability: 'jobs' },
-  { href: '/admin/audit', label: 'Audit log', capability: 'view' },
-  { href: '/admin/admins', label: 'Admins', capability: 'admins.manage' },
-];
-
-function navFor(path: string, can: Capabilities): NavItem[] {
-  const active = NAV.filter((item) => path === item.href || path.startsWith(`${item.href}/`)).sort((a, b) => b.href.length - a.href.length)[0];
-  return NAV.filter((item) => can[item.capability]).map((item) => ({ href: item.href, label: item.label, active: item === active }));
-}
-
-function formOf(body: unknown): FormFields {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return {};
-  return Object.fromEntries(
-    Object.entries(body as Record<string, unknown>).map(([key, value]) => [
-      key,
-      Array.isArray(value) ? value.map(String) : value === undefined || value === null ? undefined : String(value),
-    ]),
-  );
-}
-
-/** One value of a form field (the first, when it was sent several times). */
-export const field = (form: FormFields, name: string): string | undefined => {
-  const value = form[name];
-  return Array.isArray(value) ? value[0] : value;
-};
-
-export const fieldList = (form: FormFields, name: string): string[] => {
-  const value = form[name];
-  return value === undefined ? [] : Array.isArray(value) ? value : [value];
-};
-
 const sameToken = (expected: string, given: string | undefined) =>
   given !== undefined && given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
 
@@ -148,8 +110,9 @@ export function createConsoleKit(ctx: AppContext) {
     });
   const seeOther = (location: string, cookies?: string[]) => respond(null, security, { status: 303, headers: { location }, cookies });
 
-  const standalone = (title: string, body: Renderable, status: number) =>
-    send(htmlBody(shell({ title, assets }, body)), { status });
+  /** A page outside a session's shell (no navigation): refusals, failures, the sign-in. */
+  const standalone = (title: string, body: Renderable, status: number, headers?: Record<string, string>, cookies?: string[]) =>
+    send(htmlBody(shell({ title, assets }, body)), { status, headers, cookies });
 
   /** Anything unexpected (the database down included): logged with the request id, shown without internals. */
   function failure(request: Request, error: unknown, htmx: boolean): Response {
@@ -159,7 +122,7 @@ export function createConsoleKit(ctx: AppContext) {
     const text = `${status === 503 ? detail : 'Something went wrong.'} (Request ${requestId}.) Nothing was changed unless the page says so; try again.`;
     return htmx
       ? send(notice({ kind: 'error', text }), { status, headers })
-      : send(htmlBody(shell({ title: status === 503 ? 'Temporarily unavailable' : 'Something went wrong', assets }, errorPage(text))), { status, headers });
+      : standalone(status === 503 ? 'Temporarily unavailable' : 'Something went wrong', errorPage(text), status, headers);
   }
 
   async function authenticate(
@@ -222,6 +185,10 @@ export function createConsoleKit(ctx: AppContext) {
     return { ok: true, c };
   }
 
+  /** `authenticate`, with a failure to even check (the database down) shown as a console page too. */
+  const guard = (route: RouteContext, capability: Capability) =>
+    authenticate(route, capability).catch((error: unknown) => ({ ok: false as const, response: failure(route.request, error, isHtmxRequest(route.request)) }));
+
   /** A whole page inside the shell (htmx asking for it gets the same page; `hx-select` picks what it needs). */
   function renderPage(c: ConsoleRequest, result: PageResult, flash: Flash | null): Response {
     const markup = shell(
@@ -240,7 +207,7 @@ export function createConsoleKit(ctx: AppContext) {
 
   function page(capability: Capability, handler: (c: ConsoleRequest) => Promise<PageResult | Response>) {
     return async (route: RouteContext): Promise<Response> => {
-      const auth = await authenticate(route, capability).catch((error: unknown) => ({ ok: false as const, response: failure(route.request, error, isHtmxRequest(route.request)) }));
+      const auth = await guard(route, capability);
       if (!auth.ok) return auth.response;
       const { c } = auth;
       try {
@@ -261,7 +228,7 @@ export function createConsoleKit(ctx: AppContext) {
   /** A piece of a page for htmx (polling widgets, claim panels); never wrapped in the shell. */
   function fragment(capability: Capability, handler: (c: ConsoleRequest) => Promise<SafeHtml>) {
     return async (route: RouteContext): Promise<Response> => {
-      const auth = await authenticate(route, capability).catch((error: unknown) => ({ ok: false as const, response: failure(route.request, error, isHtmxRequest(route.request)) }));
+      const auth = await guard(route, capability);
       if (!auth.ok) return auth.response;
       try {
         return send(await handler(auth.c));
@@ -274,7 +241,7 @@ export function createConsoleKit(ctx: AppContext) {
 
   function action<T>(capability: Capability, spec: ActionSpec<T>) {
     return async (route: RouteContext): Promise<Response> => {
-      const auth = await authenticate(route, capability).catch((error: unknown) => ({ ok: false as const, response: failure(route.request, error, isHtmxRequest(route.request)) }));
+      const auth = await guard(route, capability);
       if (!auth.ok) return auth.response;
       const { c } = auth;
       try {
@@ -307,8 +274,8 @@ export function createConsoleKit(ctx: AppContext) {
   const pub = {
     send,
     seeOther,
-    page: (title: string, body: Renderable, status = 200, extras: ResponseExtras = {}) =>
-      send(htmlBody(shell({ title, assets }, body)), { ...extras, status }),
+    page: (title: string, body: Renderable, status = 200, extras: Omit<ResponseExtras, 'status'> = {}) =>
+      standalone(title, body, status, extras.headers, extras.cookies),
     failure,
   };
 
