@@ -16,8 +16,8 @@ export class SafeHtml {
 
 export type Renderable = SafeHtml | string | number | boolean | null | undefined | readonly Renderable[];
 
-/** Attributes whose value the browser follows or loads. */
-const URL_ATTRIBUTE = /\s(?:href|src|action|formaction|poster)=["']$/i;
+/** Attributes whose value the browser follows or loads, and htmx's (which runs a `js:` or `javascript:` one as code). */
+const URL_ATTRIBUTE = /\s(?:href|src|action|formaction|poster|hx-(?:get|post|put|patch|delete|action))=["']$/i;
 const UNQUOTED_ATTRIBUTE = /\s[a-z:-]+=$/i;
 const SAFE_URL = /^(?:https?:\/\/|mailto:|\/(?!\/)|\?|#)/i;
 

@@ -23,6 +23,9 @@ describe('the console template', () => {
     }
     expect(html`<a href="${'https://example.com/?a=1&b=2'}">x</a>`.value).toBe('<a href="https://example.com/?a=1&amp;b=2">x</a>');
     expect(html`<form action="${'/admin/apps/1/edit'}"></form>`.value).toBe('<form action="/admin/apps/1/edit"></form>');
+    // htmx would run these as code.
+    expect(html`<button hx-post="${'js:alert(1)'}"></button>`.value).toBe('<button hx-post="#"></button>');
+    expect(html`<div hx-get="${'javascript:alert(1)'}"></div>`.value).toBe('<div hx-get="#"></div>');
   });
 
   test('an interpolation into an unquoted attribute is a template bug and throws', () => {

@@ -88,10 +88,13 @@ export interface ActionButton {
   fields?: Record<string, string | number>;
 }
 
+/** htmx runs an `hx-confirm` starting with `js:` or `javascript:` as code; a question never does. */
+const question = (text: string) => (/^\s*(js|javascript):/i.test(text) ? `“${text}”` : text);
+
 /** One action as a form: posts and redirects without JavaScript, swaps `target` in place with htmx. */
 export function actionButton(action: ActionButton): SafeHtml {
   return html`<form class="inline" method="post" action="${action.url}" hx-post="${action.url}" hx-target="${action.target}" hx-swap="outerHTML"${
-    action.confirm ? html` hx-confirm="${action.confirm}" hx-vals="${JSON.stringify({ confirmed: 'yes' })}"` : ''
+    action.confirm ? html` hx-confirm="${question(action.confirm)}" hx-vals="${JSON.stringify({ confirmed: 'yes' })}"` : ''
   }>
     ${hiddenFields({ _csrf: action.form.csrf, returnTo: action.form.returnTo, ...action.fields })}
     <button type="submit" class="${action.variant ?? 'plain'}">${action.label}</button>
