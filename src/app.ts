@@ -16,6 +16,8 @@ import { analyticsApi } from './modules/analytics/analytics.api.ts';
 import { assetsApi } from './modules/assets/assets.api.ts';
 import { webhooksApi } from './modules/webhooks/webhooks.api.ts';
 import { reviewRepliesApi } from './modules/reviews/review-replies.api.ts';
+import { adminConsole } from './modules/admins/console.ts';
+import { queueCatalog } from '../jobs/catalog.ts';
 
 /** The whole HTTP surface, built from its dependencies. Tests call `.handle()` on it without listening. */
 export function createApp(ctx: AppContext) {
@@ -24,7 +26,7 @@ export function createApp(ctx: AppContext) {
   // normalize off: an unknown field is a 400 (a typo must not be silently dropped), and responses are built exactly.
   const app = new Elysia({ normalize: false, serve: { maxRequestBodySize: ctx.config.maxBodyBytes } });
   return app
-    .use(httpLifecycle(ctx, () => app.routes))
+    .use(httpLifecycle(ctx, () => app.routes, { formPrefixes: ['/admin'] }))
     .use(
       openapi({
         // The UI is `apiDocsApi`'s, from the installed package; this plugin serves the document only.
@@ -61,7 +63,8 @@ export function createApp(ctx: AppContext) {
     .use(analyticsApi(ctx, auth))
     .use(assetsApi(ctx))
     .use(webhooksApi(ctx, auth))
-    .use(reviewRepliesApi(ctx, auth));
+    .use(reviewRepliesApi(ctx, auth))
+    .use(adminConsole(ctx, queueCatalog()));
 }
 
 export type App = ReturnType<typeof createApp>;

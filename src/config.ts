@@ -78,6 +78,8 @@ export interface RateLimitConfig {
   installsPerMinute: number;
   /** Failed authentications per client address before further attempts are refused unchecked. */
   failedAuthPerMinute: number;
+  /** Failed admin sign-ins per minute, per account and per address; the next attempt is refused unchecked. */
+  signInFailuresPerMinute: number;
 }
 
 export interface MailConfig {
@@ -200,22 +202,31 @@ function parseOAuth(env: Env, appEnv: AppEnv): OAuthConfig {
   return { mode: 'dev', allowedClients: allowedClients.length > 0 ? allowedClients : ['marketplace-dev'] };
 }
 
-/** `RATE_LIMITS=off`, or `developer=600,public=1200,installs=300,failed-auth=30` (0 disables one). */
+/** `RATE_LIMITS=off`, or `developer=600,public=1200,installs=300,failed-auth=30,signin=5` (0 disables one). */
 function parseRateLimits(raw: string | undefined): RateLimitConfig {
-  const limits: RateLimitConfig = { developerPerMinute: 600, publicReadsPerMinute: 1200, installsPerMinute: 300, failedAuthPerMinute: 30 };
+  const limits: RateLimitConfig = {
+    developerPerMinute: 600,
+    publicReadsPerMinute: 1200,
+    installsPerMinute: 300,
+    failedAuthPerMinute: 30,
+    signInFailuresPerMinute: 5,
+  };
   if (!raw) return limits;
-  if (raw.trim() === 'off') return { developerPerMinute: 0, publicReadsPerMinute: 0, installsPerMinute: 0, failedAuthPerMinute: 0 };
+  if (raw.trim() === 'off') {
+    return { developerPerMinute: 0, publicReadsPerMinute: 0, installsPerMinute: 0, failedAuthPerMinute: 0, signInFailuresPerMinute: 0 };
+  }
   const keys: Record<string, keyof RateLimitConfig> = {
     developer: 'developerPerMinute',
     public: 'publicReadsPerMinute',
     installs: 'installsPerMinute',
     'failed-auth': 'failedAuthPerMinute',
+    signin: 'signInFailuresPerMinute',
   };
   for (const entry of list(raw)) {
     const [name, value] = entry.split('=', 2);
     const key = name ? keys[name] : undefined;
     if (!key || !value || !/^[0-9]+$/.test(value)) {
-      throw new ConfigError('RATE_LIMITS must be "off" or a list like developer=600,public=1200,installs=300,failed-auth=30');
+      throw new ConfigError('RATE_LIMITS must be "off" or a list like developer=600,public=1200,installs=300,failed-auth=30,signin=5');
     }
     limits[key] = Number(value);
   }

@@ -61,6 +61,7 @@ if (server) {
       `  API       ${base}/api/apps`,
       `  OpenAPI   ${base}/swagger`,
       `  Health    ${base}/readyz`,
+      `  Admin     ${base}/admin  (admin e-mail and password; bun run cli admin:create adds admins)`,
       config.oauth.mode === 'dev' ? '  Sign in   bun run cli token --user <platformUserId>  (dev identity)' : '',
       '',
     ]

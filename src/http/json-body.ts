@@ -65,25 +65,51 @@ function unstorableField(value: unknown, path: string): { path: string; message:
   return null;
 }
 
-/** An empty body reads as `{}`, so a route whose fields are all optional may be called without one. */
-export async function parseJsonBody({ request, contentType }: { request: Request; contentType: string }): Promise<unknown> {
-  let text: string;
-  try {
-    text = utf8.decode(await request.arrayBuffer());
-  } catch {
-    throw validationFailed('The request body is not valid UTF-8');
+const FORM_CONTENT_TYPE = /^application\/x-www-form-urlencoded$/i;
+
+/** A form post as the console reads it: each field a string, or a list of strings when sent several times. */
+function formFields(text: string): Record<string, string | string[]> {
+  const fields: Record<string, string | string[]> = {};
+  const params = new URLSearchParams(text);
+  if ([...params.keys()].length > MAX_JSON_ITEMS * 2) throw validationFailed(`The form has more than ${MAX_JSON_ITEMS * 2} fields`);
+  for (const [name, value] of params) {
+    const existing = fields[name];
+    fields[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
   }
-  if (text.trim() === '') return {};
-  if (!JSON_CONTENT_TYPE.test(contentType)) throw unsupportedMediaType();
-  const shapeProblem = jsonShapeProblem(text);
-  if (shapeProblem) throw validationFailed(`The request body ${shapeProblem}`, [{ path: 'body', message: shapeProblem }]);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw validationFailed('The request body is not valid JSON');
-  }
-  const unstorable = unstorableField(value, '');
-  if (unstorable) throw validationFailed('The request body is invalid', [unstorable]);
-  return value;
+  return fields;
+}
+
+/**
+ * Builds the one body parser. `formPrefixes` name the paths that also take HTML form posts (the
+ * admin console); everywhere else a body that is not JSON is 415. An empty body reads as `{}`,
+ * so a route whose fields are all optional may be called without one.
+ */
+export function createBodyParser(options: { formPrefixes: readonly string[] }) {
+  return async function parseBody({ request, contentType }: { request: Request; contentType: string }): Promise<unknown> {
+    let text: string;
+    try {
+      text = utf8.decode(await request.arrayBuffer());
+    } catch {
+      throw validationFailed('The request body is not valid UTF-8');
+    }
+    if (text.trim() === '') return {};
+    const pathname = new URL(request.url).pathname;
+    const takesForms = options.formPrefixes.some((prefix) => pathname.startsWith(prefix));
+    let value: unknown;
+    if (takesForms && FORM_CONTENT_TYPE.test(contentType)) {
+      value = formFields(text);
+    } else {
+      if (!JSON_CONTENT_TYPE.test(contentType)) throw unsupportedMediaType();
+      const shapeProblem = jsonShapeProblem(text);
+      if (shapeProblem) throw validationFailed(`The request body ${shapeProblem}`, [{ path: 'body', message: shapeProblem }]);
+      try {
+        value = JSON.parse(text);
+      } catch {
+        throw validationFailed('The request body is not valid JSON');
+      }
+    }
+    const unstorable = unstorableField(value, '');
+    if (unstorable) throw validationFailed('The request body is invalid', [unstorable]);
+    return value;
+  };
 }

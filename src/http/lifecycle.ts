@@ -3,7 +3,7 @@ import { isDatabaseUnavailable } from '../lib/database-errors.ts';
 import type { AppContext } from '../app-context.ts';
 import { ApiError, problemBody, validationFailed } from './problem.ts';
 import { createAllowedMethods } from './allowed-methods.ts';
-import { parseJsonBody } from './json-body.ts';
+import { createBodyParser } from './json-body.ts';
 import { requestTargetProblems } from './request-target.ts';
 import { describeValidationErrors } from './validation-messages.ts';
 
@@ -66,8 +66,11 @@ export function problemResponse(error: ApiError, requestId: string, pathname = '
   return new Response(JSON.stringify(problemBody(error, requestId)), { status: error.status, headers });
 }
 
-/** `routes` is the finished app's route table, read once on the first unmatched request. */
-export function httpLifecycle(ctx: AppContext, routes: () => { method: string; path: string }[]) {
+/**
+ * `routes` is the finished app's route table, read once on the first unmatched request;
+ * `formPrefixes` are the paths that take HTML form posts besides JSON (the admin console).
+ */
+export function httpLifecycle(ctx: AppContext, routes: () => { method: string; path: string }[], options: { formPrefixes?: readonly string[] } = {}) {
   const log = ctx.logger.child({ component: 'http' });
   const allowedMethods = createAllowedMethods(routes);
   return new Elysia({ name: 'http-lifecycle' })
@@ -91,8 +94,8 @@ export function httpLifecycle(ctx: AppContext, routes: () => { method: string; p
         );
       }
     })
-    // 'json' never runs (parseJsonBody always answers); it tells the OpenAPI document the bodies are JSON.
-    .guard({ as: 'global', parse: [parseJsonBody, 'json'] })
+    // 'json' never runs (the parser always answers); it tells the OpenAPI document the bodies are JSON.
+    .guard({ as: 'global', parse: [createBodyParser({ formPrefixes: options.formPrefixes ?? [] }), 'json'] })
     .onError({ as: 'global' }, ({ code, error, request, set }) => {
       const pathname = new URL(request.url).pathname;
       const apiError = toApiError(code, error, code === 'NOT_FOUND' ? allowedMethods(pathname) : []);

@@ -101,6 +101,26 @@ describe('CLI', () => {
     expect((await cli('apps:show', 'no-such-app')).exitCode).toBe(1);
   }, 30_000);
 
+  test('revisions:reject refuses a stale --version and changes nothing; the current one is decided', async () => {
+    const app = await approvedApp(t, key);
+    const first = await t.call('POST', `/api/dev/apps/${app.id}/revisions`, { token: key, body: { description: 'First proposal.' } });
+    const seen = first.body.pendingRevision.version;
+    const replaced = await t.call('POST', `/api/dev/apps/${app.id}/revisions`, { token: key, body: { description: 'Second proposal.' } });
+    expect(replaced.body.pendingRevision.version).toBe(seen + 1);
+
+    const stale = await cli('revisions:reject', app.slug, '--reason', 'Not like this', '--version', String(seen));
+    expect(stale.exitCode).toBe(1);
+    expect(stale.stderr).toContain('STALE_VERSION');
+    const [pending] = await t.sql(`select status, rejection_reason from app_revisions where app_id = ?`, [app.id]);
+    expect(pending).toEqual({ status: 'PENDING', rejection_reason: null });
+
+    const current = await cli('revisions:reject', app.slug, '--reason', 'Not like this', '--version', String(seen + 1));
+    expect(current.exitCode).toBe(0);
+    expect(current.stdout).toStartWith('revision rejected: ');
+    const [decided] = await t.sql(`select status, rejection_reason from app_revisions where app_id = ?`, [app.id]);
+    expect(decided).toEqual({ status: 'REJECTED', rejection_reason: 'Not like this' });
+  }, 30_000);
+
   test('oauth-clients:register registers a client the developer can then use', async () => {
     const result = await cli('oauth-clients:register', '--developer', dev.email, '--client-id', 'cli-registered', '--name', 'CLI Client');
     expect(result.exitCode).toBe(0);

@@ -2,7 +2,7 @@ import { deflateSync } from 'node:zlib';
 
 /** Real, decodable image bytes of chosen dimensions, built in the test rather than stored as fixtures. */
 
-function pngChunk(type: string, data: Uint8Array): Buffer {
+export function pngChunk(type: string, data: Uint8Array): Buffer {
   const length = Buffer.alloc(4);
   length.writeUInt32BE(data.length);
   const typed = Buffer.concat([Buffer.from(type, 'ascii'), data]);

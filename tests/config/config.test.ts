@@ -25,7 +25,13 @@ describe('configuration', () => {
     expect(config.databaseUrl).toBeUndefined();
     expect(config.oauth.mode).toBe('dev');
     expect(config.port).toBe(3000);
-    expect(config.rateLimits).toEqual({ developerPerMinute: 600, publicReadsPerMinute: 1200, installsPerMinute: 300, failedAuthPerMinute: 30 });
+    expect(config.rateLimits).toEqual({
+      developerPerMinute: 600,
+      publicReadsPerMinute: 1200,
+      installsPerMinute: 300,
+      failedAuthPerMinute: 30,
+      signInFailuresPerMinute: 5,
+    });
   });
 
   test('a complete production configuration is accepted', () => {
@@ -87,9 +93,10 @@ describe('configuration', () => {
   });
 
   test('rate limits are configurable and can be switched off', () => {
-    expect(loadConfig({ RATE_LIMITS: 'off' }).rateLimits).toEqual({ developerPerMinute: 0, publicReadsPerMinute: 0, installsPerMinute: 0, failedAuthPerMinute: 0 });
+    expect(loadConfig({ RATE_LIMITS: 'off' }).rateLimits).toEqual({ developerPerMinute: 0, publicReadsPerMinute: 0, installsPerMinute: 0, failedAuthPerMinute: 0, signInFailuresPerMinute: 0 });
     expect(loadConfig({ RATE_LIMITS: 'public=50' }).rateLimits.publicReadsPerMinute).toBe(50);
     expect(loadConfig({ RATE_LIMITS: 'failed-auth=5' }).rateLimits.failedAuthPerMinute).toBe(5);
+    expect(loadConfig({ RATE_LIMITS: 'signin=3' }).rateLimits.signInFailuresPerMinute).toBe(3);
   });
 
   test('WEBHOOK_ENCRYPTION_KEYS: id:key pairs of 32 base64 bytes, the first encrypting; a development key otherwise', () => {

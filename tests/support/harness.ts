@@ -103,6 +103,17 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   };
 }
 
+/**
+ * The same service listening on 127.0.0.1 at a free port, for a real browser. Stopped by the
+ * returned function (before `close()`).
+ */
+export function listen(t: TestApp): { baseUrl: string; stop(): Promise<void> } {
+  t.app.listen({ hostname: '127.0.0.1', port: 0 });
+  const port = t.app.server?.port;
+  if (!port) throw new Error('the test server did not start listening');
+  return { baseUrl: `http://127.0.0.1:${port}`, stop: async () => void (await t.app.stop(true)) };
+}
+
 let developerCounter = 0;
 
 export interface TestDeveloper {

@@ -72,6 +72,28 @@ export const revisionRejected = ({ developerName, appName, appId, reason }: Reje
   guidance: [`Address them and open a new revision with POST /api/dev/apps/${appId}/revisions.`],
 });
 
+export interface ListingEditedData {
+  developerName: string;
+  appName: string;
+  changes: { label: string; before: string | null; after: string | null }[];
+  /** Support's note to the developer, if any. */
+  note: string | null;
+}
+
+/** Long values (a long description) are cut in the mail; the listing itself shows them whole. */
+const shown = (value: string | null) => (value === null || value === '' ? '(empty)' : value.length > 300 ? `"${value.slice(0, 300)}…"` : `"${value}"`);
+
+export const listingEdited = ({ developerName, appName, changes, note }: ListingEditedData): EmailContent => ({
+  subject: `Support edited the listing of "${appName}"`,
+  recipientName: developerName,
+  paragraphs: [
+    `Our support team made ${changes.length === 1 ? 'a change' : `${changes.length} changes`} to the live listing of "${appName}":`,
+    ...changes.map((change) => `• ${change.label}: ${shown(change.before)} → ${shown(change.after)}`),
+  ],
+  ...(note ? { reason: note } : {}),
+  guidance: ['The listing shows the changes already. If something is wrong, reply to support or propose a revision with the corrected values.'],
+});
+
 export interface ApiKeyExpiringData {
   developerName: string;
   keyName: string;

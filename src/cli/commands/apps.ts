@@ -59,6 +59,7 @@ export const appsFeature: CliCommand = {
   },
 };
 
+/** `--version N` here is the revision's version (shown as `pendingRevision` changes are replaced). */
 const revisionCommand = (decision: RevisionDecision, description: string): CliCommand => ({
   name: `revisions:${decision}`,
   usage: `revisions:${decision} <slug|id>${decision === 'reject' ? ' --reason "…"' : ''} [--version N]`,

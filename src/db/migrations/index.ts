@@ -6,6 +6,8 @@ import { Migration20261126000005_catalogue_order } from './Migration202611260000
 import { Migration20261126000006_emails } from './Migration20261126000006_emails.ts';
 import { Migration20261127000001_release_draft_slugs } from './Migration20261127000001_release_draft_slugs.ts';
 import { Migration20261127000002_install_budget } from './Migration20261127000002_install_budget.ts';
+import { Migration20261128000001_admin_console } from './Migration20261128000001_admin_console.ts';
+import { Migration20261128000002_listing_snapshots } from './Migration20261128000002_listing_snapshots.ts';
 import { Migration20261129000001_mail_claims } from './Migration20261129000001_mail_claims.ts';
 import { Migration20261129000002_asset_mirror } from './Migration20261129000002_asset_mirror.ts';
 import { Migration20261130000001_webhooks } from './Migration20261130000001_webhooks.ts';
@@ -21,6 +23,8 @@ export const migrations = [
   { name: 'Migration20261126000006_emails', class: Migration20261126000006_emails },
   { name: 'Migration20261127000001_release_draft_slugs', class: Migration20261127000001_release_draft_slugs },
   { name: 'Migration20261127000002_install_budget', class: Migration20261127000002_install_budget },
+  { name: 'Migration20261128000001_admin_console', class: Migration20261128000001_admin_console },
+  { name: 'Migration20261128000002_listing_snapshots', class: Migration20261128000002_listing_snapshots },
   { name: 'Migration20261129000001_mail_claims', class: Migration20261129000001_mail_claims },
   { name: 'Migration20261129000002_asset_mirror', class: Migration20261129000002_asset_mirror },
   { name: 'Migration20261130000001_webhooks', class: Migration20261130000001_webhooks },

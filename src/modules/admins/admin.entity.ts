@@ -12,6 +12,8 @@ const AdminSchema = defineEntity({
     passwordHash: p.string().hidden(),
     role: p.enum(ADMIN_ROLES),
     totpSecret: p.string().nullable().hidden(),
+    /** The TOTP time step of the last accepted code: a code is accepted once. */
+    totpLastStep: p.bigint('number').nullable().hidden(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

@@ -1,8 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppTransition } from './app-transition.entity.ts';
 import type { App, AppStatus } from './app.entity.ts';
+import { listingOf } from './listing-fields.ts';
 
-/** One row in the app's history per status change (and per featuring or revision decision). */
+/**
+ * One row in the app's history per status change (and per featuring or revision decision). A
+ * rejection keeps the listing it rejected, so a resubmission can be reviewed as a diff.
+ */
 export function recordTransition(
   tx: EntityManager,
   app: App,
@@ -16,6 +20,7 @@ export function recordTransition(
     toStatus: app.status,
     version: app.version,
     reason: entry.reason ?? null,
+    listing: entry.action === 'reject' ? listingOf(app) : null,
   });
 }
 

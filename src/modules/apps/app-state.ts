@@ -25,6 +25,12 @@ export const REVISABLE_STATUSES: readonly AppStatus[] = ['APPROVED', 'SUSPENDED'
 /** Where featuring makes sense. */
 export const FEATURABLE_STATUSES: readonly AppStatus[] = ['APPROVED'];
 
+/** The admin actions that apply to an app in this state (what the console offers). */
+export const adminActionsFrom = (status: AppStatus): AppAction[] =>
+  (Object.keys(APP_TRANSITIONS) as AppAction[]).filter(
+    (action) => APP_TRANSITIONS[action].by === 'admin' && (APP_TRANSITIONS[action].from as readonly AppStatus[]).includes(status),
+  );
+
 export function nextStatus(action: AppAction, current: AppStatus): AppStatus {
   const rule = APP_TRANSITIONS[action];
   if (!(rule.from as readonly AppStatus[]).includes(current)) {

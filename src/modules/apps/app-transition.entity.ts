@@ -14,6 +14,8 @@ const AppTransitionSchema = defineEntity({
     toStatus: p.enum(APP_STATUSES),
     version: p.integer(),
     reason: p.text().nullable(),
+    /** The listing as it was decided (kept on rejection, for the diff when it comes back). */
+    listing: p.json<Record<string, unknown>>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

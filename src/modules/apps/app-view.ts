@@ -86,7 +86,7 @@ export function toPublicAppView(
 export function toOwnerAppView(
   app: App,
   stats: AppStats,
-  extra: Pick<OwnerAppView, 'assetChecks' | 'pendingRevision'>,
+  extra: Pick<OwnerAppView, 'assetChecks' | 'pendingRevision' | 'review'>,
 ): OwnerAppView {
   return {
     ...commonView(app, stats),
@@ -96,5 +96,6 @@ export function toOwnerAppView(
     reviewNotes: app.reviewNotes ?? null,
     assetChecks: extra.assetChecks,
     pendingRevision: extra.pendingRevision,
+    review: extra.review,
   };
 }

@@ -101,6 +101,18 @@ const appFields = {
   updatedAt: Timestamp,
 };
 
+export const ReviewStandingView = t.Object(
+  {
+    queuePosition: t.Integer({ minimum: 1, description: 'Place in the review queue, oldest first; 1 is reviewed next' }),
+    expectedDecisionBy: t.String({
+      format: 'date-time',
+      description: 'When a decision is expected: waiting since + the median decision time of the last 30 days (48 h until there is history); never earlier than now',
+    }),
+  },
+  { description: 'Where a submission or revision stands in the review queue' },
+);
+export type ReviewStandingView = Static<typeof ReviewStandingView>;
+
 export const AssetCheckView = t.Object({
   field: t.String({ description: 'logoUrl, bannerUrl or screenshots[i]' }),
   url: t.String(),
@@ -123,6 +135,7 @@ export const PendingRevisionView = t.Object({
   changes: t.Record(t.String(), t.Unknown(), { description: 'The fields the revision changes, as PUT takes them' }),
   version: t.Integer({ description: 'Bumped each time another proposal is merged in; a reviewer decides a given version' }),
   status: t.Literal('PENDING'),
+  review: ReviewStandingView,
   assetChecks: t.Array(AssetCheckView, { description: 'Checks of the images the listing would show once the revision is approved' }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -139,6 +152,7 @@ export const OwnerAppView = t.Object({
     description: 'Advisory results of the checks of the images listed now; an image without an entry has not been checked yet',
   }),
   pendingRevision: Nullable(PendingRevisionView),
+  review: t.Union([ReviewStandingView, t.Null()], { description: 'Set while the app is PENDING: its place in the review queue' }),
 });
 export type OwnerAppView = Static<typeof OwnerAppView>;
 

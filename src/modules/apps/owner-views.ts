@@ -5,6 +5,7 @@ import { NO_STATS, toOwnerAppView, type AppStats } from './app-view.ts';
 import type { AssetCheckView, OwnerAppView, UpdateAppInput } from './apps.model.ts';
 import { mirrorPath } from '../assets/asset-files.ts';
 import { listedAssets, proposedAssets, sameAsset, type ListedAsset } from './listed-assets.ts';
+import { medianDecisionMs, queueEntriesOf, standingOf, type QueueEntry } from './review-queue.ts';
 
 /** What the owning developer (and admins) see of apps: the entity plus stats, asset checks and any pending revision. */
 interface AssetCheckRow {
@@ -24,8 +25,8 @@ interface AssetCheckRow {
 interface PendingRevisionRow {
   id: string;
   app_id: string;
-  changes: Record<string, unknown>;
   version: number;
+  changes: Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
 }
@@ -49,8 +50,8 @@ const checksOf = (rows: AssetCheckRow[], listed: ListedAsset[]): Static<typeof A
     }));
 
 /**
- * Owner views of several apps with three batched reads (stats, asset checks, pending
- * revisions) rather than three per app.
+ * Owner views of several apps with batched reads (stats, asset checks, pending revisions, their
+ * places in the review queue) rather than several per app.
  */
 export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<OwnerAppView[]> {
   if (apps.length === 0) return [];
@@ -71,6 +72,13 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
       ids,
     ),
   ]);
+  const queued = apps.filter((app) => app.status === 'PENDING' || revisions.some((row) => row.app_id === app.id));
+  const entries = await queueEntriesOf(em, queued.map((app) => app.id));
+  const median = entries.length > 0 ? await medianDecisionMs(em) : 0;
+  const standing = (kind: QueueEntry['kind'], appId: string) => {
+    const entry = entries.find((e) => e.kind === kind && e.appId === appId);
+    return entry ? standingOf(entry, median) : null;
+  };
   return apps.map((app) => {
     const stat = stats.find((row) => row.app_id === app.id);
     const appStats: AppStats = stat
@@ -85,11 +93,17 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
           version: revision.version,
           status: 'PENDING' as const,
           assetChecks: checksOf(appChecks, proposedAssets(app, revision.changes as UpdateAppInput)),
+          // A revision just proposed in this transaction is in the queue too, at its end.
+          review: standing('revision', app.id) ?? { queuePosition: entries.length + 1, expectedDecisionBy: new Date(Date.now() + median).toISOString() },
           createdAt: new Date(revision.created_at).toISOString(),
           updatedAt: new Date(revision.updated_at).toISOString(),
         }
       : null;
-    return toOwnerAppView(app, appStats, { assetChecks: checksOf(appChecks, listedAssets(app)), pendingRevision });
+    return toOwnerAppView(app, appStats, {
+      assetChecks: checksOf(appChecks, listedAssets(app)),
+      pendingRevision,
+      review: app.status === 'PENDING' ? standing('app', app.id) : null,
+    });
   });
 }
 

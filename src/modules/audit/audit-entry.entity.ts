@@ -8,6 +8,8 @@ const AuditEntrySchema = defineEntity({
     id: p.uuid().primary().onCreate(() => Bun.randomUUIDv7()),
     /** `admin:<id>`, `cli` or `system`. */
     actor: p.string(),
+    /** The admin's role when they acted (null for `cli` and `system`). */
+    actorRole: p.string().nullable(),
     action: p.string(),
     subjectType: p.string(),
     subjectId: p.string(),

@@ -4,6 +4,8 @@ import { AuditEntry } from './audit-entry.entity.ts';
 export interface Actor {
   /** `admin:<id>`, `cli` or `system`. */
   label: string;
+  /** An admin's role at the time of the action. */
+  role?: string;
 }
 
 export const CLI_ACTOR: Actor = { label: 'cli' };
@@ -16,6 +18,7 @@ export function recordAudit(
 ): AuditEntry {
   return em.create(AuditEntry, {
     actor: actor.label,
+    actorRole: actor.role ?? null,
     action: entry.action,
     subjectType: entry.subjectType,
     subjectId: entry.subjectId,

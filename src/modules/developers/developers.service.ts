@@ -141,6 +141,12 @@ const DEVELOPER_TRANSITIONS = {
 } as const satisfies Record<string, { from: readonly DeveloperStatus[]; to: DeveloperStatus }>;
 export type DeveloperAction = keyof typeof DEVELOPER_TRANSITIONS;
 
+/** The actions that apply to a developer in this state (what the console offers). */
+export const developerActionsFrom = (status: DeveloperStatus): DeveloperAction[] =>
+  (Object.keys(DEVELOPER_TRANSITIONS) as DeveloperAction[]).filter((action) =>
+    (DEVELOPER_TRANSITIONS[action].from as readonly DeveloperStatus[]).includes(status),
+  );
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Finds a developer by id or e-mail address, as the CLI and the admin console name them. */

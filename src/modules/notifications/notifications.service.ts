@@ -3,6 +3,7 @@ import type { JobQueue } from '../../lib/job-queue.ts';
 import { renderEmail, type EmailContent, type RenderedEmail } from '../../../views/emails/layout.ts';
 import * as templates from '../../../views/emails/notifications.ts';
 import { maskKey } from '../api-keys/key-format.ts';
+import { LISTING_LABELS, type ListingField } from '../apps/listing-fields.ts';
 
 /**
  * Notification e-mails. The enqueue helpers run inside the transaction of the state change, so a
@@ -19,6 +20,7 @@ export type MailJob =
   | { messageId: string; kind: `app-${Decision}`; appId: string; version: number; decidedAt: string }
   | { messageId: string; kind: `revision-${Decision}`; revisionId: string }
   | { messageId: string; kind: 'api-key-expiring'; apiKeyId: string }
+  | { messageId: string; kind: 'listing-edited'; appId: string; auditId: string }
   | { messageId: string; kind: 'admin-digest'; adminId: string; day: string }
   | { messageId: string; kind: 'webhook-disabled'; endpointId: string };
 
@@ -47,6 +49,10 @@ export const notifyAppDecision = (jobs: JobQueue, tx: EntityManager, appId: stri
 
 export const notifyRevisionDecision = (jobs: JobQueue, tx: EntityManager, revisionId: string, decision: Decision) =>
   enqueue(jobs, tx, { messageId: `revision-${decision}:${revisionId}`, kind: `revision-${decision}`, revisionId });
+
+/** A support edit of a live listing: the message lists the audited changes (one message per edit). */
+export const notifyListingEdited = (jobs: JobQueue, tx: EntityManager, appId: string, auditId: string) =>
+  enqueue(jobs, tx, { messageId: `listing-edited:${auditId}`, kind: 'listing-edited', appId, auditId });
 
 /** One reminder per key, ever: the message id is the key's id under this prefix. */
 export const API_KEY_EXPIRING_PREFIX = 'api-key-expiring:';
@@ -195,6 +201,27 @@ async function compose(em: EntityManager, job: MailJob): Promise<Composed | null
       // Nothing overdue, nothing to say.
       if (overdue.developers.length + overdue.apps.length === 0) return null;
       return { to: admin.email, developerId: null, appId: null, content: templates.adminDigest(overdue) };
+    }
+    case 'listing-edited': {
+      const recipient = await appRecipient(em, job.appId);
+      const [entry] = await em.execute<{ before: Record<string, unknown> | null; after: Record<string, unknown> | null; reason: string | null }[]>(
+        `select before, after, reason from audit_log where id = ? and action = 'app.support-edit'`,
+        [job.auditId],
+      );
+      if (!recipient || !entry) return null;
+      const content = templates.listingEdited({
+        developerName: recipient.developer_name,
+        appName: recipient.app_name,
+        changes: Object.keys(entry.after ?? {})
+          .filter((field) => field in LISTING_LABELS)
+          .map((field) => ({
+            label: LISTING_LABELS[field as ListingField],
+            before: (entry.before?.[field] as string | null | undefined) ?? null,
+            after: (entry.after?.[field] as string | null | undefined) ?? null,
+          })),
+        note: entry.reason,
+      });
+      return toDeveloper(recipient, recipient.app_id, content);
     }
     case 'webhook-disabled': {
       const [endpoint] = await em.execute<(Recipient & { url: string; failing_since: string | null })[]>(

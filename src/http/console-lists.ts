@@ -1,0 +1,71 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { notFound } from './problem.ts';
+
+/**
+ * The console's lists: `q` (search, trimmed, at most 200 characters), `page` (1–400, bad values
+ * read as 1) and a fixed page size. Filters the console does not know are ignored rather than
+ * refused: a hand-edited URL shows everything instead of an error page.
+ */
+export const CONSOLE_PAGE_SIZE = 25;
+const MAX_PAGE = 400;
+
+export interface ListQuery {
+  q: string | null;
+  page: number;
+  limit: number;
+  offset: number;
+}
+
+export function listQuery(query: Record<string, string | undefined>): ListQuery {
+  const q = query.q?.trim().slice(0, 200) || null;
+  const page = /^[1-9][0-9]{0,3}$/.test(query.page ?? '') ? Math.min(Number(query.page), MAX_PAGE) : 1;
+  return { q, page, limit: CONSOLE_PAGE_SIZE, offset: (page - 1) * CONSOLE_PAGE_SIZE };
+}
+
+/** A value from a known set, or null. */
+export const oneOf = <T extends string>(value: string | undefined, allowed: readonly T[]): T | null =>
+  value !== undefined && (allowed as readonly string[]).includes(value) ? (value as T) : null;
+
+/** `%term%` for ILIKE, with the pattern characters in the term taken literally. */
+export const containsPattern = (term: string) => `%${term.replace(/[\\%_]/g, '\\$&')}%`;
+
+export const totalPages = (total: number, limit = CONSOLE_PAGE_SIZE) => Math.ceil(total / limit);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An id from a console URL: anything that is not a UUID names nothing (404), never a 500. */
+export function idParam(value: string | undefined, what: string): string {
+  if (!value || !UUID.test(value)) throw notFound(what);
+  return value.toLowerCase();
+}
+
+/** A WHERE clause from the filters that apply (falsy entries are skipped), with its parameters in order. */
+export function whereOf(conditions: (readonly [sql: string, ...params: unknown[]] | null | false | undefined | '')[]): { clause: string; params: unknown[] } {
+  const applied = conditions.filter((c): c is readonly [string, ...unknown[]] => Boolean(c));
+  return {
+    clause: applied.length ? `where ${applied.map(([sql]) => `(${sql})`).join(' and ')}` : '',
+    params: applied.flatMap(([, ...params]) => params),
+  };
+}
+
+export interface ListPage<T> {
+  data: T[];
+  total: number;
+  totalPages: number;
+}
+
+/** One page of rows and the total they were drawn from, read together from the same FROM and WHERE. */
+export async function pageOfRows<Row, T>(
+  em: EntityManager,
+  query: { select: string; from: string; where: { clause: string; params: unknown[] }; orderBy: string },
+  filter: ListQuery,
+  map: (row: Row) => T,
+): Promise<ListPage<T>> {
+  const { clause, params } = query.where;
+  const [rows, counted] = await Promise.all([
+    em.execute<Row[]>(`select ${query.select} from ${query.from} ${clause} order by ${query.orderBy} limit ? offset ?`, [...params, filter.limit, filter.offset]),
+    em.execute<{ total: number }[]>(`select count(*)::int as total from ${query.from} ${clause}`, params),
+  ]);
+  const total = counted[0]?.total ?? 0;
+  return { data: rows.map(map), total, totalPages: totalPages(total, filter.limit) };
+}

@@ -1,0 +1,79 @@
+import type { SafeHtml } from '../../views/html.ts';
+
+/**
+ * What every admin console response shares: the security headers (a CSP without inline script
+ * or style, no framing, no sniffing, no referrer leaving the site, never cached), HTML bodies,
+ * redirects and cookies. The JSON API is untouched by all of this.
+ */
+export function consoleSecurityHeaders(production: boolean): Record<string, string> {
+  // Listing images live on developers' servers; plain http is allowed only outside production.
+  const images = production ? "'self' https: data:" : "'self' https: http: data:";
+  return {
+    'content-security-policy': [
+      "default-src 'none'",
+      "script-src 'self'",
+      "style-src 'self'",
+      `img-src ${images}`,
+      "connect-src 'self'",
+      "form-action 'self'",
+      "frame-src 'self'",
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+    ].join('; '),
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'same-origin',
+    'x-frame-options': 'DENY',
+    'cross-origin-opener-policy': 'same-origin',
+    'cache-control': 'no-store',
+  };
+}
+
+export interface ResponseExtras {
+  status?: number;
+  headers?: Record<string, string>;
+  cookies?: string[];
+}
+
+export function respond(body: string | null, security: Record<string, string>, extras: ResponseExtras = {}): Response {
+  const headers = new Headers({ ...security, ...extras.headers });
+  for (const cookie of extras.cookies ?? []) headers.append('set-cookie', cookie);
+  return new Response(body, { status: extras.status ?? 200, headers });
+}
+
+export const htmlBody = (markup: SafeHtml) => `<!doctype html>\n${markup.value}`;
+
+/** htmx sends `HX-Request: true` with every request it makes (history restores ask for a whole page). */
+export const isHtmxRequest = (request: Request) =>
+  request.headers.get('hx-request') === 'true' && request.headers.get('hx-history-restore-request') !== 'true';
+
+export function readCookie(request: Request, name: string): string | undefined {
+  for (const part of (request.headers.get('cookie') ?? '').split(';')) {
+    const index = part.indexOf('=');
+    if (index > 0 && part.slice(0, index).trim() === name) return decodeURIComponent(part.slice(index + 1).trim());
+  }
+  return undefined;
+}
+
+export interface CookieOptions {
+  secure: boolean;
+  /** Seconds; 0 deletes the cookie; absent makes a session cookie. */
+  maxAge?: number;
+  path?: string;
+}
+
+/** Always HttpOnly and SameSite=Lax. */
+export function serializeCookie(name: string, value: string, options: CookieOptions): string {
+  return [
+    `${name}=${encodeURIComponent(value)}`,
+    `Path=${options.path ?? '/'}`,
+    'HttpOnly',
+    'SameSite=Lax',
+    ...(options.secure ? ['Secure'] : []),
+    ...(options.maxAge !== undefined ? [`Max-Age=${options.maxAge}`] : []),
+  ].join('; ');
+}
+
+/** A console path to go back to after a form post; anything else (another site, `//host`) is ignored. */
+export function safeReturnPath(candidate: unknown): string | undefined {
+  return typeof candidate === 'string' && /^\/admin(?:[/?#]|$)/.test(candidate) && !/[\r\n\\]/.test(candidate) ? candidate : undefined;
+}

@@ -1,0 +1,72 @@
+import { Elysia } from 'elysia';
+import { idParam } from '../../http/console-lists.ts';
+import { validationFailed } from '../../http/problem.ts';
+import { adminRow, adminsPage } from '../../../views/admin/admins.ts';
+import { ADMIN_ROLES, type AdminRole } from './admin.entity.ts';
+import { createAdmin, listAdmins, resetSecondFactor, setAdminRole } from './admins.service.ts';
+import type { ConsoleKit, ConsoleRequest, Outcome } from './console-kit.ts';
+import { field } from '../../http/console-forms.ts';
+
+/** Console (owners only): admins, their roles and second factors. */
+const hide = { detail: { hide: true } };
+
+function roleOf(c: ConsoleRequest): AdminRole {
+  const role = field(c.form, 'role');
+  if (!role || !ADMIN_ROLES.includes(role as AdminRole)) throw validationFailed(`The role must be one of ${ADMIN_ROLES.join(', ')}`);
+  return role as AdminRole;
+}
+
+async function render(c: ConsoleRequest, outcome?: Outcome<unknown>) {
+  const refused = outcome && !outcome.ok;
+  return adminsPage({
+    admins: await listAdmins(c.em.fork()),
+    roles: ADMIN_ROLES,
+    form: c.forms,
+    selfId: c.session.admin.id,
+    message: outcome?.message,
+    typed: refused ? { email: field(c.form, 'email'), role: field(c.form, 'role') } : undefined,
+  });
+}
+
+async function row(c: ConsoleRequest, outcome: Outcome<unknown>) {
+  const id = idParam(c.params.id, 'Admin');
+  const admin = (await listAdmins(c.em.fork())).find((a) => a.id === id);
+  if (!admin) return render(c, outcome);
+  return adminRow(admin, ADMIN_ROLES, c.forms, admin.id === c.session.admin.id, outcome.message);
+}
+
+export function adminsAdmin(kit: ConsoleKit) {
+  return new Elysia()
+    .get('/admin/admins', kit.page('admins.manage', async (c) => ({ title: 'Admins', body: await render(c) })), hide)
+    .post(
+      '/admin/admins',
+      kit.action('admins.manage', {
+        run: (c) => createAdmin(c.em, { email: field(c.form, 'email') ?? '', password: field(c.form, 'password') ?? '', role: roleOf(c) }, c.actor),
+        success: (_c, admin) => `Created ${admin.email} (${admin.role}). They set up two-factor sign-in at their first sign-in where it is required.`,
+        fragment: (c, outcome) => render(c, outcome),
+        redirect: () => '/admin/admins',
+      }),
+      hide,
+    )
+    .post(
+      '/admin/admins/:id/role',
+      kit.action('admins.manage', {
+        run: (c) => setAdminRole(c.em, idParam(c.params.id, 'Admin'), roleOf(c), c.actor),
+        success: () => 'Role changed; it applies to their next request.',
+        fragment: row,
+        redirect: () => '/admin/admins',
+      }),
+      hide,
+    )
+    .post(
+      '/admin/admins/:id/reset-totp',
+      kit.action('admins.manage', {
+        confirm: () => 'Reset this admin’s second factor? Their sessions end now.',
+        run: (c) => resetSecondFactor(c.em, idParam(c.params.id, 'Admin'), c.actor),
+        success: () => 'Second factor reset; they enrol again at their next sign-in.',
+        fragment: row,
+        redirect: () => '/admin/admins',
+      }),
+      hide,
+    );
+}

@@ -1,0 +1,42 @@
+import { Elysia } from 'elysia';
+import type { AppContext } from '../../app-context.ts';
+import { errorPage } from '../../../views/admin/errors.ts';
+import { dashboardAdmin } from '../dashboard/dashboard.admin.ts';
+import { developersAdmin } from '../developers/developers.admin.ts';
+import { queuesAdmin } from '../queues/queues.admin.ts';
+import { appsAdmin } from '../apps/apps.admin.ts';
+import { reviewAdmin } from '../apps/review.admin.ts';
+import { oauthClientsAdmin } from '../oauth-clients/oauth-clients.admin.ts';
+import { reviewsAdmin } from '../reviews/reviews.admin.ts';
+import { auditAdmin } from '../audit/audit.admin.ts';
+import { outboxAdmin } from '../notifications/outbox.admin.ts';
+import { adminsAdmin } from './admins.admin.ts';
+import type { QueueCatalog } from '../queues/queues.service.ts';
+import { authAdmin } from './auth.admin.ts';
+import { createConsoleKit } from './console-kit.ts';
+
+/**
+ * The admin console at `/admin`: every feature's `*.admin.ts` routes on one kit (sessions, roles,
+ * CSRF, security headers). `queues` is the job registry's list, handed in by the app, so the
+ * Jobs page shows whatever queues exist.
+ */
+export function adminConsole(ctx: AppContext, queues: QueueCatalog) {
+  const kit = createConsoleKit(ctx);
+  // Unknown console paths get a console page (with its headers), not the API's problem+json.
+  const notFound = kit.page('view', async () => ({ title: 'Not found', body: errorPage('There is no such page in the console.'), status: 404 }));
+  return new Elysia()
+    .use(kit.assetRoutes)
+    .use(authAdmin(ctx, kit))
+    .use(dashboardAdmin(kit, queues))
+    .use(developersAdmin(kit))
+    .use(reviewAdmin(kit))
+    .use(appsAdmin(ctx, kit))
+    .use(oauthClientsAdmin(kit))
+    .use(reviewsAdmin(kit))
+    .use(queuesAdmin(kit, queues))
+    .use(outboxAdmin(kit))
+    .use(auditAdmin(kit))
+    .use(adminsAdmin(kit))
+    .get('/admin/*', notFound, { detail: { hide: true } })
+    .post('/admin/*', notFound, { detail: { hide: true } });
+}

@@ -1,0 +1,59 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/**
+ * Who is reviewing what, so two reviewers do not decide the same item at once. Opening a review
+ * claims it for 10 minutes (the open page renews it every minute); a claim held by someone else
+ * is shown, not enforced: another reviewer may take it over, and the version check on decisions
+ * keeps a late decision from landing on a listing nobody reviewed.
+ */
+export const CLAIM_MINUTES = 10;
+
+export interface Claim {
+  subject: string;
+  adminId: string;
+  adminEmail: string;
+  expiresAt: Date;
+}
+
+export const claimSubject = (kind: 'app' | 'revision', id: string) => `${kind}:${id}`;
+
+interface ClaimRow {
+  subject: string;
+  admin_id: string;
+  email: string;
+  expires_at: string;
+}
+
+const toClaim = (row: ClaimRow): Claim => ({ subject: row.subject, adminId: row.admin_id, adminEmail: row.email, expiresAt: new Date(row.expires_at) });
+
+/** The live claims on these subjects. */
+export async function claimsOn(em: EntityManager, subjects: readonly string[]): Promise<Map<string, Claim>> {
+  if (subjects.length === 0) return new Map();
+  const rows = await em.execute<ClaimRow[]>(
+    `select c.subject, c.admin_id, a.email, c.expires_at from review_claims c join admins a on a.id = c.admin_id
+     where c.expires_at > now() and c.subject in (${subjects.map(() => '?').join(', ')})`,
+    [...subjects],
+  );
+  return new Map(rows.map((row) => [row.subject, toClaim(row)]));
+}
+
+/**
+ * Claims (or renews) a subject for the admin unless another admin holds a live claim; with
+ * `takeOver` it is taken whoever holds it. Returns the claim as it stands afterwards.
+ */
+export async function claim(em: EntityManager, subject: string, adminId: string, options: { takeOver?: boolean } = {}): Promise<Claim> {
+  await em.execute(
+    `insert into review_claims (subject, admin_id, claimed_at, expires_at) values (?, ?, now(), now() + make_interval(mins => ?))
+     on conflict (subject) do update set admin_id = excluded.admin_id, claimed_at = excluded.claimed_at, expires_at = excluded.expires_at
+     where review_claims.admin_id = excluded.admin_id or review_claims.expires_at <= now() or ?`,
+    [subject, adminId, CLAIM_MINUTES, options.takeOver ?? false],
+  );
+  const current = (await claimsOn(em, [subject])).get(subject);
+  if (!current) throw new Error(`claim on ${subject} vanished`);
+  return current;
+}
+
+/** A decided item needs no claim. */
+export async function releaseClaim(em: EntityManager, subject: string): Promise<void> {
+  await em.execute('delete from review_claims where subject = ?', [subject]);
+}

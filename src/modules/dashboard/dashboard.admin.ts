@@ -1,0 +1,18 @@
+import { Elysia } from 'elysia';
+import { dashboardPage } from '../../../views/admin/dashboard.ts';
+import { queueHealthWidget } from '../../../views/admin/jobs.ts';
+import type { ConsoleKit } from '../admins/console-kit.ts';
+import { queueHealth, type QueueCatalog } from '../queues/queues.service.ts';
+import { dashboardFigures } from './dashboard.service.ts';
+
+/** Console: the front page. */
+export function dashboardAdmin(kit: ConsoleKit, catalog: QueueCatalog) {
+  return new Elysia().get(
+    '/admin',
+    kit.page('view', async (c) => {
+      const [figures, health] = await Promise.all([dashboardFigures(c.em), queueHealth(c.em.fork(), catalog)]);
+      return { title: 'Dashboard', body: dashboardPage(figures, queueHealthWidget(health)) };
+    }),
+    { detail: { hide: true } },
+  );
+}

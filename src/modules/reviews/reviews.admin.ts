@@ -1,0 +1,41 @@
+import { Elysia } from 'elysia';
+import { idParam, listQuery, oneOf } from '../../http/console-lists.ts';
+import { reviewRow, reviewsPage } from '../../../views/admin/reviews.ts';
+import type { ConsoleKit } from '../admins/console-kit.ts';
+import { listReviewsForModeration, reviewForModeration, VISIBILITIES } from './review-moderation.ts';
+import { setReviewHidden } from './reviews.service.ts';
+
+/** Console: reviews with search, and hiding one (it leaves the public list and the rating; audited). */
+const hide = { detail: { hide: true } };
+
+const moderate = (kit: ConsoleKit, hidden: boolean) =>
+  kit.action('reviews.moderate', {
+    run: (c) => setReviewHidden(c.em, c.deps.jobs, idParam(c.params.id, 'Review'), hidden, c.actor),
+    success: () => (hidden ? 'Hidden: it left the public list and the rating.' : 'Shown again.'),
+    fragment: async (c, outcome) => reviewRow(await reviewForModeration(c.em.fork(), idParam(c.params.id, 'Review')), c.forms, outcome.message),
+    redirect: () => '/admin/reviews',
+  });
+
+export function reviewsAdmin(kit: ConsoleKit) {
+  return new Elysia()
+    .get(
+      '/admin/reviews',
+      kit.page('view', async (c) => {
+        const query = listQuery(c.query);
+        const visibility = oneOf(c.query.visibility, VISIBILITIES);
+        const list = await listReviewsForModeration(c.em, { ...query, visibility });
+        return {
+          title: 'Reviews',
+          body: reviewsPage({
+            rows: list.data,
+            query: { q: query.q ?? undefined, visibility: visibility ?? undefined },
+            paging: { page: query.page, totalPages: list.totalPages, total: list.total },
+            form: c.can['reviews.moderate'] ? c.forms : null,
+          }),
+        };
+      }),
+      hide,
+    )
+    .post('/admin/reviews/:id/hide', moderate(kit, true), hide)
+    .post('/admin/reviews/:id/unhide', moderate(kit, false), hide);
+}

@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { createTestApp, type TestApp } from '../support/harness.ts';
+import { completeApp, createApp, registerClient } from '../apps/fixtures.ts';
+import { buildWorld, submit, type World } from './world.ts';
+import { createAdminAccount, signedIn, type AdminAccount } from './support.ts';
+
+/** The review queue and review pages: versions, reasons, claims, diffs and warnings. */
+let t: TestApp;
+let world: World;
+let alice: AdminAccount;
+let bob: AdminAccount;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  world = await buildWorld(t);
+  alice = await createAdminAccount(t, 'reviewer');
+  bob = await createAdminAccount(t, 'reviewer');
+});
+afterAll(() => t.close());
+
+const ownerView = async (id: string) => (await t.call('GET', `/api/dev/apps/${id}`, { token: world.key })).body;
+
+async function pendingApp(overrides: Record<string, unknown> = {}) {
+  const app = await createApp(t, world.key, completeApp(overrides));
+  return submit(t, world.key, app.id);
+}
+
+describe('deciding an app', () => {
+  test('a decision on a version the developer has since edited is refused; the page shows the new version', async () => {
+    const app = await pendingApp();
+    const client = await signedIn(t, alice);
+    const page = await client.get(`/admin/review/apps/${app.id}`);
+    expect(page.text).toContain(`name="version" value="${app.version}"`);
+    await t.call('PUT', `/api/dev/apps/${app.id}`, { token: world.key, body: { description: 'Changed while under review.' } });
+
+    const htmx = await client.post(`/admin/review/apps/${app.id}/approve`, { version: String(app.version) }, { htmx: true });
+    expect(htmx.status).toBe(409);
+    expect(htmx.text).toStartWith('<div id="review">');
+    expect(htmx.text).toContain(`The app changed since version ${app.version} (now ${app.version + 1})`);
+    expect(htmx.text).toContain(`name="version" value="${app.version + 1}"`);
+    expect(htmx.text).toContain('Changed while under review.');
+    expect((await ownerView(app.id)).status).toBe('PENDING');
+
+    // Without JavaScript: back to the review page, which says why and shows the current version.
+    const plain = await client.post(`/admin/review/apps/${app.id}/approve`, { version: String(app.version), returnTo: `/admin/review/apps/${app.id}` });
+    expect(plain.status).toBe(303);
+    const after = await client.get(plain.location!);
+    expect(after.text).toContain(`The app changed since version ${app.version}`);
+    expect(after.text).toContain(`name="version" value="${app.version + 1}"`);
+    expect((await ownerView(app.id)).status).toBe('PENDING');
+
+    const approved = await client.post(`/admin/review/apps/${app.id}/approve`, { version: String(app.version + 1) }, { htmx: true });
+    expect(approved.status).toBe(200);
+    expect(approved.text).toContain('is approved. Nothing is left to decide here.');
+    expect((await ownerView(app.id)).status).toBe('APPROVED');
+    expect((await t.call('GET', `/api/apps/${app.slug}`)).status).toBe(200);
+  });
+
+  test('a rejection needs a reason: none is 400 and keeps the app PENDING; canned and own words reach rejectionReason', async () => {
+    const app = await pendingApp();
+    const client = await signedIn(t, alice);
+    await client.get(`/admin/review/apps/${app.id}`);
+    const empty = await client.post(`/admin/review/apps/${app.id}/reject`, { version: String(app.version), reason: '   ' }, { htmx: true });
+    expect(empty.status).toBe(400);
+    expect(empty.text).toContain('A rejection needs a reason');
+    expect((await ownerView(app.id)).status).toBe('PENDING');
+
+    const rejected = await client.post(
+      `/admin/review/apps/${app.id}/reject`,
+      { version: String(app.version), reasons: ['screenshots', 'privacy'], reason: 'Also: the logo is blurry.' },
+      { htmx: true },
+    );
+    expect(rejected.status).toBe(200);
+    const view = await ownerView(app.id);
+    expect(view.status).toBe('REJECTED');
+    expect(view.rejectionReason).toBe(
+      '- The screenshots do not show the app as it works.\n- The privacy policy is missing or does not cover the data the app uses.\nAlso: the logo is blurry.',
+    );
+    const unknown = await client.post(`/admin/review/apps/${app.id}/reject`, { version: String(app.version), reasons: ['made-up'] }, { htmx: true });
+    expect(unknown.status).toBe(400);
+    expect(unknown.text).toContain('Unknown rejection reason');
+  });
+});
+
+describe('deciding a revision', () => {
+  test('a decision on a revision replaced since is refused; the current one is decided', async () => {
+    const client = await signedIn(t, bob);
+    const page = await client.get(`/admin/review/revisions/${world.approved.id}`);
+    const seen = Number(page.text.match(/name="version" value="(\d+)"/)![1]);
+    expect(page.text).toContain('Boards for every team.');
+    await t.call('POST', `/api/dev/apps/${world.approved.id}/revisions`, { token: world.key, body: { description: 'Boards for every team, now with lanes.' } });
+
+    const stale = await client.post(`/admin/review/revisions/${world.approved.id}/approve`, { version: String(seen) }, { htmx: true });
+    expect(stale.status).toBe(409);
+    expect(stale.text).toContain(`The revision changed since version ${seen} (now ${seen + 1})`);
+    expect(stale.text).toContain('now with lanes.');
+    expect((await ownerView(world.approved.id)).pendingRevision.version).toBe(seen + 1);
+
+    const approved = await client.post(`/admin/review/revisions/${world.approved.id}/approve`, { version: String(seen + 1) }, { htmx: true });
+    expect(approved.status).toBe(200);
+    const view = await ownerView(world.approved.id);
+    expect(view.pendingRevision).toBeNull();
+    expect(view.description).toBe('Boards for every team, now with lanes.');
+    expect((await t.call('GET', `/api/apps/${world.approved.slug}`)).body.description).toBe('Boards for every team, now with lanes.');
+  });
+});
+
+describe('what the review page shows', () => {
+  test('a resubmission: field-by-field diff against the version last rejected, with that rejection', async () => {
+    const client = await signedIn(t, alice);
+    const page = await client.get(`/admin/review/apps/${world.resubmitted.id}`);
+    expect(page.text).toContain('Changes since the last rejection');
+    expect(page.text).toContain('Screenshots are blurry.');
+    expect(page.text).toMatch(/<td>Description<\/td>\s*<td class="before">[^]*Syncs calendars\.[^]*<td class="after">[^]*Syncs your calendars both ways\./);
+  });
+
+  test('look-alike approved names and the OAuth client with its owner', async () => {
+    await registerClient(t, world.developer.email, 'board-client');
+    const app = await pendingApp({ name: 'Task Boards', oauthClientId: 'board-client' });
+    const client = await signedIn(t, alice);
+    const page = await client.get(`/admin/review/apps/${app.id}`);
+    expect(page.text).toContain('Look-alike names');
+    expect(page.text).toContain(`<a href="/admin/apps/${world.approved.id}">Task Board</a>`);
+    expect(page.text).toContain('<code>board-client</code>');
+    expect(page.text).toContain(`<a href="/admin/developers/${world.developer.id}">Ada Builder</a> (${world.developer.email})`);
+  });
+});
+
+describe('claims', () => {
+  test('two reviewers see each other\'s claims in the queue and on the page; a claim expires; one can take over', async () => {
+    const app = await pendingApp({ name: 'Claimed App' });
+    const a = await signedIn(t, alice);
+    const b = await signedIn(t, bob);
+    const claimedRow = (html: string) => html.match(new RegExp(`<tr id="queue-app-${app.id}">[^]*?</tr>`))![0];
+
+    await a.get(`/admin/review/apps/${app.id}`);
+    expect(claimedRow((await b.get('/admin/review')).text)).toContain(alice.email);
+    expect(claimedRow((await a.get('/admin/review')).text)).toContain('>You<');
+    const bPage = await b.get(`/admin/review/apps/${app.id}`);
+    expect(bPage.text).toContain(`<strong>${alice.email}</strong> is reviewing this`);
+    expect(bPage.text).toContain('Take over');
+
+    // Alice's open page renews her claim; Bob's polling does not take it.
+    expect((await a.get(`/admin/review/apps/${app.id}/claim`, { htmx: true })).text).toContain('You are reviewing this');
+    expect((await b.get(`/admin/review/apps/${app.id}/claim`, { htmx: true })).text).toContain(`<strong>${alice.email}</strong>`);
+
+    const taken = await b.post(`/admin/review/apps/${app.id}/claim/take-over`, { confirmed: 'yes' }, { htmx: true });
+    expect(taken.text).toContain('You are reviewing this');
+    expect(claimedRow((await a.get('/admin/review')).text)).toContain(bob.email);
+
+    await t.sql(`update review_claims set expires_at = now() - interval '1 second' where subject = ?`, [`app:${app.id}`]);
+    expect(claimedRow((await a.get('/admin/review')).text)).not.toContain(bob.email);
+  });
+});

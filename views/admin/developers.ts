@@ -1,0 +1,109 @@
+import { html, type SafeHtml } from '../html.ts';
+import type { DeveloperDossier, DeveloperSummary } from '../../src/modules/developers/developer-directory.ts';
+import type { DeveloperAction } from '../../src/modules/developers/developers.service.ts';
+import { actionButton, badge, dataTable, definitionList, externalLink, filterForm, notice, pager, type FormContext, type Paging } from './components.ts';
+import { formatTime } from './format.ts';
+import { waitingBadge } from './waiting.ts';
+
+/** The developer list and one developer's page. `actions` are those the state allows and the admin's role holds. */
+type Message = { kind: 'ok' | 'error'; text: string } | null;
+
+const ACTION_LABELS: Record<DeveloperAction, { label: string; variant: 'primary' | 'danger' | 'plain'; confirm?: string }> = {
+  verify: { label: 'Verify', variant: 'primary' },
+  suspend: { label: 'Suspend', variant: 'danger', confirm: 'Suspend this developer? Their API keys stop working and their apps leave the catalogue.' },
+  reinstate: { label: 'Reinstate', variant: 'plain', confirm: 'Reinstate this developer? Their keys work again and their approved apps return to the catalogue.' },
+};
+
+function developerButtons(developer: DeveloperSummary, actions: DeveloperAction[], form: FormContext, view: 'row' | 'panel'): SafeHtml {
+  return html`${actions.map((action) =>
+    actionButton({
+      url: `/admin/developers/${developer.id}/${action}`,
+      form,
+      target: view === 'row' ? 'closest tr' : '#developer-actions',
+      fields: { view },
+      ...ACTION_LABELS[action],
+    }),
+  )}`;
+}
+
+export function developerRow(developer: DeveloperSummary, actions: DeveloperAction[], form: FormContext, message: Message = null): SafeHtml {
+  return html`<tr id="developer-${developer.id}">
+    <td><a href="/admin/developers/${developer.id}">${developer.name}</a>${developer.companyName ? html`<div class="muted">${developer.companyName}</div>` : ''}</td>
+    <td>${developer.email}</td>
+    <td>${badge(developer.status)}</td>
+    <td>${developer.waiting ? waitingBadge(developer.waiting) : formatTime(developer.createdAt)}</td>
+    <td class="num">${developer.appCount}</td>
+    <td class="actions">${developerButtons(developer, actions, form, 'row')}${notice(message)}</td>
+  </tr>`;
+}
+
+export interface DeveloperListData {
+  rows: { developer: DeveloperSummary; actions: DeveloperAction[] }[];
+  query: { q?: string; status?: string };
+  paging: Paging;
+  statuses: readonly string[];
+  form: FormContext;
+}
+
+export function developerList(data: DeveloperListData): SafeHtml {
+  return html`${filterForm({
+    action: '/admin/developers',
+    search: data.query.q,
+    placeholder: 'Name, e-mail or company',
+    selects: [{ name: 'status', label: 'Status', options: data.statuses.map((s) => ({ value: s, label: s })), selected: data.query.status }],
+  })}
+  <div id="results">
+    ${dataTable({
+      id: 'developers',
+      columns: [{ label: 'Developer' }, { label: 'E-mail' }, { label: 'Status' }, { label: 'Registered / waiting' }, { label: 'Apps', kind: 'num' }, { label: 'Actions' }],
+      rows: data.rows.map((row) => developerRow(row.developer, row.actions, data.form)),
+      empty: 'No developer matches.',
+    })}
+    ${pager('/admin/developers', data.query, data.paging)}
+  </div>`;
+}
+
+export function developerActionsPanel(developer: DeveloperSummary, actions: DeveloperAction[], form: FormContext, message: Message = null): SafeHtml {
+  return html`<div class="panel-actions" id="developer-actions">
+    ${badge(developer.status)} ${developer.waiting ? waitingBadge(developer.waiting) : ''}
+    ${developerButtons(developer, actions, form, 'panel')}
+    ${notice(message)}
+  </div>`;
+}
+
+export function developerPage(developer: DeveloperDossier, actions: DeveloperAction[], form: FormContext): SafeHtml {
+  return html`${developerActionsPanel(developer, actions, form)}
+  <section class="panel">
+    <h2>Profile</h2>
+    ${definitionList([
+      ['E-mail', developer.email],
+      ['Company', developer.companyName ?? '—'],
+      ['Website', externalLink(developer.websiteUrl)],
+      ['Platform user', html`<code>${developer.platformUserId}</code>`],
+      ['Registered', formatTime(developer.createdAt)],
+      ['Profile updated', formatTime(developer.updatedAt)],
+      ['Active API keys', String(developer.activeKeyCount)],
+    ])}
+    ${developer.bio ? html`<h3>Bio</h3><p class="prewrap">${developer.bio}</p>` : ''}
+  </section>
+  <section class="panel">
+    <h2>Apps</h2>
+    ${dataTable({
+      id: 'developer-apps',
+      columns: [{ label: 'App' }, { label: 'Status' }, { label: 'Version', kind: 'num' }, { label: 'Updated' }],
+      rows: developer.apps.map(
+        (app) => html`<tr><td><a href="/admin/apps/${app.id}">${app.name}</a> <span class="muted">${app.slug}</span></td><td>${badge(app.status)}</td><td class="num">${app.version}</td><td>${formatTime(app.updatedAt)}</td></tr>`,
+      ),
+      empty: 'No apps yet.',
+    })}
+  </section>
+  <section class="panel">
+    <h2>OAuth clients</h2>
+    ${dataTable({
+      id: 'developer-clients',
+      columns: [{ label: 'Client id' }, { label: 'Name' }, { label: 'Registered' }],
+      rows: developer.oauthClients.map((c) => html`<tr><td><code>${c.clientId}</code></td><td>${c.name}</td><td>${formatTime(c.createdAt)}</td></tr>`),
+      empty: 'None registered.',
+    })}
+  </section>`;
+}

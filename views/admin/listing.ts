@@ -1,0 +1,148 @@
+import { html, trustedHtml, type SafeHtml } from '../html.ts';
+import type { AppDossier, HistoryEntry, Lookalike } from '../../src/modules/apps/app-directory.ts';
+import type { FieldChange } from '../../src/modules/apps/listing-diff.ts';
+import { badge, dataTable, definitionList, externalLink } from './components.ts';
+import { formatTime } from './format.ts';
+
+/**
+ * One app as the review and detail pages show it: the listing as users will see it (its images
+ * load without a referrer), and around it what a reviewer weighs — notes, asset checks, the
+ * developer, the OAuth client's owner, look-alike names, history, diffs.
+ */
+type App = AppDossier['app'];
+
+const image = (url: string, className: string, alt: string) =>
+  html`<img class="${className}" src="${url}" alt="${alt}" loading="lazy" referrerpolicy="no-referrer">`;
+
+export function listingPreview(app: App, developer: AppDossier['developer']): SafeHtml {
+  return html`<section class="panel listing" aria-label="Listing preview">
+    <h2>Listing as users see it</h2>
+    ${app.bannerUrl ? image(app.bannerUrl, 'banner', 'Banner') : ''}
+    <div class="listing-head">
+      ${app.logoUrl ? image(app.logoUrl, 'logo', 'Logo') : html`<span class="muted">No logo</span>`}
+      <div>
+        <h3 class="app-name">${app.name}</h3>
+        <p>${app.description}</p>
+        <p class="muted">${app.category} · ${app.environment} · by ${developer.name}${developer.companyName ? ` (${developer.companyName})` : ''}</p>
+      </div>
+    </div>
+    ${
+      app.screenshots.length
+        ? html`<div class="shots">${app.screenshots.map(
+            (shot) => html`<figure>${image(shot.url, 'shot', shot.caption ?? `Screenshot ${shot.order + 1}`)}${shot.caption ? html`<figcaption>${shot.caption}</figcaption>` : ''}</figure>`,
+          )}</div>`
+        : html`<p class="muted">No screenshots.</p>`
+    }
+    <div class="markdown">${app.longDescriptionHtml ? trustedHtml(app.longDescriptionHtml) : html`<p class="muted">No long description.</p>`}</div>
+    ${definitionList([
+      ['Website', externalLink(app.websiteUrl)],
+      ['Support', externalLink(app.supportUrl)],
+      ['Privacy policy', externalLink(app.privacyPolicyUrl)],
+      ['Terms of service', externalLink(app.termsOfServiceUrl)],
+    ])}
+  </section>`;
+}
+
+export function reviewerContext(dossier: AppDossier): SafeHtml {
+  const { app, developer, oauthClient } = dossier;
+  return html`<section class="panel">
+    <h2>Developer</h2>
+    ${definitionList([
+      ['Name', html`<a href="/admin/developers/${developer.id}">${developer.name}</a>`],
+      ['E-mail', developer.email],
+      ['Company', developer.companyName ?? '—'],
+      ['Website', externalLink(developer.websiteUrl)],
+      ['Status', badge(developer.status)],
+    ])}
+    <h3>OAuth client</h3>
+    ${
+      oauthClient
+        ? definitionList([
+            ['Client id', html`<code>${oauthClient.clientId}</code>`],
+            ['Name', oauthClient.name ?? '—'],
+            [
+              'Registered to',
+              oauthClient.owner
+                ? html`<a href="/admin/developers/${oauthClient.owner.id}">${oauthClient.owner.name}</a> (${oauthClient.owner.email})${
+                    oauthClient.owner.id === developer.id ? '' : html` <strong class="alert-figure">— not this app's developer</strong>`
+                  }`
+                : html`<strong class="alert-figure">not registered</strong>`,
+            ],
+          ])
+        : html`<p class="muted">None.</p>`
+    }
+    <h3>Notes for reviewers</h3>
+    ${app.reviewNotes ? html`<p class="prewrap">${app.reviewNotes}</p>` : html`<p class="muted">None.</p>`}
+  </section>`;
+}
+
+export function lookalikeWarning(lookalikes: Lookalike[]): SafeHtml {
+  if (lookalikes.length === 0) return html``;
+  return html`<div class="notice notice-warning" role="note">
+    <strong>Look-alike names.</strong> Approved apps with similar names (possible impersonation):
+    <ul class="lookalikes">${lookalikes.map((l) => html`<li><a href="/admin/apps/${l.id}">${l.name}</a> <span class="muted">${l.slug} · similarity ${l.similarity}</span></li>`)}</ul>
+  </div>`;
+}
+
+export function assetChecksTable(app: App): SafeHtml {
+  return html`<section class="panel"><h2>Asset checks</h2>
+    ${dataTable({
+      id: 'asset-checks',
+      columns: [{ label: 'Field' }, { label: 'Result' }, { label: 'Format' }, { label: 'Size' }, { label: 'Problems' }, { label: 'Checked' }],
+      rows: app.assetChecks.map(
+        (check) => html`<tr>
+          <td><code>${check.field}</code></td>
+          <td>${badge(check.ok ? 'OK' : 'PROBLEM')}</td>
+          <td>${check.format ?? '—'}</td>
+          <td>${check.width && check.height ? `${check.width}×${check.height}` : '—'}</td>
+          <td>${check.problems.length ? check.problems.join('; ') : '—'}</td>
+          <td>${formatTime(check.checkedAt)}</td>
+        </tr>`,
+      ),
+      empty: 'No results yet (checks run in the background and never block a decision).',
+    })}</section>`;
+}
+
+export function historyTable(history: HistoryEntry[]): SafeHtml {
+  return html`<section class="panel"><h2>History</h2>
+    ${dataTable({
+      id: 'history',
+      columns: [{ label: 'When' }, { label: 'What' }, { label: 'Status' }, { label: 'By' }, { label: 'Version', kind: 'num' }, { label: 'Reason' }],
+      rows: history.map(
+        (entry) => html`<tr>
+          <td>${formatTime(entry.at)}</td>
+          <td>${entry.action}</td>
+          <td>${entry.fromStatus === entry.toStatus ? entry.toStatus : `${entry.fromStatus} → ${entry.toStatus}`}</td>
+          <td>${entry.actor}</td>
+          <td class="num">${entry.version}</td>
+          <td class="prewrap">${entry.reason ?? ''}</td>
+        </tr>`,
+      ),
+      empty: 'No transitions yet.',
+    })}</section>`;
+}
+
+function changeCell(change: FieldChange): SafeHtml {
+  if (change.lines) {
+    return html`<td colspan="2"><pre class="line-diff">${change.lines.map(
+      (line) => html`<span class="${line.kind}">${line.kind === 'add' ? '+ ' : line.kind === 'del' ? '− ' : '  '}${line.text}</span>`,
+    )}</pre></td>`;
+  }
+  return html`<td class="before">${change.before === null ? html`<em class="muted">empty</em>` : html`<pre><del>${change.before}</del></pre>`}</td>
+    <td class="after">${change.after === null ? html`<em class="muted">empty</em>` : html`<pre><ins>${change.after}</ins></pre>`}</td>`;
+}
+
+/** Field by field: what the reviewer must look at before deciding. */
+export function diffTable(title: string, changes: FieldChange[] | null, note?: string): SafeHtml {
+  return html`<section class="panel" id="diff"><h2>${title}</h2>
+    ${note ? html`<p class="muted">${note}</p>` : ''}
+    ${
+      changes === null
+        ? html`<p class="muted">No copy of the rejected version was kept (it was rejected before this console existed).</p>`
+        : changes.length === 0
+          ? html`<p>No field changed.</p>`
+          : html`<table class="diff"><thead><tr><th scope="col">Field</th><th scope="col">Before</th><th scope="col">After</th></tr></thead>
+              <tbody>${changes.map((change) => html`<tr><td>${change.label}</td>${changeCell(change)}</tr>`)}</tbody></table>`
+    }
+  </section>`;
+}
