@@ -20,6 +20,27 @@ async function runRetention() {
 }
 
 describe('scheduled retention', () => {
+  test('expired admin sessions and review claims go; live ones stay', async () => {
+    const [admin] = await t.sql<{ id: string }>(
+      `insert into admins (id, email, password_hash, role, created_at)
+       values (?, 'retention-admin@example.com', 'x', 'reviewer', now()) returning id`,
+      [Bun.randomUUIDv7()],
+    );
+    await t.sql(
+      `insert into admin_sessions (token_hash, admin_id, csrf_token, stage, expires_at) values
+         ('expired-session', ?, 'c', 'active', now() - interval '1 minute'), ('live-session', ?, 'c', 'active', now() + interval '1 hour')`,
+      [admin!.id, admin!.id],
+    );
+    await t.sql(
+      `insert into review_claims (subject, admin_id, expires_at) values
+         ('app:expired', ?, now() - interval '1 minute'), ('app:live', ?, now() + interval '5 minutes')`,
+      [admin!.id, admin!.id],
+    );
+    await runRetention();
+    expect(await t.sql(`select token_hash from admin_sessions where admin_id = ?`, [admin!.id])).toEqual([{ token_hash: 'live-session' }]);
+    expect(await t.sql(`select subject from review_claims where admin_id = ?`, [admin!.id])).toEqual([{ subject: 'app:live' }]);
+  });
+
   test('old rate-limit windows, sent e-mails, abandoned claims and unreferenced assets go; recent ones stay', async () => {
     await t.sql(
       `insert into rate_limit_counters (bucket, window_start, hits) values

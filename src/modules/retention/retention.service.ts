@@ -22,6 +22,10 @@ export const RETENTION_RULES: RetentionRule[] = [
   { label: 'rate-limit windows', table: 'rate_limit_counters', timestamp: 'window_start', keep: 'rateLimits' },
   { label: 'sent e-mails and the dev outbox', table: 'emails', timestamp: 'sent_at', keep: 'emails' },
   { label: 'abandoned e-mail claims', table: 'email_claims', timestamp: 'claimed_until', keep: 'emails' },
+  // A session past its absolute expiry can never be used again; an idle one ends sooner but is
+  // refused by the session check itself, so it may wait for its absolute expiry here.
+  { label: 'expired admin sessions', table: 'admin_sessions', timestamp: 'expires_at', keep: 0 },
+  { label: 'expired review claims', table: 'review_claims', timestamp: 'expires_at', keep: 0 },
 ];
 
 const BATCH = 5_000;
