@@ -31,6 +31,7 @@ const EnvSchema = Type.Object({
   MAIL_FROM: Type.Optional(Type.String({ minLength: 1 })),
   ALLOW_PRIVATE_FETCH: Type.Optional(Bool),
   TRUSTED_PROXIES: Type.Optional(Type.String()),
+  CORS_ORIGINS: Type.Optional(Type.String()),
   RATE_LIMITS: Type.Optional(Type.String()),
   MAX_BODY_BYTES: Type.Optional(PositiveIntString),
   RETENTION_RATE_LIMITS: Type.Optional(Duration),
@@ -80,6 +81,10 @@ export interface RateLimitConfig {
   failedAuthPerMinute: number;
   /** Failed admin sign-ins per minute, per account and per address; the next attempt is refused unchecked. */
   signInFailuresPerMinute: number;
+  /** Per developer, counted in PostgreSQL so every process shares them. */
+  keyCreationsPerMinute: number;
+  submissionsPerMinute: number;
+  revisionsPerMinute: number;
 }
 
 export interface MailConfig {
@@ -117,6 +122,8 @@ export interface Config {
   mail: MailConfig;
   allowPrivateFetch: boolean;
   trustedProxies: string[];
+  /** Browser origins allowed to call the public catalogue API (`*` for any); none by default. */
+  corsOrigins: string[];
   rateLimits: RateLimitConfig;
   maxBodyBytes: number;
   retention: RetentionConfig;
@@ -202,33 +209,34 @@ function parseOAuth(env: Env, appEnv: AppEnv): OAuthConfig {
   return { mode: 'dev', allowedClients: allowedClients.length > 0 ? allowedClients : ['marketplace-dev'] };
 }
 
-/** `RATE_LIMITS=off`, or `developer=600,public=1200,installs=300,failed-auth=30,signin=5` (0 disables one). */
+/** Each `RATE_LIMITS` name, the setting it fills and its default per minute. */
+const RATE_LIMIT_NAMES = {
+  developer: ['developerPerMinute', 600],
+  public: ['publicReadsPerMinute', 1200],
+  installs: ['installsPerMinute', 300],
+  'failed-auth': ['failedAuthPerMinute', 30],
+  signin: ['signInFailuresPerMinute', 5],
+  keys: ['keyCreationsPerMinute', 10],
+  submissions: ['submissionsPerMinute', 10],
+  revisions: ['revisionsPerMinute', 10],
+} as const satisfies Record<string, readonly [keyof RateLimitConfig, number]>;
+
+const RATE_LIMITS_EXAMPLE = Object.entries(RATE_LIMIT_NAMES)
+  .map(([name, [, perMinute]]) => `${name}=${perMinute}`)
+  .join(',');
+
+/** `RATE_LIMITS=off`, or a list like `developer=600,public=1200` (0 disables one; unnamed ones keep their defaults). */
 function parseRateLimits(raw: string | undefined): RateLimitConfig {
-  const limits: RateLimitConfig = {
-    developerPerMinute: 600,
-    publicReadsPerMinute: 1200,
-    installsPerMinute: 300,
-    failedAuthPerMinute: 30,
-    signInFailuresPerMinute: 5,
-  };
-  if (!raw) return limits;
-  if (raw.trim() === 'off') {
-    return { developerPerMinute: 0, publicReadsPerMinute: 0, installsPerMinute: 0, failedAuthPerMinute: 0, signInFailuresPerMinute: 0 };
-  }
-  const keys: Record<string, keyof RateLimitConfig> = {
-    developer: 'developerPerMinute',
-    public: 'publicReadsPerMinute',
-    installs: 'installsPerMinute',
-    'failed-auth': 'failedAuthPerMinute',
-    signin: 'signInFailuresPerMinute',
-  };
+  const off = raw?.trim() === 'off';
+  const limits = Object.fromEntries(Object.values(RATE_LIMIT_NAMES).map(([key, perMinute]) => [key, off ? 0 : perMinute])) as unknown as RateLimitConfig;
+  if (!raw || off) return limits;
   for (const entry of list(raw)) {
     const [name, value] = entry.split('=', 2);
-    const key = name ? keys[name] : undefined;
-    if (!key || !value || !/^[0-9]+$/.test(value)) {
-      throw new ConfigError('RATE_LIMITS must be "off" or a list like developer=600,public=1200,installs=300,failed-auth=30,signin=5');
+    const known = name && Object.hasOwn(RATE_LIMIT_NAMES, name) ? RATE_LIMIT_NAMES[name as keyof typeof RATE_LIMIT_NAMES] : undefined;
+    if (!known || !value || !/^[0-9]+$/.test(value)) {
+      throw new ConfigError(`RATE_LIMITS must be "off" or a list like ${RATE_LIMITS_EXAMPLE}`);
     }
-    limits[key] = Number(value);
+    limits[known[0]] = Number(value);
   }
   return limits;
 }
@@ -255,6 +263,15 @@ function parseProxies(raw: string | undefined): string[] {
   const bad = entries.find((entry) => parseCidr(entry) === null);
   if (bad !== undefined) throw new ConfigError(`TRUSTED_PROXIES entry "${bad}" is not an IP address or CIDR range`);
   return entries;
+}
+
+/** `CORS_ORIGINS`: `*`, or origins such as `https://app.example.com` (scheme, host and port only). */
+function parseCorsOrigins(raw: string | undefined): string[] {
+  const origins = list(raw);
+  if (origins.length === 1 && origins[0] === '*') return origins;
+  const bad = origins.find((origin) => !URL.canParse(origin) || new URL(origin).origin !== origin);
+  if (bad !== undefined) throw new ConfigError(`CORS_ORIGINS entry "${bad}" is not an origin like https://app.example.com (or use * alone)`);
+  return origins;
 }
 
 /** `MAIL_FROM` is `address`, `Display Name <address>` or `"Display, Name" <address>`, on one line. */
@@ -331,6 +348,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     mail: { smtpUrl: valid.SMTP_URL, from: parseMailFrom(valid.MAIL_FROM) },
     allowPrivateFetch: valid.ALLOW_PRIVATE_FETCH === 'true',
     trustedProxies: parseProxies(valid.TRUSTED_PROXIES),
+    corsOrigins: parseCorsOrigins(valid.CORS_ORIGINS),
     rateLimits: parseRateLimits(valid.RATE_LIMITS),
     maxBodyBytes: Number(valid.MAX_BODY_BYTES ?? 1_048_576),
     retention: parseRetention(valid),

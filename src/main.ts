@@ -37,7 +37,8 @@ if (config.env === 'development') await ensureDevelopmentAdmin(runtime.ctx.orm.e
 /** One process owns its port: a second `bun start` must fail loudly, not quietly share the socket. */
 function listen() {
   try {
-    return createApp(runtime.ctx).listen({ port: config!.port, hostname: config!.host, reusePort: false });
+    // `development: false`: Bun's own error page (with a stack trace) is never shown to anyone.
+    return createApp(runtime.ctx).listen({ port: config!.port, hostname: config!.host, reusePort: false, development: false });
   } catch (error) {
     const inUse = (error as { code?: string }).code === 'EADDRINUSE' || /in use/i.test((error as Error).message);
     logger.error(inUse ? `address in use: ${config!.host}:${config!.port} is taken by another process` : 'could not listen', {

@@ -3,6 +3,7 @@ import { isDatabaseUnavailable } from '../lib/database-errors.ts';
 import type { AppContext } from '../app-context.ts';
 import { ApiError, problemBody, validationFailed } from './problem.ts';
 import { createAllowedMethods } from './allowed-methods.ts';
+import { createCors } from './cors.ts';
 import { createBodyParser } from './json-body.ts';
 import { requestTargetProblems } from './request-target.ts';
 import { describeValidationErrors } from './validation-messages.ts';
@@ -46,16 +47,24 @@ export function toApiError(code: string | number, error: unknown, allowed: strin
   return new ApiError(500, 'INTERNAL', 'An unexpected error occurred');
 }
 
-/** Every response: no content sniffing; nothing under the developer API is stored by caches (a new key is in one). */
+/**
+ * Every response: no content sniffing, no referrer, and a CSP that lets a JSON answer load and
+ * frame nothing (pages that need more, the console and the OpenAPI UI, set their own); nothing
+ * under the developer API is stored by caches (a new key is in one).
+ */
+const BASELINE = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+};
 function baselineHeaders(pathname: string): Record<string, string> {
-  return pathname.startsWith('/api/dev/')
-    ? { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' }
-    : { 'x-content-type-options': 'nosniff' };
+  return pathname.startsWith('/api/dev/') ? { ...BASELINE, 'cache-control': 'no-store' } : BASELINE;
 }
 
-export function problemResponse(error: ApiError, requestId: string, pathname = '/'): Response {
+export function problemResponse(error: ApiError, requestId: string, pathname = '/', extraHeaders: Record<string, string> = {}): Response {
   const headers: Record<string, string> = {
     ...baselineHeaders(pathname),
+    ...extraHeaders,
     // An error is about this request only.
     'cache-control': 'no-store',
     'content-type': 'application/problem+json',
@@ -73,16 +82,23 @@ export function problemResponse(error: ApiError, requestId: string, pathname = '
 export function httpLifecycle(ctx: AppContext, routes: () => { method: string; path: string }[], options: { formPrefixes?: readonly string[] } = {}) {
   const log = ctx.logger.child({ component: 'http' });
   const allowedMethods = createAllowedMethods(routes);
+  const cors = createCors(ctx.config.corsOrigins);
   return new Elysia({ name: 'http-lifecycle' })
     .onRequest(({ request, set }) => {
       const sent = request.headers.get('x-request-id');
       const id = sent && REQUEST_ID_PATTERN.test(sent) ? sent : Bun.randomUUIDv7();
       requestIds.set(request, { id, startedAt: performance.now() });
       const url = new URL(request.url);
-      Object.assign(set.headers, baselineHeaders(url.pathname), { 'x-request-id': id });
+      const preflight = cors.preflight(request, url.pathname);
+      if (preflight) {
+        for (const [name, value] of Object.entries({ ...baselineHeaders(url.pathname), 'x-request-id': id })) preflight.headers.set(name, value);
+        return preflight;
+      }
+      const corsHeaders = cors.headersFor(request, url.pathname);
+      Object.assign(set.headers, baselineHeaders(url.pathname), corsHeaders, { 'x-request-id': id });
       const target = requestTargetProblems(url);
       if (target) {
-        return problemResponse(validationFailed(`The ${target.where} is invalid`, target.errors), id, url.pathname);
+        return problemResponse(validationFailed(`The ${target.where} is invalid`, target.errors), id, url.pathname, corsHeaders);
       }
       // Bun enforces the limit on a listening server; this also covers `app.handle` and honest clients early.
       const length = Number(request.headers.get('content-length') ?? 0);
@@ -91,6 +107,7 @@ export function httpLifecycle(ctx: AppContext, routes: () => { method: string; p
           new ApiError(413, 'PAYLOAD_TOO_LARGE', `The request body exceeds ${ctx.config.maxBodyBytes} bytes`),
           id,
           url.pathname,
+          corsHeaders,
         );
       }
     })
@@ -105,7 +122,7 @@ export function httpLifecycle(ctx: AppContext, routes: () => { method: string; p
       }
       // The access log reads the status from here: what the client got, not what Elysia first meant.
       set.status = apiError.status;
-      return problemResponse(apiError, requestId, pathname);
+      return problemResponse(apiError, requestId, pathname, cors.headersFor(request, pathname));
     })
     .onAfterResponse({ as: 'global' }, ({ request, set }) => {
       const started = requestIds.get(request);

@@ -4,6 +4,7 @@ import type { AppContext } from '../app-context.ts';
 import { createClientAddressResolver, networkOf } from './client-address.ts';
 import { ApiError } from './problem.ts';
 import { beforeValidation } from './guard.ts';
+import { rateLimitedProblem } from './schemas.ts';
 
 /**
  * Fixed one-minute windows. Developer and public-read limits are counted in memory per process
@@ -131,6 +132,9 @@ export function postgresRateLimiter(orm: MikroORM, name: string, limit: number):
   };
 }
 
+/** A limit in words for the OpenAPI document, or nothing when it is disabled (0). */
+export const perMinute = (count: number, what: string): string[] => (count > 0 ? [`${count} ${what} a minute`] : []);
+
 /** Applies a limiter: sets the RateLimit-* headers, and refuses with 429 past the limit. */
 export async function enforceRateLimit(limiter: RateLimiter, key: string, headers: Record<string, string | number>): Promise<void> {
   if (limiter.limit <= 0) return;
@@ -158,13 +162,23 @@ export function createPublicRateLimits(ctx: AppContext) {
     read: memoryRateLimiter(ctx.config.rateLimits.publicReadsPerMinute),
     write: postgresRateLimiter(ctx.orm, 'public-write', ctx.config.rateLimits.installsPerMinute),
   };
+  const { publicReadsPerMinute, installsPerMinute, failedAuthPerMinute } = ctx.config.rateLimits;
+  const limitDocs: Record<PublicTraffic, ReturnType<typeof rateLimitedProblem>> = {
+    read: rateLimitedProblem(perMinute(publicReadsPerMinute, 'catalogue reads per client address (an IPv6 /64)')),
+    write: rateLimitedProblem([
+      ...perMinute(installsPerMinute, 'installs and reviews per client address (an IPv6 /64), shared by every process'),
+      ...perMinute(failedAuthPerMinute, 'failed authentications per client address'),
+    ]),
+  };
   return new Elysia({ name: 'public-rate-limits', seed }).macro({
-    rateLimit: (traffic: PublicTraffic) =>
-      beforeValidation(async ({ request, server, set }) => {
+    rateLimit: (traffic: PublicTraffic) => ({
+      response: { 429: limitDocs[traffic] },
+      ...beforeValidation(async ({ request, server, set }) => {
         const address = clientAddress(request, server);
         await enforceRateLimit(limiters[traffic], networkOf(address), set.headers);
         return { clientAddress: address };
       }),
+    }),
   });
 }
 

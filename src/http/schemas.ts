@@ -80,6 +80,25 @@ export const ProblemSchema = t.Object(
   { description: 'RFC 9457 problem details' },
 );
 
+/**
+ * The 429 a rate-limited route may answer, with the headers every limited response carries;
+ * `limits` says in words which limits apply (a disabled one, 0, is left out). The OpenAPI generator
+ * reads `headers` off the schema.
+ */
+export const rateLimitedProblem = (limits: string[]) =>
+  t.Object(ProblemSchema.properties, {
+    description:
+      limits.length > 0
+        ? `Too many requests: ${limits.join('; ')}. Wait for \`Retry-After\` seconds.`
+        : 'Too many requests (no rate limit is configured in this deployment).',
+    headers: {
+      'retry-after': t.String({ description: 'Seconds until a request may succeed' }),
+      'ratelimit-limit': t.String({ description: 'Requests allowed in the window' }),
+      'ratelimit-remaining': t.String({ description: 'Requests left in the window (0 here)' }),
+      'ratelimit-reset': t.String({ description: 'Seconds until the window resets' }),
+    },
+  });
+
 /** Error responses documented for a route, by status. */
 export const problems = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((status) => [status, ProblemSchema])) as Record<number, typeof ProblemSchema>;

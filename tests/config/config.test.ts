@@ -31,6 +31,9 @@ describe('configuration', () => {
       installsPerMinute: 300,
       failedAuthPerMinute: 30,
       signInFailuresPerMinute: 5,
+      keyCreationsPerMinute: 10,
+      submissionsPerMinute: 10,
+      revisionsPerMinute: 10,
     });
   });
 
@@ -93,7 +96,9 @@ describe('configuration', () => {
   });
 
   test('rate limits are configurable and can be switched off', () => {
-    expect(loadConfig({ RATE_LIMITS: 'off' }).rateLimits).toEqual({ developerPerMinute: 0, publicReadsPerMinute: 0, installsPerMinute: 0, failedAuthPerMinute: 0, signInFailuresPerMinute: 0 });
+    expect(Object.values(loadConfig({ RATE_LIMITS: 'off' }).rateLimits).every((perMinute) => perMinute === 0)).toBe(true);
+    expect(loadConfig({ RATE_LIMITS: 'submissions=2' }).rateLimits).toMatchObject({ submissionsPerMinute: 2, developerPerMinute: 600 });
+    expect(() => loadConfig({ RATE_LIMITS: 'submissions=two' })).toThrow(/RATE_LIMITS must be "off" or a list like developer=600,/);
     expect(loadConfig({ RATE_LIMITS: 'public=50' }).rateLimits.publicReadsPerMinute).toBe(50);
     expect(loadConfig({ RATE_LIMITS: 'failed-auth=5' }).rateLimits.failedAuthPerMinute).toBe(5);
     expect(loadConfig({ RATE_LIMITS: 'signin=3' }).rateLimits.signInFailuresPerMinute).toBe(3);

@@ -3,7 +3,8 @@ import { createTestApp, type TestApp } from '../support/harness.ts';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp();
+  // Rate limits on (the default), so the document states them.
+  t = await createTestApp({ RATE_LIMITS: 'developer=600' });
 });
 afterAll(() => t.close());
 
@@ -29,5 +30,22 @@ test('every route is in /swagger/json with a summary, its request schemas and it
     if (route.path.startsWith('/api/dev/') && route.path !== '/api/dev/register') {
       expect(operation.security, `${route.method} ${route.path} declares bearer auth`).toEqual([{ bearer: [] }]);
     }
+    // Every route behind a credential or a public limit can be refused with 429: it says so, with the limits and headers.
+    if (route.path.startsWith('/api/')) {
+      const limited = operation.responses['429'];
+      expect(limited, `${route.method} ${route.path} documents 429`).toBeDefined();
+      expect(Object.keys(limited.headers ?? {}).sort(), `${route.method} ${route.path} 429 headers`).toEqual([
+        'ratelimit-limit',
+        'ratelimit-remaining',
+        'ratelimit-reset',
+        'retry-after',
+      ]);
+      expect(limited.description).toMatch(/a minute/);
+    }
   }
+  const limitOf = (path: string, method: string) => document.paths[path][method].responses['429'].description as string;
+  expect(limitOf('/api/dev/api-keys', 'post')).toContain('10 key creations per developer a minute');
+  expect(limitOf('/api/dev/apps/{id}/submit', 'post')).toContain('10 submissions per developer a minute');
+  expect(limitOf('/api/dev/apps/{id}/revisions', 'post')).toContain('10 revisions per developer a minute');
+  expect(limitOf('/api/apps/{slug}/install', 'post')).toContain('300 installs and reviews per client address');
 });

@@ -17,7 +17,7 @@ export function apiKeysApi(ctx: AppContext, auth: AuthPlugin) {
         return status(201, { ...toApiKeyView(key), key: fullKey });
       },
       {
-        developer: true,
+        developer: { scope: true, limit: 'keyCreations' },
         body: CreateApiKeyBody,
         response: { 201: CreatedApiKey, ...problems(400, 401, 403, 404, 409) },
         detail: {

@@ -66,7 +66,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
       },
     })
     .post('/:id/submit', async ({ principal, params }) => submitApp(deps(), principal.developerId, params.id), {
-      apiKey: 'APP_UPDATE',
+      apiKey: { scope: 'APP_UPDATE', limit: 'submissions' },
       params: IdParams,
       response: { 200: OwnerAppView, ...problems(400, 401, 403, 404, 409) },
       detail: {
@@ -86,7 +86,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
       async ({ principal, params, body, status }) =>
         status(201, await openRevision(deps(), principal.developerId, params.id, body)),
       {
-        apiKey: 'APP_UPDATE',
+        apiKey: { scope: 'APP_UPDATE', limit: 'revisions' },
         params: IdParams,
         body: UpdateAppBody,
         response: { 201: OwnerAppView, ...problems(400, 401, 403, 404, 409) },

@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../http/problem.ts';
-import { enforceRateLimit, failedAttemptLimiter, memoryRateLimiter } from '../../http/rate-limit.ts';
+import { enforceRateLimit, failedAttemptLimiter, memoryRateLimiter, perMinute, postgresRateLimiter, type RateLimiter } from '../../http/rate-limit.ts';
+import { rateLimitedProblem } from '../../http/schemas.ts';
 import { beforeValidation, type GuardContext } from '../../http/guard.ts';
 import { createClientAddressResolver, networkOf } from '../../http/client-address.ts';
 import type { PlatformIdentity } from './platform-identity.ts';
@@ -30,12 +31,25 @@ function bearerToken(headers: Record<string, string | undefined>): string {
 const bearerDoc = { security: [{ bearer: [] }] };
 
 /**
+ * Writes limited per developer in PostgreSQL, so every API process shares the count: a burst of
+ * key creations, submissions or revisions is refused whichever process it lands on.
+ */
+export type SharedLimit = 'keyCreations' | 'submissions' | 'revisions';
+
+/** What a developer route requires: a scope (`true`: any key), and optionally a shared write limit. */
+export type Requirement = Scope | true | { scope: Scope | true; limit: SharedLimit };
+
+const requirementOf = (requirement: Requirement) =>
+  typeof requirement === 'object' ? requirement : { scope: requirement, limit: undefined };
+
+/**
  * The auth guard every route declares. Options, by what the route accepts:
  * - `platformToken: true` — only the platform OAuth token (registration, reviews);
  * - `optionalPlatformToken: true` — the platform token if sent (installs);
  * - `developer: true` — the OAuth token or any valid API key, no scope (profile edits, keys);
  *   `developer: <Scope>` — the OAuth token, or an API key holding that scope (webhooks);
  * - `apiKey: <Scope> | true` — only an API key, holding that scope when one is named.
+ * `developer` and `apiKey` also take `{ scope, limit }` for a shared write limit.
  */
 let instances = 0;
 
@@ -46,6 +60,27 @@ export function createAuth(ctx: AppContext) {
   const developerLimiter = memoryRateLimiter(ctx.config.rateLimits.developerPerMinute);
   const failedAttempts = failedAttemptLimiter(ctx.config.rateLimits.failedAuthPerMinute);
   const clientAddress = createClientAddressResolver(ctx.config.trustedProxies);
+  const limits = ctx.config.rateLimits;
+  const sharedLimiters: Record<SharedLimit, RateLimiter> = {
+    keyCreations: postgresRateLimiter(ctx.orm, 'key-creations', limits.keyCreationsPerMinute),
+    submissions: postgresRateLimiter(ctx.orm, 'submissions', limits.submissionsPerMinute),
+    revisions: postgresRateLimiter(ctx.orm, 'revisions', limits.revisionsPerMinute),
+  };
+  const failedAuthWords = perMinute(limits.failedAuthPerMinute, 'failed authentications per client address');
+  const sharedLimitWords: Record<SharedLimit, string[]> = {
+    keyCreations: perMinute(limits.keyCreationsPerMinute, 'key creations per developer'),
+    submissions: perMinute(limits.submissionsPerMinute, 'submissions per developer'),
+    revisions: perMinute(limits.revisionsPerMinute, 'revisions per developer'),
+  };
+  /** Documents the 429 of a route: the limits that apply, and the headers. */
+  const limitedDoc = (limit: SharedLimit | undefined) => ({
+    429: rateLimitedProblem([
+      ...perMinute(limits.developerPerMinute, 'requests per API key (per account for the OAuth token)'),
+      ...(limit ? sharedLimitWords[limit] : []),
+      ...failedAuthWords,
+    ]),
+  });
+  const failedAuthDoc = { 429: rateLimitedProblem(failedAuthWords) };
 
   /**
    * Runs an authentication for a guard. A client that failed too often lately is refused (429)
@@ -99,6 +134,7 @@ export function createAuth(ctx: AppContext) {
   return new Elysia({ name: 'auth', seed }).macro({
     platformToken: (enabled: true) => ({
       detail: bearerDoc,
+      response: failedAuthDoc,
       ...beforeValidation((context) => {
         void enabled;
         return authenticated(context, async () => ({ identity: await platformIdentityFrom(bearerToken(context.headers)) }));
@@ -107,6 +143,7 @@ export function createAuth(ctx: AppContext) {
     /** The platform OAuth token if one is sent (`identity` is null without the header); anything else sent is 401. */
     optionalPlatformToken: (enabled: true) => ({
       detail: { security: [{}, { bearer: [] }] },
+      response: failedAuthDoc,
       ...beforeValidation(async (context) => {
         void enabled;
         if (context.headers.authorization === undefined) return { identity: null as PlatformIdentity | null };
@@ -115,19 +152,27 @@ export function createAuth(ctx: AppContext) {
         }));
       }),
     }),
-    developer: (scope: Scope | true) => ({
+    developer: (requirement: Requirement) => {
+      const { scope, limit: sharedLimit } = requirementOf(requirement);
+      return {
+        detail: bearerDoc,
+        response: limitedDoc(sharedLimit),
+        ...beforeValidation(async (context) => {
+          const principal = await authenticated(context, () => developerFromToken(bearerToken(context.headers)));
+          await limit(principal, context.set.headers);
+          if (scope !== true && principal.via === 'apiKey' && !principal.key.scopes.includes(scope)) {
+            throw new ApiError(403, 'INSUFFICIENT_SCOPE', `This API key lacks the ${scope} scope`);
+          }
+          if (sharedLimit) await enforceRateLimit(sharedLimiters[sharedLimit], principal.developerId, context.set.headers);
+          return { principal };
+        }),
+      };
+    },
+    apiKey: (requirement: Requirement) => {
+      const { scope, limit: sharedLimit } = requirementOf(requirement);
+      return {
       detail: bearerDoc,
-      ...beforeValidation(async (context) => {
-        const principal = await authenticated(context, () => developerFromToken(bearerToken(context.headers)));
-        await limit(principal, context.set.headers);
-        if (scope !== true && principal.via === 'apiKey' && !principal.key.scopes.includes(scope)) {
-          throw new ApiError(403, 'INSUFFICIENT_SCOPE', `This API key lacks the ${scope} scope`);
-        }
-        return { principal };
-      }),
-    }),
-    apiKey: (scope: Scope | true) => ({
-      detail: bearerDoc,
+      response: limitedDoc(sharedLimit),
       ...beforeValidation(async (context) => {
         const key = await authenticated(context, async () => {
           const token = bearerToken(context.headers);
@@ -142,9 +187,11 @@ export function createAuth(ctx: AppContext) {
         if (scope !== true && !key.scopes.includes(scope)) {
           throw new ApiError(403, 'INSUFFICIENT_SCOPE', `This API key lacks the ${scope} scope`);
         }
+        if (sharedLimit) await enforceRateLimit(sharedLimiters[sharedLimit], principal.developerId, context.set.headers);
         return { principal };
       }),
-    }),
+      };
+    },
   });
 }
 

@@ -21,8 +21,9 @@ export function installsApi(ctx: AppContext, auth: AuthPlugin, rateLimits: Publi
       return status(201, await recordInstall(ctx.orm.em.fork(), ctx.jobs, params.slug, installer));
     },
     {
-      rateLimit: 'write',
+      // The token first: a bad one is 401 without spending the address's write budget.
       optionalPlatformToken: true,
+      rateLimit: 'write',
       params: SlugParams,
       body: InstallBody,
       response: { 201: InstallResult, ...problems(400, 401, 404, 410, 429) },

@@ -28,8 +28,9 @@ export function reviewsApi(ctx: AppContext, auth: AuthPlugin, rateLimits: Public
         return created ? status(201, review) : status(200, review);
       },
       {
-        rateLimit: 'write',
+        // The token first: a bad one is 401 without spending the address's write budget.
         platformToken: true,
+        rateLimit: 'write',
         params: SlugParams,
         body: ReviewBody,
         response: { 200: ReviewView, 201: ReviewView, ...problems(400, 401, 403, 404, 410, 429) },

@@ -1,0 +1,40 @@
+/**
+ * Cross-origin access for the public catalogue API only (`/api/apps…`: lists, apps, installs,
+ * reviews), from the origins `CORS_ORIGINS` names. The developer API, the console and everything
+ * else answer no browser from another origin: they carry credentials a page must not wield.
+ */
+const PUBLIC_API = '/api/apps';
+const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+export function createCors(origins: string[]) {
+  const anyOrigin = origins.includes('*');
+  const allowed = (origin: string | null) => origin !== null && (anyOrigin || origins.includes(origin));
+  const isPublic = (pathname: string) => pathname === PUBLIC_API || pathname.startsWith(`${PUBLIC_API}/`);
+
+  return {
+    /** Headers for a response to `request`, or none when it is not a cross-origin call the service allows. */
+    headersFor(request: Request, pathname: string): Record<string, string> {
+      const origin = request.headers.get('origin');
+      if (!isPublic(pathname) || !allowed(origin)) return {};
+      return anyOrigin
+        ? { 'access-control-allow-origin': '*' }
+        : { 'access-control-allow-origin': origin!, vary: 'Origin' };
+    },
+    /** The answer to an allowed preflight (OPTIONS), or null to treat the request like any other. */
+    preflight(request: Request, pathname: string): Response | null {
+      if (request.method !== 'OPTIONS' || !request.headers.get('access-control-request-method')) return null;
+      const headers = this.headersFor(request, pathname);
+      if (!headers['access-control-allow-origin']) return null;
+      return new Response(null, {
+        status: 204,
+        headers: {
+          ...headers,
+          'access-control-allow-methods': 'GET, POST',
+          'access-control-allow-headers': 'authorization, content-type, x-request-id',
+          'access-control-expose-headers': 'x-request-id, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, etag',
+          'access-control-max-age': String(PREFLIGHT_MAX_AGE_SECONDS),
+        },
+      });
+    },
+  };
+}
