@@ -6,6 +6,7 @@ import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
 import { deps, eventually } from '../apps/fixtures.ts';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { image, startImageServer, type ImageServer } from './image-server.ts';
+import { createAdminAccount, signedIn } from '../console/support.ts';
 import { jpeg, mirrorOf, png, sha256 } from './images.ts';
 
 /**
@@ -89,6 +90,20 @@ async function submitted(body: object) {
 const approve = (app: { id: string }, version: number) => decideApp(deps(t), app.id, 'approve', { actor: CLI_ACTOR, version });
 const publicView = async (slug: string) => (await t.call('GET', `/api/apps/${slug}`)).body;
 const checkOf = (view: { assetChecks: { field: string }[] }, field: string) => view.assetChecks.find((check) => check.field === field) as any;
+
+describe('the reviewer looks at the stored copies', () => {
+  test("the console's review page shows each mirrored image from the mirror, and marks one nobody could store", async () => {
+    const app = await submitted(listing({ logo: '/logo.png', shots: ['/shot.png', '/missing.png'] }));
+    await checked(app.id);
+    const reviewer = await signedIn(t, await createAdminAccount(t, 'reviewer'));
+    const page = (await reviewer.get(`/admin/apps/${app.id}`)).text;
+    expect(page).toContain(`src="${mirrorOf(LOGO, 'png')}"`);
+    expect(page).toContain(`src="${mirrorOf(SHOT, 'png')}"`);
+    expect(page).toContain(`src="${url('/missing.png')}"`);
+    expect(page.match(/Not stored: shown from the developer/g)).toHaveLength(1);
+    expect(page).not.toContain(`src="${url('/logo.png')}"`);
+  });
+});
 
 describe('approval publishes the mirrored copies the reviewer saw', () => {
   test('the public listing serves the checked bytes, with immutable caching, whatever the origin does later', async () => {

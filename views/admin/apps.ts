@@ -124,7 +124,7 @@ export function appPage(data: { dossier: AppDossier; buttons: AppButtons; form: 
     ${lookalikeWarning(dossier.lookalikes)}
     ${dossier.app.rejectionReason ? html`<div class="notice notice-error"><strong>Rejected:</strong> <span class="prewrap">${dossier.app.rejectionReason}</span></div>` : ''}
     <div class="columns">
-      ${listingPreview(dossier.app, dossier.developer)}
+      ${listingPreview(dossier.app, dossier.developer, dossier.images)}
       ${reviewerContext(dossier)}
     </div>
     ${data.supportEdit ?? ''}

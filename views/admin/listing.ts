@@ -11,15 +11,20 @@ import { formatTime } from './format.ts';
  */
 type App = AppDossier['app'];
 
-const image = (url: string, className: string, alt: string) =>
-  html`<img class="${className}" src="${url}" alt="${alt}" loading="lazy" referrerpolicy="no-referrer">`;
+type ShownImage = NonNullable<AppDossier['images']['logo']>;
 
-export function listingPreview(app: App, developer: AppDossier['developer']): SafeHtml {
+/** A stored copy, or the developer's own URL marked as not stored (nobody has these bytes). */
+const image = (shown: ShownImage, className: string, alt: string) =>
+  html`<img class="${className}" src="${shown.url}" alt="${alt}" loading="lazy" referrerpolicy="no-referrer">${
+    shown.mirrored ? '' : html`<small class="muted not-mirrored">Not stored: shown from the developer's server</small>`
+  }`;
+
+export function listingPreview(app: App, developer: AppDossier['developer'], images: AppDossier['images']): SafeHtml {
   return html`<section class="panel listing" aria-label="Listing preview">
     <h2>Listing as users see it</h2>
-    ${app.bannerUrl ? image(app.bannerUrl, 'banner', 'Banner') : ''}
+    ${images.banner ? image(images.banner, 'banner', 'Banner') : ''}
     <div class="listing-head">
-      ${app.logoUrl ? image(app.logoUrl, 'logo', 'Logo') : html`<span class="muted">No logo</span>`}
+      ${images.logo ? image(images.logo, 'logo', 'Logo') : html`<span class="muted">No logo</span>`}
       <div>
         <h3 class="app-name">${app.name}</h3>
         <p>${app.description}</p>
@@ -29,7 +34,8 @@ export function listingPreview(app: App, developer: AppDossier['developer']): Sa
     ${
       app.screenshots.length
         ? html`<div class="shots">${app.screenshots.map(
-            (shot) => html`<figure>${image(shot.url, 'shot', shot.caption ?? `Screenshot ${shot.order + 1}`)}${shot.caption ? html`<figcaption>${shot.caption}</figcaption>` : ''}</figure>`,
+            (shot, index) =>
+              html`<figure>${image(images.screenshots[index]!, 'shot', shot.caption ?? `Screenshot ${shot.order + 1}`)}${shot.caption ? html`<figcaption>${shot.caption}</figcaption>` : ''}</figure>`,
           )}</div>`
         : html`<p class="muted">No screenshots.</p>`
     }

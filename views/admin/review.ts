@@ -147,7 +147,7 @@ export function reviewPage(data: ReviewPageData): SafeHtml {
     }
     ${data.decision ? decisionPanel(data.decision) : ''}
     <div class="columns">
-      ${listingPreview(app, dossier.developer)}
+      ${listingPreview(app, dossier.developer, dossier.images)}
       ${reviewerContext(dossier)}
     </div>
     ${assetChecksTable(app)}

@@ -1,3 +1,4 @@
+import { imagesForReview } from './asset-publication.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
 import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
@@ -125,6 +126,8 @@ export interface AppDossier {
   /** A PENDING app that was rejected before: what changed since the rejection (null diff: no snapshot was kept then). */
   resubmission: { rejectedAt: Date; reason: string | null; diff: FieldChange[] | null } | null;
   actions: AppSummary['actions'];
+  /** The listing's images as the reviewer is shown them (the mirrored copies where there are). */
+  images: ReturnType<typeof imagesForReview>;
 }
 
 /** Approved apps whose names look like this one (trigram similarity): a possible impersonation. */
@@ -172,6 +175,7 @@ export async function appDossier(em: EntityManager, id: string): Promise<AppDoss
   const client = clientRows[0];
   return {
     app: view,
+    images: imagesForReview(view),
     developer: {
       id: developer.id,
       name: developer.name,

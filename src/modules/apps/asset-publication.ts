@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { mirrorPath } from '../assets/asset-files.ts';
-import { listedAssets, type ListingImages } from './listed-assets.ts';
+import type { OwnerAppView } from './apps.model.ts';
+import { listedAssets, type ListedAsset, type ListingImages } from './listed-assets.ts';
 
 /**
  * What the public sees of a listing's images is fixed when an app or a revision is approved:
@@ -46,5 +47,36 @@ export function withPublishedAssets<T extends ListingImages>(listing: T, publish
     logoUrl: listing.logoUrl ? shown('logoUrl', listing.logoUrl) : listing.logoUrl,
     bannerUrl: listing.bannerUrl ? shown('bannerUrl', listing.bannerUrl) : listing.bannerUrl,
     screenshots: screenshots.map((screenshot, index) => ({ ...screenshot, url: shown(`screenshots[${index}]`, screenshot.url) })),
+  };
+}
+
+/** An image as a reviewer is shown it: the stored copy when the check made one, else its own URL. */
+export interface ShownImage {
+  url: string;
+  mirrored: boolean;
+}
+
+/**
+ * The listing's images as the reviewer sees them: each image whose check stored a copy of the URL
+ * listed now is shown from the mirror — the bytes an approval will publish; the others from their
+ * own URL, marked so the reviewer knows nobody stored them.
+ */
+export function imagesForReview(view: Pick<OwnerAppView, 'logoUrl' | 'bannerUrl' | 'screenshots' | 'assetChecks'>): {
+  logo: ShownImage | null;
+  banner: ShownImage | null;
+  screenshots: ShownImage[];
+} {
+  const shown = (asset: ListedAsset): ShownImage => {
+    const check = view.assetChecks.find((c) => c.field === asset.field && c.url === asset.url);
+    return check?.mirrorUrl ? { url: check.mirrorUrl, mirrored: true } : { url: asset.url, mirrored: false };
+  };
+  const listed = listedAssets(view);
+  const at = (field: string) => listed.find((asset) => asset.field === field);
+  const logo = at('logoUrl');
+  const banner = at('bannerUrl');
+  return {
+    logo: logo ? shown(logo) : null,
+    banner: banner ? shown(banner) : null,
+    screenshots: listed.filter((asset) => asset.field.startsWith('screenshots[')).map(shown),
   };
 }
