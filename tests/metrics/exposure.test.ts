@@ -3,6 +3,7 @@ import { createTestApp, type TestApp } from '../support/harness.ts';
 import { freePort } from '../../src/db/embedded.ts';
 import { serveMetrics } from '../../src/modules/metrics/metrics.api.ts';
 import { queueCatalog } from '../../jobs/catalog.ts';
+import { PRODUCTION_SETTINGS } from '../support/production.ts';
 
 /** Where `/metrics` is served: on a port of its own when METRICS_PORT is set, and never openly in production. */
 const apps: TestApp[] = [];
@@ -48,16 +49,7 @@ describe('METRICS_PORT', () => {
 });
 
 test('in production, without METRICS_TOKEN or METRICS_PORT, /metrics is not served', async () => {
-  const t = await app({
-    APP_ENV: 'production',
-    SMTP_URL: 'smtp://127.0.0.1:2525',
-    OAUTH_JWKS_URL: 'https://id.platform.test/jwks',
-    OAUTH_ISSUER: 'https://id.platform.test',
-    OAUTH_AUDIENCE: 'marketplace',
-    OAUTH_ALLOWED_CLIENTS: 'platform-web',
-    API_KEY_SECRETS: 'k1:0123456789abcdef0123456789abcdef',
-    WEBHOOK_ENCRYPTION_KEYS: 'w1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
-  });
+  const t = await app(PRODUCTION_SETTINGS);
   const response = await t.call('GET', '/metrics');
   expect(response.status).toBe(404);
   expect(response.body.code).toBe('NOT_FOUND');

@@ -79,6 +79,12 @@ async function ownerKeyId() {
 
 const invalid = { unknownField: true };
 const webhookBody = { url: 'http://127.0.0.1:9/other', events: ['app.rejected'] };
+/** Probes: an id nobody has, a body the schema refuses. */
+const unknownId = { status: 404, code: 'NOT_FOUND' };
+const invalidBody = { body: invalid, status: 400, code: 'VALIDATION_FAILED' };
+const WEBHOOKS: Needs = { takes: 'token-or-key', scope: 'APP_UPDATE' };
+/** A webhook route on a fresh endpoint of the owner's. */
+const onHook = (ok: number): RouteSpec => ({ needs: WEBHOOKS, probe: unknownId, target: async () => ({ params: { id: await hook() } }), ok });
 
 /** What each developer route takes. Keep it in step with the route table: the first test below checks. */
 const ROUTES: Record<string, RouteSpec> = {
@@ -94,7 +100,7 @@ const ROUTES: Record<string, RouteSpec> = {
   'GET /api/dev/me': { needs: { takes: 'api-key' }, probe: { status: 200 }, target: async () => ({}), ok: 200 },
   'PUT /api/dev/me': {
     needs: { takes: 'token-or-key' },
-    probe: { body: invalid, status: 400, code: 'VALIDATION_FAILED' },
+    probe: invalidBody,
     target: async () => ({ body: { companyName: `Changed ${crypto.randomUUID()}` } }),
     ok: 200,
   },
@@ -107,7 +113,7 @@ const ROUTES: Record<string, RouteSpec> = {
   'GET /api/dev/api-keys': { needs: { takes: 'token-or-key' }, probe: { status: 200 }, target: async () => ({}), ok: 200 },
   'DELETE /api/dev/api-keys/:id': {
     needs: { takes: 'token-or-key' },
-    probe: { status: 404, code: 'NOT_FOUND' },
+    probe: unknownId,
     target: async () => ({ params: { id: await ownerKeyId() }, as: owner.oauthToken }),
     ok: 200,
   },
@@ -120,110 +126,85 @@ const ROUTES: Record<string, RouteSpec> = {
   'GET /api/dev/apps': { needs: { takes: 'api-key', scope: 'APP_READ' }, probe: { status: 200 }, target: async () => ({}), ok: 200 },
   'GET /api/dev/apps/:id': {
     needs: { takes: 'api-key', scope: 'APP_READ' },
-    probe: { status: 404, code: 'NOT_FOUND' },
+    probe: unknownId,
     target: async () => ({ params: { id: await draft() } }),
     ok: 200,
   },
   'PUT /api/dev/apps/:id': {
     needs: { takes: 'api-key', scope: 'APP_UPDATE' },
-    probe: { body: invalid, status: 400, code: 'VALIDATION_FAILED' },
+    probe: invalidBody,
     target: async () => ({ params: { id: await draft() }, body: { description: 'Changed by whoever got in.' } }),
     ok: 200,
   },
   'DELETE /api/dev/apps/:id': {
     needs: { takes: 'api-key', scope: 'APP_DELETE' },
-    probe: { status: 404, code: 'NOT_FOUND' },
+    probe: unknownId,
     target: async () => ({ params: { id: await draft() } }),
     ok: 200,
   },
   'POST /api/dev/apps/:id/submit': {
     needs: { takes: 'api-key', scope: 'APP_UPDATE' },
-    probe: { status: 404, code: 'NOT_FOUND' },
+    probe: unknownId,
     target: async () => ({ params: { id: await draft() } }),
     ok: 200,
   },
   'POST /api/dev/apps/:id/preflight': {
     needs: { takes: 'api-key', scope: 'APP_READ' },
-    probe: { status: 404, code: 'NOT_FOUND' },
+    probe: unknownId,
     target: async () => ({ params: { id: await draft() } }),
     ok: 200,
   },
   'POST /api/dev/apps/:id/revisions': {
     needs: { takes: 'api-key', scope: 'APP_UPDATE' },
-    probe: { body: invalid, status: 400, code: 'VALIDATION_FAILED' },
+    probe: invalidBody,
     target: async () => ({ params: { id: (await approved()).id }, body: { description: 'A revised description.' } }),
     ok: 201,
   },
   'GET /api/dev/apps/:id/analytics': {
     needs: { takes: 'api-key', scope: 'ANALYTICS_READ' },
-    probe: { status: 404, code: 'NOT_FOUND' },
+    probe: unknownId,
     target: async () => ({ params: { id: (await approved()).id } }),
     ok: 200,
   },
   'GET /api/dev/apps/:id/reviews': {
     needs: { takes: 'api-key', scope: 'APP_READ' },
-    probe: { status: 404, code: 'NOT_FOUND' },
+    probe: unknownId,
     target: async () => ({ params: { id: (await review()).id } }),
     ok: 200,
   },
   'PUT /api/dev/apps/:id/reviews/:reviewId/reply': {
     needs: { takes: 'api-key', scope: 'APP_UPDATE' },
-    probe: { body: invalid, status: 400, code: 'VALIDATION_FAILED' },
+    probe: invalidBody,
     target: async () => ({ params: await review(), body: { body: 'Thanks for the review!' } }),
     ok: 201,
   },
   'DELETE /api/dev/apps/:id/reviews/:reviewId/reply': {
     needs: { takes: 'api-key', scope: 'APP_UPDATE' },
-    probe: { status: 404, code: 'NOT_FOUND' },
+    probe: unknownId,
     target: async () => ({ params: await review({ replied: true }) }),
     ok: 200,
   },
   'POST /api/dev/webhooks': {
-    needs: { takes: 'token-or-key', scope: 'APP_UPDATE' },
+    needs: WEBHOOKS,
     probe: { body: {}, status: 400, code: 'VALIDATION_FAILED' },
     target: async () => ({ body: webhookBody }),
     ok: 201,
   },
-  'GET /api/dev/webhooks': { needs: { takes: 'token-or-key', scope: 'APP_UPDATE' }, probe: { status: 200 }, target: async () => ({}), ok: 200 },
-  'GET /api/dev/webhooks/:id': {
-    needs: { takes: 'token-or-key', scope: 'APP_UPDATE' },
-    probe: { status: 404, code: 'NOT_FOUND' },
-    target: async () => ({ params: { id: await hook() } }),
-    ok: 200,
-  },
+  'GET /api/dev/webhooks': { needs: WEBHOOKS, probe: { status: 200 }, target: async () => ({}), ok: 200 },
+  'GET /api/dev/webhooks/:id': onHook(200),
   'PUT /api/dev/webhooks/:id': {
-    needs: { takes: 'token-or-key', scope: 'APP_UPDATE' },
-    probe: { body: invalid, status: 400, code: 'VALIDATION_FAILED' },
+    needs: WEBHOOKS,
+    probe: invalidBody,
     target: async () => ({ params: { id: await hook() }, body: { enabled: false } }),
     ok: 200,
   },
-  'DELETE /api/dev/webhooks/:id': {
-    needs: { takes: 'token-or-key', scope: 'APP_UPDATE' },
-    probe: { status: 404, code: 'NOT_FOUND' },
-    target: async () => ({ params: { id: await hook() } }),
-    ok: 200,
-  },
-  'POST /api/dev/webhooks/:id/rotate-secret': {
-    needs: { takes: 'token-or-key', scope: 'APP_UPDATE' },
-    probe: { status: 404, code: 'NOT_FOUND' },
-    target: async () => ({ params: { id: await hook() } }),
-    ok: 200,
-  },
-  'POST /api/dev/webhooks/:id/test': {
-    needs: { takes: 'token-or-key', scope: 'APP_UPDATE' },
-    probe: { status: 404, code: 'NOT_FOUND' },
-    target: async () => ({ params: { id: await hook() } }),
-    ok: 201,
-  },
-  'GET /api/dev/webhooks/:id/deliveries': {
-    needs: { takes: 'token-or-key', scope: 'APP_UPDATE' },
-    probe: { status: 404, code: 'NOT_FOUND' },
-    target: async () => ({ params: { id: await hook() } }),
-    ok: 200,
-  },
+  'DELETE /api/dev/webhooks/:id': onHook(200),
+  'POST /api/dev/webhooks/:id/rotate-secret': onHook(200),
+  'POST /api/dev/webhooks/:id/test': onHook(201),
+  'GET /api/dev/webhooks/:id/deliveries': onHook(200),
   'POST /api/dev/webhooks/:id/deliveries/:deliveryId/redeliver': {
-    needs: { takes: 'token-or-key', scope: 'APP_UPDATE' },
-    probe: { status: 404, code: 'NOT_FOUND' },
+    needs: WEBHOOKS,
+    probe: unknownId,
     target: async () => ({ params: await delivery() }),
     ok: 200,
   },
