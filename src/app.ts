@@ -17,6 +17,7 @@ import { assetsApi } from './modules/assets/assets.api.ts';
 import { webhooksApi } from './modules/webhooks/webhooks.api.ts';
 import { reviewRepliesApi } from './modules/reviews/review-replies.api.ts';
 import { adminConsole } from './modules/admins/console.ts';
+import { metricsApi } from './modules/metrics/metrics.api.ts';
 import { queueCatalog } from '../jobs/catalog.ts';
 
 /** The whole HTTP surface, built from its dependencies. Tests call `.handle()` on it without listening. */
@@ -64,6 +65,7 @@ export function createApp(ctx: AppContext) {
     .use(assetsApi(ctx))
     .use(webhooksApi(ctx, auth))
     .use(reviewRepliesApi(ctx, auth))
+    .use(metricsApi(ctx, queueCatalog()))
     .use(adminConsole(ctx, queueCatalog()));
 }
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 
 /**
  * The only module that reads `process.env`. Everything else receives a validated `Config`.
@@ -40,6 +40,9 @@ const EnvSchema = Type.Object({
   RETENTION_EMAILS: Type.Optional(Duration),
   RETENTION_ASSETS: Type.Optional(Duration),
   WEBHOOK_ENCRYPTION_KEYS: Type.Optional(Type.String({ minLength: 1 })),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 1 })),
+  METRICS_PORT: Type.Optional(PositiveIntString),
+  METRICS_HOST: Type.Optional(Type.String({ minLength: 1 })),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -52,6 +55,7 @@ const SECRET_VARIABLES = new Set([
   'WEBHOOK_ENCRYPTION_KEYS',
   'OAUTH_INTROSPECTION_URL',
   'OAUTH_JWKS_URL',
+  'METRICS_TOKEN',
 ]);
 
 export type AppEnv = 'development' | 'test' | 'production';
@@ -129,6 +133,18 @@ export interface Config {
   retention: RetentionConfig;
   /** AES-256 keys that webhook signing secrets are stored under; the first encrypts, all decrypt. */
   webhookEncryptionKeys: EncryptionKey[];
+  metrics: MetricsConfig;
+}
+
+/** Who may read `/metrics` and where it is served. */
+export interface MetricsConfig {
+  /** Scrapers send it as a bearer token. */
+  token?: string;
+  /** A listener of its own serving only `/metrics` (every role, the worker too); `/metrics` then leaves the main port. */
+  port?: number;
+  host: string;
+  /** Whether the main port serves `/metrics`: never in production without a token, never when it has a port of its own. */
+  onMainPort: boolean;
 }
 
 export class ConfigError extends Error {
@@ -311,6 +327,42 @@ function parseRetention(env: Env): RetentionConfig {
   return Object.fromEntries(entries) as RetentionConfig;
 }
 
+/** Loopback, private (RFC 1918, CGNAT, ULA) and link-local addresses: where a listener without a token may be bound. */
+const INTERNAL_ADDRESSES = new BlockList();
+for (const [address, prefix, family] of [
+  ['127.0.0.0', 8, 'ipv4'],
+  ['10.0.0.0', 8, 'ipv4'],
+  ['172.16.0.0', 12, 'ipv4'],
+  ['192.168.0.0', 16, 'ipv4'],
+  ['100.64.0.0', 10, 'ipv4'],
+  ['169.254.0.0', 16, 'ipv4'],
+  ['::1', 128, 'ipv6'],
+  ['fc00::', 7, 'ipv6'],
+  ['fe80::', 10, 'ipv6'],
+] as const) {
+  INTERNAL_ADDRESSES.addSubnet(address, prefix, family);
+}
+
+function parseMetrics(env: Env, appEnv: AppEnv, mainPort: number): MetricsConfig {
+  const production = appEnv === 'production';
+  const token = env.METRICS_TOKEN;
+  if (token !== undefined && production && token.length < 32) {
+    throw new ConfigError('METRICS_TOKEN must be at least 32 characters in production');
+  }
+  const host = env.METRICS_HOST ?? '127.0.0.1';
+  const family = isIP(host);
+  if (family === 0) throw new ConfigError(`METRICS_HOST must be an IP address (got "${host}")`);
+  const port = env.METRICS_PORT === undefined ? undefined : Number(env.METRICS_PORT);
+  if (port !== undefined && (port < 1 || port > 65_535 || port === mainPort)) {
+    throw new ConfigError(`METRICS_PORT must be a port from 1 to 65535 other than PORT (got "${env.METRICS_PORT}")`);
+  }
+  // Without a token, the separate listener is the only protection: it must not face the internet.
+  if (port !== undefined && production && token === undefined && !INTERNAL_ADDRESSES.check(host, family === 6 ? 'ipv6' : 'ipv4')) {
+    throw new ConfigError(`METRICS_HOST must be a loopback or private address when METRICS_PORT is set without METRICS_TOKEN (got "${host}")`);
+  }
+  return { token, port, host, onMainPort: port === undefined && (token !== undefined || !production) };
+}
+
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const env = Object.fromEntries(
     Object.keys(EnvSchema.properties)
@@ -336,9 +388,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     }
   }
 
+  const port = Number(valid.PORT ?? 3000);
   return {
     env: appEnv,
-    port: Number(valid.PORT ?? 3000),
+    port,
     host: valid.HOST ?? (production ? '0.0.0.0' : '127.0.0.1'),
     databaseUrl: valid.DATABASE_URL,
     dataDir: valid.DATA_DIR ?? '.data',
@@ -353,5 +406,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     maxBodyBytes: Number(valid.MAX_BODY_BYTES ?? 1_048_576),
     retention: parseRetention(valid),
     webhookEncryptionKeys: parseEncryptionKeys(valid.WEBHOOK_ENCRYPTION_KEYS, appEnv),
+    metrics: parseMetrics(valid, appEnv, port),
   };
 }

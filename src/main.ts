@@ -4,6 +4,8 @@ import { createLogger } from './lib/logger.ts';
 import { startRuntime } from './runtime.ts';
 import { createApp } from './app.ts';
 import { ensureDevelopmentAdmin } from './modules/admins/admins.service.ts';
+import { serveMetrics } from './modules/metrics/metrics.api.ts';
+import { queueCatalog } from '../jobs/catalog.ts';
 
 /**
  * `bun start`: the API and the workers in one process. `--role api` serves HTTP only,
@@ -53,6 +55,15 @@ if (role !== 'worker' && !server) {
   await runtime.stop();
   process.exit(1);
 }
+// Every role, the worker included, answers scrapes on METRICS_PORT when it is set.
+let metricsServer: ReturnType<typeof serveMetrics> | undefined;
+try {
+  metricsServer = config.metrics.port === undefined ? undefined : serveMetrics(runtime.ctx, queueCatalog());
+} catch (error) {
+  logger.error(`could not listen for metrics on ${config.metrics.host}:${config.metrics.port}`, { error: (error as Error).message });
+  await Promise.all([server?.stop(true), runtime.stop()]);
+  process.exit(1);
+}
 if (server) {
   const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
   process.stderr.write(
@@ -63,6 +74,7 @@ if (server) {
       `  OpenAPI   ${base}/swagger`,
       `  Health    ${base}/readyz`,
       `  Admin     ${base}/admin  (admin e-mail and password; bun run cli admin:create adds admins)`,
+      config.metrics.onMainPort ? `  Metrics   ${base}/metrics${config.metrics.token ? '  (bearer METRICS_TOKEN)' : ''}` : undefined,
       config.oauth.mode === 'dev' ? '  Sign in   bun run cli token --user <platformUserId>  (dev identity)' : '',
       '',
     ]
@@ -71,13 +83,15 @@ if (server) {
   );
 }
 
+if (metricsServer) process.stderr.write(`  Metrics   http://${config.metrics.host.includes(':') ? `[${config.metrics.host}]` : config.metrics.host}:${config.metrics.port}/metrics  (role ${role})\n`);
+
 let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   logger.info('shutting down', { signal });
   // Stop accepting, let in-flight requests finish, then release jobs and the database.
-  await server?.stop();
+  await Promise.all([server?.stop(), metricsServer?.stop()]);
   await runtime.stop();
   process.exit(0);
 }

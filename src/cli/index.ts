@@ -8,9 +8,10 @@ import { identityCommands } from './commands/identity.ts';
 import { appCommands } from './commands/apps.ts';
 import { seed } from './commands/seed.ts';
 import { outbox } from './commands/outbox.ts';
+import { webhooksReseal } from './commands/webhooks.ts';
 
 /** `bun run cli <command>`. Every command is listed here. */
-const commands: CliCommand[] = [...identityCommands, ...appCommands, seed, outbox];
+const commands: CliCommand[] = [...identityCommands, ...appCommands, seed, outbox, webhooksReseal];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.usage.length));

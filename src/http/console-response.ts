@@ -46,10 +46,17 @@ export const htmlBody = (markup: SafeHtml) => `<!doctype html>\n${markup.value}`
 export const isHtmxRequest = (request: Request) =>
   request.headers.get('hx-request') === 'true' && request.headers.get('hx-history-restore-request') !== 'true';
 
+/** A cookie's value, or undefined when it is absent or is not valid percent-encoding (client input, never a 500). */
 export function readCookie(request: Request, name: string): string | undefined {
   for (const part of (request.headers.get('cookie') ?? '').split(';')) {
     const index = part.indexOf('=');
-    if (index > 0 && part.slice(0, index).trim() === name) return decodeURIComponent(part.slice(index + 1).trim());
+    if (index > 0 && part.slice(0, index).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(index + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
   }
   return undefined;
 }

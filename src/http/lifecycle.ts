@@ -1,5 +1,6 @@
-import { Elysia, ValidationError } from 'elysia';
+import { Elysia, StatusMap, ValidationError } from 'elysia';
 import { isDatabaseUnavailable } from '../lib/database-errors.ts';
+import { observeHttpRequest } from '../lib/metrics.ts';
 import type { AppContext } from '../app-context.ts';
 import { ApiError, problemBody, validationFailed } from './problem.ts';
 import { createAllowedMethods } from './allowed-methods.ts';
@@ -83,6 +84,23 @@ export function httpLifecycle(ctx: AppContext, routes: () => { method: string; p
   const log = ctx.logger.child({ component: 'http' });
   const allowedMethods = createAllowedMethods(routes);
   const cors = createCors(ctx.config.corsOrigins);
+  /** One access-log line and the request metrics; `route` is the matched template (none for a request refused before routing). */
+  const finished = (request: Request, route: string | undefined, status: number) => {
+    const started = requestIds.get(request);
+    const ms = started ? performance.now() - started.startedAt : 0;
+    observeHttpRequest(request.method, route, status, ms / 1000);
+    log.info('request', {
+      requestId: started?.id,
+      method: request.method,
+      path: new URL(request.url).pathname,
+      status,
+      ms: started ? Math.round(ms * 10) / 10 : undefined,
+    });
+  };
+  const refuse = (request: Request, error: ApiError, id: string, pathname: string, headers: Record<string, string>) => {
+    finished(request, undefined, error.status);
+    return problemResponse(error, id, pathname, headers);
+  };
   return new Elysia({ name: 'http-lifecycle' })
     .onRequest(({ request, set }) => {
       const sent = request.headers.get('x-request-id');
@@ -92,18 +110,20 @@ export function httpLifecycle(ctx: AppContext, routes: () => { method: string; p
       const preflight = cors.preflight(request, url.pathname);
       if (preflight) {
         for (const [name, value] of Object.entries({ ...baselineHeaders(url.pathname), 'x-request-id': id })) preflight.headers.set(name, value);
+        finished(request, undefined, preflight.status);
         return preflight;
       }
       const corsHeaders = cors.headersFor(request, url.pathname);
       Object.assign(set.headers, baselineHeaders(url.pathname), corsHeaders, { 'x-request-id': id });
       const target = requestTargetProblems(url);
       if (target) {
-        return problemResponse(validationFailed(`The ${target.where} is invalid`, target.errors), id, url.pathname, corsHeaders);
+        return refuse(request, validationFailed(`The ${target.where} is invalid`, target.errors), id, url.pathname, corsHeaders);
       }
       // Bun enforces the limit on a listening server; this also covers `app.handle` and honest clients early.
       const length = Number(request.headers.get('content-length') ?? 0);
       if (length > ctx.config.maxBodyBytes) {
-        return problemResponse(
+        return refuse(
+          request,
           new ApiError(413, 'PAYLOAD_TOO_LARGE', `The request body exceeds ${ctx.config.maxBodyBytes} bytes`),
           id,
           url.pathname,
@@ -124,14 +144,9 @@ export function httpLifecycle(ctx: AppContext, routes: () => { method: string; p
       set.status = apiError.status;
       return problemResponse(apiError, requestId, pathname, cors.headersFor(request, pathname));
     })
-    .onAfterResponse({ as: 'global' }, ({ request, set }) => {
-      const started = requestIds.get(request);
-      log.info('request', {
-        requestId: started?.id,
-        method: request.method,
-        path: new URL(request.url).pathname,
-        status: set.status,
-        ms: started ? Math.round((performance.now() - started.startedAt) * 10) / 10 : undefined,
-      });
+    .onAfterResponse({ as: 'global' }, ({ request, route, set, responseValue }) => {
+      // A route may answer with a Response of its own (the console's redirects); its status is the one sent.
+      const status = responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : (StatusMap[set.status as keyof typeof StatusMap] ?? 200);
+      finished(request, route, status);
     });
 }

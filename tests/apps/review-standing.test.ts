@@ -81,7 +81,8 @@ describe('review standing', () => {
     } finally {
       await fresh.close();
     }
-  });
+    // Starting a second whole service (pool, pg-boss, workers) takes a few seconds on a loaded machine.
+  }, 30_000);
 
   test('the OpenAPI document shows review on the owner view and on the pending revision', async () => {
     const document = (await t.call('GET', '/swagger/json')).body;

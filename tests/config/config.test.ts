@@ -126,6 +126,7 @@ describe('configuration', () => {
       { ...production, API_KEY_SECRETS: 'k1:hunter2-short' },
       { WEBHOOK_ENCRYPTION_KEYS: 'k1:hunter2-not-base64' },
       { OAUTH_INTROSPECTION_URL: 'gopher://client:hunter2-intro@id.example.com' },
+      { ...production, METRICS_TOKEN: 'hunter2-short' },
     ];
     for (const env of cases) {
       let message = '';
@@ -139,5 +140,29 @@ describe('configuration', () => {
     }
     // Values that are not secrets are still shown, to help.
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow('got "eighty"');
+  });
+
+  test('metrics: served on the main port outside production; in production only behind METRICS_TOKEN or on METRICS_PORT', () => {
+    expect(loadConfig({}).metrics).toEqual({ token: undefined, port: undefined, host: '127.0.0.1', onMainPort: true });
+    // Production with neither: not served at all.
+    expect(loadConfig(production).metrics.onMainPort).toBe(false);
+    const token = 'm'.repeat(32);
+    expect(loadConfig({ ...production, METRICS_TOKEN: token }).metrics).toMatchObject({ token, onMainPort: true });
+    // A port of its own takes /metrics off the main port, on a loopback or private address.
+    expect(loadConfig({ ...production, METRICS_PORT: '9100' }).metrics).toMatchObject({ port: 9100, host: '127.0.0.1', onMainPort: false });
+    for (const host of ['10.1.2.3', '172.20.0.5', '192.168.1.10', 'fd12::5', '::1']) {
+      expect(loadConfig({ ...production, METRICS_PORT: '9100', METRICS_HOST: host }).metrics.host).toBe(host);
+    }
+  });
+
+  test('metrics: a public listener needs the token, the token is long, and the port is its own', () => {
+    for (const host of ['0.0.0.0', '::', '203.0.113.7']) {
+      expect(() => loadConfig({ ...production, METRICS_PORT: '9100', METRICS_HOST: host })).toThrow(/^METRICS_HOST must be a loopback or private address/);
+      expect(loadConfig({ ...production, METRICS_PORT: '9100', METRICS_HOST: host, METRICS_TOKEN: 'm'.repeat(32) }).metrics.host).toBe(host);
+    }
+    expect(() => loadConfig({ ...production, METRICS_TOKEN: 'too-short' })).toThrow('METRICS_TOKEN must be at least 32 characters in production');
+    expect(() => loadConfig({ METRICS_PORT: '3000' })).toThrow(/^METRICS_PORT must be/);
+    expect(() => loadConfig({ METRICS_PORT: '70000' })).toThrow(/^METRICS_PORT must be/);
+    expect(() => loadConfig({ METRICS_PORT: '9100', METRICS_HOST: 'metrics.internal' })).toThrow(/^METRICS_HOST must be an IP address/);
   });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBlankDatabase, dropTestDatabase } from '../support/database.ts';
 import { freePort } from '../../src/db/embedded.ts';
+import { PRODUCTION_SETTINGS } from '../support/production.ts';
 
 /** The real entry points as separate processes: what an operator runs. */
 const databases: string[] = [];
@@ -20,16 +21,9 @@ async function blankDatabase() {
 const productionEnv = (databaseUrl: string, port = 0) => ({
   PATH: process.env.PATH ?? '',
   HOME: process.env.HOME ?? '/tmp',
-  APP_ENV: 'production',
+  ...PRODUCTION_SETTINGS,
   DATABASE_URL: databaseUrl,
   DATA_DIR: mkdtempSync(join(tmpdir(), 'marketplace-prod-')),
-  SMTP_URL: 'smtp://127.0.0.1:2525',
-  OAUTH_JWKS_URL: 'https://id.platform.test/jwks',
-  OAUTH_ISSUER: 'https://id.platform.test',
-  OAUTH_AUDIENCE: 'marketplace',
-  OAUTH_ALLOWED_CLIENTS: 'platform-web',
-  API_KEY_SECRETS: 'k1:0123456789abcdef0123456789abcdef',
-  WEBHOOK_ENCRYPTION_KEYS: 'w1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
   PORT: String(port),
   LOG_LEVEL: 'warn',
 });

@@ -8,6 +8,7 @@ import { errorPage } from '../../../views/admin/errors.ts';
 import { accountPage, codeForm, enrolmentForm, loginForm, type Enrolment } from '../../../views/admin/sign-in.ts';
 import type { ConsoleKit } from './console-kit.ts';
 import { field, formOf } from '../../http/console-forms.ts';
+import { sameSecret } from '../../lib/constant-time.ts';
 import { setPendingTotpSecret, type AdminSession } from './sessions.service.ts';
 import { completeSecondFactor, confirmEnrolment, createSignInGuard, signInWithPassword, signOut } from './sign-in.service.ts';
 import { newTotpSecret, totpQrSvg, totpUri } from './totp.ts';
@@ -69,7 +70,7 @@ export function authAdmin(ctx: AppContext, kit: ConsoleKit) {
       stage === 'totp'
         ? pub.page('Two-factor sign-in', codeForm({ csrf: session.csrfToken, next, message: { kind: 'error', text } }), status)
         : pub.page('Set up two-factor sign-in', enrolmentForm({ action: '/admin/login/enrol', csrf: session.csrfToken, next, enrolment: enrolmentOf(session)!, required: true, message: { kind: 'error', text } }), status);
-    if (field(form, '_csrf') !== session.csrfToken) return render(403, 'This form has expired. Enter the code again.');
+    if (!sameSecret(session.csrfToken, field(form, '_csrf'))) return render(403, 'This form has expired. Enter the code again.');
     try {
       const token = await completeSecondFactor(ctx.orm.em.fork(), guard, session, { code: field(form, 'code') ?? '', address: addressOf(request, server) });
       return pub.seeOther(next, [cookies.session(token)]);
@@ -97,7 +98,7 @@ export function authAdmin(ctx: AppContext, kit: ConsoleKit) {
         const next = nextOf(field(form, 'next'));
         const email = (field(form, 'email') ?? '').slice(0, 254);
         const sent = field(form, '_login');
-        if (!sent || sent !== cookies.read(request, loginCookie)) {
+        if (!sameSecret(cookies.read(request, loginCookie) ?? '', sent)) {
           return loginPage(request, next, 403, { email, message: { kind: 'error', text: 'The sign-in form expired. Please try again.' } });
         }
         try {
@@ -144,7 +145,7 @@ export function authAdmin(ctx: AppContext, kit: ConsoleKit) {
         const em = ctx.orm.em.fork();
         const session = await kit.findSession(em, request);
         // Signing out needs the session's token too: a cross-site form must not be able to sign an admin out.
-        if (session && field(formOf(body), '_csrf') !== session.csrfToken) {
+        if (session && !sameSecret(session.csrfToken, field(formOf(body), '_csrf'))) {
           return pub.page('Refused', errorPage('This form has expired. Reload the page and sign out again.', { href: '/admin', label: 'Back' }), 403);
         }
         if (session) await signOut(em, session);

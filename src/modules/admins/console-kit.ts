@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../http/problem.ts';
@@ -15,6 +14,7 @@ import {
 } from '../../http/console-response.ts';
 import { consoleAssets } from '../../http/console-assets.ts';
 import { createClientAddressResolver } from '../../http/client-address.ts';
+import { sameSecret } from '../../lib/constant-time.ts';
 import type { Server } from 'bun';
 import type { Renderable, SafeHtml } from '../../../views/html.ts';
 import { shell, type ConsoleAssets } from '../../../views/admin/layout.ts';
@@ -90,9 +90,6 @@ export const SESSION_COOKIE = 'marketplace_admin';
 /** `__Host-` pins the cookie to this host over https, so a sibling subdomain cannot plant one. */
 export const sessionCookieName = (secure: boolean) => (secure ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE);
 
-const sameToken = (expected: string, given: string | undefined) =>
-  given !== undefined && given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
-
 const SAFE_METHODS = ['GET', 'HEAD'];
 
 export function createConsoleKit(ctx: AppContext) {
@@ -150,7 +147,7 @@ export function createConsoleKit(ctx: AppContext) {
     if (!safe) {
       const token = request.headers.get('x-csrf-token') ?? field(form, '_csrf');
       const site = request.headers.get('sec-fetch-site');
-      if (!sameToken(session.csrfToken, token ?? undefined) || (site !== null && !['same-origin', 'none'].includes(site))) {
+      if (!sameSecret(session.csrfToken, token) || (site !== null && !['same-origin', 'none'].includes(site))) {
         const text = 'This form has expired or did not come from the console. Reload the page and try again.';
         return {
           ok: false,

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../../lib/logger.ts';
+import { recordEmailFailure } from '../../lib/metrics.ts';
 import type { Mailer } from './mailer.ts';
 import { composeNotification, type ComposedMail, type MailJob } from './notifications.service.ts';
 
@@ -103,6 +104,7 @@ export async function deliverNotification(deps: DeliveryDeps, job: MailJob, atte
   try {
     await mailer.deliver({ messageId: job.messageId, to: mail.to, subject: mail.subject, html: mail.html, text: mail.text });
   } catch (error) {
+    recordEmailFailure();
     await release(em, job.messageId, attempt).catch(() => {});
     throw error;
   }

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EncryptionKey } from '../../config.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
+import { recordWebhookFailure } from '../../lib/metrics.ts';
 import { safeFetch, SafeFetchError } from '../../lib/safe-fetch.ts';
 import { notifyWebhookDisabled } from '../notifications/notifications.service.ts';
 import { MAX_ATTEMPTS, retryDelaySeconds } from './retry-schedule.ts';
@@ -79,6 +80,7 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): P
   const outcome: Outcome = target.enabled
     ? await send(deps, claimed, target)
     : { ok: false, statusCode: null, latencyMs: null, error: 'endpoint disabled', settled: true };
+  if (!outcome.ok && !outcome.settled) recordWebhookFailure();
   return record(deps, deliveryId, claimed, outcome);
 }
 

@@ -1,0 +1,19 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+
+/**
+ * The ORM's connection pool as `pg` counts it. The only code that knows which pool backs the
+ * ORM: point it at another pool and the metrics follow.
+ */
+export interface PoolStats {
+  /** Connections open (in use or idle). */
+  open: number;
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
+  max: number;
+}
+
+export async function readPoolStats(orm: MikroORM): Promise<PoolStats> {
+  const pool = await orm.em.getConnection().getNativeClient();
+  return { open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 };
+}

@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import pg from 'pg';
+import type { Subprocess } from 'bun';
+import { freePort } from '../../src/db/embedded.ts';
+import { transitionDeveloper } from '../../src/modules/developers/developers.service.ts';
+import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
+import { startSmtpPeer, type SmtpPeer } from '../notifications/smtp-peer.ts';
+import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
+import { approvedApp, completeApp, deps } from '../apps/fixtures.ts';
+import { spawnService, within } from './service-process.ts';
+
+/**
+ * `bun src/main.ts` (API and workers in one process) gets SIGTERM while a request and a job are in
+ * flight: it stops accepting connections at once, finishes both, and exits 0. The request is an
+ * install held up by a lock this test holds (as a long roll-up would); the job is an e-mail that
+ * the SMTP peer holds after its DATA.
+ */
+let peer: SmtpPeer;
+let t: TestApp;
+let service: Subprocess | undefined;
+
+beforeAll(async () => {
+  peer = await startSmtpPeer();
+  // This process only prepares data: the spawned service serves the request and works the job.
+  t = await createTestApp({ SMTP_URL: peer.url }, { role: 'api' });
+});
+afterAll(async () => {
+  service?.kill('SIGKILL');
+  await t.close();
+  await peer.stop();
+});
+
+test('SIGTERM: new connections are refused, the in-flight request and job finish, and the process exits 0', async () => {
+  const key = await mintKey(t, await registerDeveloper(t));
+  const app = (await approvedApp(t, key, completeApp())) as { id: string; slug: string };
+  const developer = await registerDeveloper(t, { verified: false });
+  await t.sql(`update developers set email = 'graceful@example.com' where id = ?`, [developer.id]);
+
+  const [port, metricsPort] = [await freePort(), await freePort()];
+  service = spawnService(t.runtime.databaseUrl, {
+    env: { PORT: String(port), METRICS_PORT: String(metricsPort), SMTP_URL: peer.url, RATE_LIMITS: 'off' },
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await within(20_000, 'the service becoming ready', async () => (await fetch(`${base}/readyz`).then((r) => r.status, () => 0)) === 200);
+  // Its metrics listener answers too, and only there.
+  expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status).toBe(200);
+  expect((await fetch(`${base}/metrics`)).status).toBe(404);
+
+  // The job: the verification e-mail, held by SMTP after its DATA.
+  const stall = peer.stallNext('graceful@example.com');
+  await transitionDeveloper(deps(t), developer.id, 'verify', CLI_ACTOR);
+  await Promise.race([stall.arrived, Bun.sleep(20_000).then(() => Promise.reject(new Error('the e-mail never reached SMTP')))]);
+
+  // The request: an install waits for the app's counter lock, which this connection holds.
+  const holder = new pg.Client({ connectionString: t.runtime.databaseUrl });
+  await holder.connect();
+  await holder.query(`select pg_advisory_lock(hashtext('app-stats'), hashtext($1))`, [app.id]);
+  const sentAt = Date.now();
+  const install = fetch(`${base}/api/apps/${app.slug}/install`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ installationId: 'in-flight' }),
+  });
+  await within(10_000, 'the install waiting for the lock', async () =>
+    (await t.sql(`select 1 from pg_locks where locktype = 'advisory' and not granted`)).length > 0,
+  );
+
+  const signalledAt = Date.now();
+  service.kill('SIGTERM');
+  await Bun.sleep(500);
+  expect(service.exitCode).toBeNull(); // still finishing
+  const refused = await fetch(`${base}/livez`).then(
+    () => false,
+    () => true,
+  );
+  expect(refused).toBe(true);
+
+  await holder.query(`select pg_advisory_unlock(hashtext('app-stats'), hashtext($1))`, [app.id]);
+  await holder.end();
+  const response = await install;
+  const answeredAt = Date.now();
+  expect(response.status).toBe(201);
+  expect(service.exitCode).toBeNull(); // the e-mail is still in flight
+  stall.release();
+
+  const code = await Promise.race([service.exited, Bun.sleep(20_000).then(() => 'still running')]);
+  const exitedAt = Date.now();
+  expect(code).toBe(0);
+  expect(await t.sql(`select 1 from installs where app_id = ? and installer = 'installation:in-flight'`, [app.id])).toHaveLength(1);
+  const messageId = `developer-verified:${developer.id}`;
+  expect(peer.received.filter((mail) => mail.messageId === messageId)).toHaveLength(1);
+  expect(await t.sql('select transport from emails where message_id = ?', [messageId])).toEqual([{ transport: 'smtp' }]);
+  expect(await t.sql(`select state from pgboss.job where name = 'mail.send' and singleton_key = ?`, [messageId])).toEqual([{ state: 'completed' }]);
+  process.stderr.write(
+    `graceful shutdown: SIGTERM with 1 request and 1 job in flight; new connections refused; request 201 after ${answeredAt - sentAt} ms; ` +
+      `e-mail accepted and recorded; exit 0 ${exitedAt - signalledAt} ms after the signal\n`,
+  );
+}, 90_000);

@@ -1,0 +1,358 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
+import { approvedApp, completeApp, createApp } from '../apps/fixtures.ts';
+import { SCOPES, type Scope } from '../../src/modules/api-keys/api-key.entity.ts';
+import { transitionDeveloper } from '../../src/modules/developers/developers.service.ts';
+import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
+import { databaseFingerprint } from './fingerprint.ts';
+
+/**
+ * Every developer route (`/api/dev/*`, read from the app's route table) against every kind of
+ * credential, with the exact status and `code` each must get. What a route takes is declared once,
+ * in ROUTES below (DESIGN.md's rules); a route missing from it fails the suite, so a new route
+ * cannot escape the matrix. Each route gets a fresh resource of its own owner; every refused
+ * request targets that real resource with a valid body, the whole database is compared before and
+ * after, and then the owner's own credential makes the same request succeed — so the refusals
+ * refused something that would have happened.
+ */
+
+type Needs =
+  /** Only the platform OAuth token (an API key is refused outright). */
+  | { takes: 'platform-token' }
+  /** Only an API key, holding `scope` when one is named (the OAuth token is 403 API_KEY_REQUIRED). */
+  | { takes: 'api-key'; scope?: Scope }
+  /** The OAuth token, or an API key holding `scope` when one is named. */
+  | { takes: 'token-or-key'; scope?: Scope };
+
+interface Target {
+  params?: Record<string, string>;
+  body?: unknown;
+  /** The credential that may make this request (default: the owner's key with every scope). */
+  as?: string;
+}
+
+interface RouteSpec {
+  needs: Needs;
+  /** A request that changes nothing (unknown ids, an invalid body), and what the route answers once the caller is let in. */
+  probe: { body?: unknown; status: number; code?: string };
+  /** A fresh resource of the owner's and a valid request on it. */
+  target(): Promise<Target>;
+  /** What the owner gets for the target request. */
+  ok: number;
+}
+
+let t: TestApp;
+let owner: TestDeveloper;
+let ownerKey: string;
+let other: TestDeveloper;
+let otherKey: string;
+const credentials = new Map<string, string>();
+
+const UNKNOWN_ID = '0b0c4f4e-6d0e-4c63-9a55-6f7f3a2c9d11';
+
+// Fresh resources, each owned by `owner`.
+const draft = async () => (await createApp(t, ownerKey, completeApp())).id as string;
+const approved = async () => (await approvedApp(t, ownerKey, completeApp())) as { id: string; slug: string };
+async function review(options: { replied?: boolean } = {}) {
+  const app = await approved();
+  const user = await t.token(`reviewer-${crypto.randomUUID()}`);
+  await t.call('POST', `/api/apps/${app.slug}/install`, { token: user, body: {} });
+  const created = await t.call('POST', `/api/apps/${app.slug}/reviews`, { token: user, body: { rating: 4, title: 'Fine' } });
+  if (created.status !== 201) throw new Error(`review failed: ${created.status}`);
+  if (options.replied) await t.call('PUT', `/api/dev/apps/${app.id}/reviews/${created.body.id}/reply`, { token: ownerKey, body: { body: 'Thank you!' } });
+  return { id: app.id, reviewId: created.body.id as string };
+}
+async function hook() {
+  const created = await t.call('POST', '/api/dev/webhooks', { token: ownerKey, body: { url: 'http://127.0.0.1:9/hook', events: ['app.approved'] } });
+  if (created.status !== 201) throw new Error(`webhook failed: ${created.status} ${JSON.stringify(created.body)}`);
+  return created.body.id as string;
+}
+async function delivery() {
+  const id = await hook();
+  const ping = await t.call('POST', `/api/dev/webhooks/${id}/test`, { token: ownerKey });
+  return { id, deliveryId: ping.body.id as string };
+}
+async function ownerKeyId() {
+  const created = await t.call('POST', '/api/dev/api-keys', { token: owner.oauthToken, body: { name: 'to revoke', scopes: ['APP_READ'] } });
+  return created.body.id as string;
+}
+
+const invalid = { unknownField: true };
+const webhookBody = { url: 'http://127.0.0.1:9/other', events: ['app.rejected'] };
+/** Probes: an id nobody has, a body the schema refuses. */
+const unknownId = { status: 404, code: 'NOT_FOUND' };
+const invalidBody = { body: invalid, status: 400, code: 'VALIDATION_FAILED' };
+const WEBHOOKS: Needs = { takes: 'token-or-key', scope: 'APP_UPDATE' };
+/** A webhook route on a fresh endpoint of the owner's. */
+const onHook = (ok: number): RouteSpec => ({ needs: WEBHOOKS, probe: unknownId, target: async () => ({ params: { id: await hook() } }), ok });
+
+/** What each developer route takes. Keep it in step with the route table: the first test below checks. */
+const ROUTES: Record<string, RouteSpec> = {
+  'POST /api/dev/register': {
+    needs: { takes: 'platform-token' },
+    probe: { body: {}, status: 400, code: 'VALIDATION_FAILED' },
+    async target() {
+      const subject = `new-${crypto.randomUUID()}`;
+      return { body: { name: 'Newcomer', email: `${subject}@example.com`, platformUserId: subject }, as: await t.token(subject) };
+    },
+    ok: 201,
+  },
+  'GET /api/dev/me': { needs: { takes: 'api-key' }, probe: { status: 200 }, target: async () => ({}), ok: 200 },
+  'PUT /api/dev/me': {
+    needs: { takes: 'token-or-key' },
+    probe: invalidBody,
+    target: async () => ({ body: { companyName: `Changed ${crypto.randomUUID()}` } }),
+    ok: 200,
+  },
+  'POST /api/dev/api-keys': {
+    needs: { takes: 'token-or-key' },
+    probe: { body: {}, status: 400, code: 'VALIDATION_FAILED' },
+    target: async () => ({ body: { name: 'minted', scopes: ['APP_READ'] } }),
+    ok: 201,
+  },
+  'GET /api/dev/api-keys': { needs: { takes: 'token-or-key' }, probe: { status: 200 }, target: async () => ({}), ok: 200 },
+  'DELETE /api/dev/api-keys/:id': {
+    needs: { takes: 'token-or-key' },
+    probe: unknownId,
+    target: async () => ({ params: { id: await ownerKeyId() }, as: owner.oauthToken }),
+    ok: 200,
+  },
+  'POST /api/dev/apps': {
+    needs: { takes: 'api-key', scope: 'APP_CREATE' },
+    probe: { body: {}, status: 400, code: 'VALIDATION_FAILED' },
+    target: async () => ({ body: completeApp() }),
+    ok: 201,
+  },
+  'GET /api/dev/apps': { needs: { takes: 'api-key', scope: 'APP_READ' }, probe: { status: 200 }, target: async () => ({}), ok: 200 },
+  'GET /api/dev/apps/:id': {
+    needs: { takes: 'api-key', scope: 'APP_READ' },
+    probe: unknownId,
+    target: async () => ({ params: { id: await draft() } }),
+    ok: 200,
+  },
+  'PUT /api/dev/apps/:id': {
+    needs: { takes: 'api-key', scope: 'APP_UPDATE' },
+    probe: invalidBody,
+    target: async () => ({ params: { id: await draft() }, body: { description: 'Changed by whoever got in.' } }),
+    ok: 200,
+  },
+  'DELETE /api/dev/apps/:id': {
+    needs: { takes: 'api-key', scope: 'APP_DELETE' },
+    probe: unknownId,
+    target: async () => ({ params: { id: await draft() } }),
+    ok: 200,
+  },
+  'POST /api/dev/apps/:id/submit': {
+    needs: { takes: 'api-key', scope: 'APP_UPDATE' },
+    probe: unknownId,
+    target: async () => ({ params: { id: await draft() } }),
+    ok: 200,
+  },
+  'POST /api/dev/apps/:id/preflight': {
+    needs: { takes: 'api-key', scope: 'APP_READ' },
+    probe: unknownId,
+    target: async () => ({ params: { id: await draft() } }),
+    ok: 200,
+  },
+  'POST /api/dev/apps/:id/revisions': {
+    needs: { takes: 'api-key', scope: 'APP_UPDATE' },
+    probe: invalidBody,
+    target: async () => ({ params: { id: (await approved()).id }, body: { description: 'A revised description.' } }),
+    ok: 201,
+  },
+  'GET /api/dev/apps/:id/analytics': {
+    needs: { takes: 'api-key', scope: 'ANALYTICS_READ' },
+    probe: unknownId,
+    target: async () => ({ params: { id: (await approved()).id } }),
+    ok: 200,
+  },
+  'GET /api/dev/apps/:id/reviews': {
+    needs: { takes: 'api-key', scope: 'APP_READ' },
+    probe: unknownId,
+    target: async () => ({ params: { id: (await review()).id } }),
+    ok: 200,
+  },
+  'PUT /api/dev/apps/:id/reviews/:reviewId/reply': {
+    needs: { takes: 'api-key', scope: 'APP_UPDATE' },
+    probe: invalidBody,
+    target: async () => ({ params: await review(), body: { body: 'Thanks for the review!' } }),
+    ok: 201,
+  },
+  'DELETE /api/dev/apps/:id/reviews/:reviewId/reply': {
+    needs: { takes: 'api-key', scope: 'APP_UPDATE' },
+    probe: unknownId,
+    target: async () => ({ params: await review({ replied: true }) }),
+    ok: 200,
+  },
+  'POST /api/dev/webhooks': {
+    needs: WEBHOOKS,
+    probe: { body: {}, status: 400, code: 'VALIDATION_FAILED' },
+    target: async () => ({ body: webhookBody }),
+    ok: 201,
+  },
+  'GET /api/dev/webhooks': { needs: WEBHOOKS, probe: { status: 200 }, target: async () => ({}), ok: 200 },
+  'GET /api/dev/webhooks/:id': onHook(200),
+  'PUT /api/dev/webhooks/:id': {
+    needs: WEBHOOKS,
+    probe: invalidBody,
+    target: async () => ({ params: { id: await hook() }, body: { enabled: false } }),
+    ok: 200,
+  },
+  'DELETE /api/dev/webhooks/:id': onHook(200),
+  'POST /api/dev/webhooks/:id/rotate-secret': onHook(200),
+  'POST /api/dev/webhooks/:id/test': onHook(201),
+  'GET /api/dev/webhooks/:id/deliveries': onHook(200),
+  'POST /api/dev/webhooks/:id/deliveries/:deliveryId/redeliver': {
+    needs: WEBHOOKS,
+    probe: unknownId,
+    target: async () => ({ params: await delivery() }),
+    ok: 200,
+  },
+};
+
+/**
+ * The credentials every route is tried with. `refused` ones are 401 wherever they are sent; the
+ * rest depend on what the route takes (see `expectation`).
+ */
+type Credential =
+  | { name: string; kind: 'refused'; headers: () => (string | undefined)[] }
+  | { name: string; kind: 'owner-oauth' | 'owner-key' | 'other-oauth' | 'other-key'; token: () => string }
+  | { name: string; kind: 'key-without'; scope: Scope };
+
+const header = (name: string) => `Bearer ${credentials.get(name)!}`;
+const CREDENTIALS: Credential[] = [
+  { name: 'no token', kind: 'refused', headers: () => [undefined] },
+  {
+    name: 'malformed',
+    kind: 'refused',
+    headers: () => ['Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', `Token ${ownerKey}`, `Bearer ${ownerKey} ${ownerKey}`, 'Bearer mk_short', 'Bearer not.a.jwt', `Bearer ${ownerKey}\u00e9`],
+  },
+  { name: 'wrong checksum', kind: 'refused', headers: () => [`Bearer ${ownerKey.slice(0, -1)}${ownerKey.endsWith('0') ? '1' : '0'}`] },
+  { name: 'expired key', kind: 'refused', headers: () => [header('expired')] },
+  { name: 'revoked key', kind: 'refused', headers: () => [header('revoked')] },
+  { name: 'child of a revoked key', kind: 'refused', headers: () => [header('child')] },
+  { name: 'key of a suspended developer', kind: 'refused', headers: () => [header('suspended')] },
+  { name: "a third-party client's OAuth token", kind: 'refused', headers: () => [header('third-party')] },
+  { name: "the owner's OAuth token", kind: 'owner-oauth', token: () => owner.oauthToken },
+  { name: "the owner's key with every scope", kind: 'owner-key', token: () => ownerKey },
+  ...SCOPES.map((scope): Credential => ({ name: `the owner's key without ${scope}`, kind: 'key-without', scope })),
+  { name: "another developer's key", kind: 'other-key', token: () => otherKey },
+  { name: "another developer's OAuth token", kind: 'other-oauth', token: () => other.oauthToken },
+];
+
+/** `probe`: let in (the harmless request gets the route's own answer); `not-found`: let in, but the owner's resource is not theirs. */
+type Expectation = { status: number; code: string } | 'probe' | 'not-found';
+
+const UNAUTHENTICATED = { status: 401, code: 'UNAUTHENTICATED' };
+
+function expectation(needs: Needs, credential: Credential, perResource: boolean): Expectation {
+  if (credential.kind === 'refused') return UNAUTHENTICATED;
+  const oauth = credential.kind === 'owner-oauth' || credential.kind === 'other-oauth';
+  if (needs.takes === 'platform-token') return oauth ? 'probe' : UNAUTHENTICATED;
+  if (oauth && needs.takes === 'api-key') return { status: 403, code: 'API_KEY_REQUIRED' };
+  if (credential.kind === 'key-without' && credential.scope === needs.scope) return { status: 403, code: 'INSUFFICIENT_SCOPE' };
+  if (credential.kind.startsWith('other') && perResource) return 'not-found';
+  return 'probe';
+}
+
+const pathOf = (template: string, params: Record<string, string> = {}) =>
+  template.replace(/:([A-Za-z]+)/g, (_, name: string) => params[name] ?? UNKNOWN_ID);
+
+async function send(method: string, path: string, authorization: string | undefined, body: unknown) {
+  return t.call(method, path, { headers: authorization === undefined ? {} : { authorization }, body });
+}
+
+beforeAll(async () => {
+  // No workers: nothing but the requests below changes the database between two fingerprints.
+  t = await createTestApp({ ALLOW_PRIVATE_FETCH: 'true' }, { role: 'api' });
+  owner = await registerDeveloper(t, { name: 'Owner' });
+  ownerKey = await mintKey(t, owner);
+  other = await registerDeveloper(t, { name: 'Other' });
+  otherKey = await mintKey(t, other);
+
+  const mint = async (token: string, name: string) => {
+    const created = await t.call('POST', '/api/dev/api-keys', { token, body: { name, scopes: SCOPES } });
+    if (created.status !== 201) throw new Error(`key creation failed: ${created.status}`);
+    return created.body as { id: string; key: string };
+  };
+  const expired = await mint(owner.oauthToken, 'expired');
+  credentials.set('expired', expired.key);
+  await t.sql(`update api_keys set expires_at = now() - interval '1 second' where id = ?`, [expired.id]);
+  const parent = await mint(owner.oauthToken, 'parent');
+  credentials.set('revoked', parent.key);
+  credentials.set('child', (await mint(parent.key, 'child')).key);
+  expect((await t.call('DELETE', `/api/dev/api-keys/${parent.id}`, { token: owner.oauthToken })).status).toBe(200);
+  const suspended = await registerDeveloper(t, { name: 'Suspended' });
+  credentials.set('suspended', await mintKey(t, suspended));
+  await transitionDeveloper({ em: t.ctx.orm.em.fork(), jobs: t.ctx.jobs }, suspended.id, 'suspend', CLI_ACTOR);
+  credentials.set('third-party', await t.token(owner.platformUserId, { clientId: 'someone-elses-app' }));
+  for (const scope of SCOPES) credentials.set(`without ${scope}`, await mintKey(t, owner, SCOPES.filter((s) => s !== scope)));
+});
+afterAll(() => t.close());
+
+test('every developer route is in the table, and the table names only routes that exist', () => {
+  const served = t.app.routes.filter((route) => route.path.startsWith('/api/dev/')).map((route) => `${route.method} ${route.path}`);
+  expect(served.filter((route) => !(route in ROUTES))).toEqual([]);
+  expect(Object.keys(ROUTES).filter((route) => !served.includes(route))).toEqual([]);
+});
+
+test('the credentials are what they claim: the expired one has expired, the child was revoked with its parent', async () => {
+  const expired = await t.sql('select 1 from api_keys where developer_id = ? and expires_at < now() and revoked_at is null', [owner.id]);
+  expect(expired).toHaveLength(1);
+  const revoked = await t.sql('select parent_key_id is not null as child from api_keys where developer_id = ? and revoked_at is not null order by parent_key_id nulls first', [owner.id]);
+  expect(revoked).toEqual([{ child: false }, { child: true }]);
+});
+
+describe('developer routes × credentials', () => {
+  test.each(Object.keys(ROUTES))('%s', async (route) => {
+    const spec = ROUTES[route]!;
+    const [method, template] = route.split(' ') as [string, string];
+    const perResource = template.includes(':');
+    const target = await spec.target();
+    const mismatches: string[] = [];
+    const before = await databaseFingerprint(t);
+
+    for (const credential of CREDENTIALS) {
+      const expected = expectation(spec.needs, credential, perResource);
+      const authorizations =
+        credential.kind === 'refused'
+          ? credential.headers()
+          : [`Bearer ${credential.kind === 'key-without' ? credentials.get(`without ${credential.scope}`) : credential.token()}`];
+      for (const [variant, authorization] of authorizations.entries()) {
+        // Let in: a request that changes nothing. Refused, or someone else's: the real request on the owner's resource.
+        const response =
+          expected === 'probe'
+            ? await send(method, pathOf(template), authorization, spec.probe.body)
+            : await send(method, pathOf(template, target.params), authorization, target.body);
+        const want = expected === 'probe' ? spec.probe : expected === 'not-found' ? { status: 404, code: 'NOT_FOUND' } : expected;
+        const got = { status: response.status, code: response.status >= 400 ? response.body?.code : undefined };
+        if (got.status !== want.status || ('code' in want && want.code !== undefined && got.code !== want.code)) {
+          mismatches.push(`${credential.name}${authorizations.length > 1 ? ` #${variant + 1}` : ''}: expected ${want.status} ${want.code ?? ''}, got ${got.status} ${got.code ?? ''}`);
+        }
+        if (got.status === 401 && response.headers.get('www-authenticate') !== 'Bearer') mismatches.push(`${credential.name}: 401 without WWW-Authenticate`);
+      }
+    }
+    expect(mismatches).toEqual([]);
+    expect(await databaseFingerprint(t)).toEqual(before);
+
+    // The same request with the right credential does what every refused one was kept from doing.
+    const allowed = await send(method, pathOf(template, target.params), `Bearer ${target.as ?? ownerKey}`, target.body);
+    expect(allowed.status, JSON.stringify(allowed.body)).toBe(spec.ok);
+  });
+});
+
+test("another developer's lists and profile never show the owner's resources", async () => {
+  const hookId = await hook();
+  const appId = await draft();
+  for (const token of [otherKey, other.oauthToken]) {
+    const keys = await t.call('GET', '/api/dev/api-keys', { token });
+    expect(keys.body.data.length).toBeGreaterThan(0);
+    expect(keys.body.data.every((key: { id: string }) => !JSON.stringify(key).includes(owner.id))).toBe(true);
+    expect((await t.call('GET', '/api/dev/webhooks', { token })).body.data.map((h: { id: string }) => h.id)).not.toContain(hookId);
+  }
+  expect((await t.call('GET', '/api/dev/apps?limit=100', { token: otherKey })).body.data.map((a: { id: string }) => a.id)).not.toContain(appId);
+  expect((await t.call('GET', '/api/dev/me', { token: otherKey })).body.id).toBe(other.id);
+  const ownerKeys = (await t.sql<{ id: string }>('select id from api_keys where developer_id = ?', [owner.id])).map((row) => row.id);
+  const listed = (await t.call('GET', '/api/dev/api-keys', { token: otherKey })).body.data.map((key: { id: string }) => key.id);
+  expect(listed.filter((id: string) => ownerKeys.includes(id))).toEqual([]);
+});

@@ -1,0 +1,24 @@
+import type { TestApp } from '../support/harness.ts';
+
+/**
+ * A digest of every row of every table of the service (and of pg-boss's jobs), per table, so a
+ * test can show that what it sent changed nothing at all. Columns that merely reading touches (a
+ * key's last use, a session's last sight) are left out; `ignore` leaves out more.
+ */
+const TOUCHED_BY_READS: Record<string, string[]> = { api_keys: ['last_used_at'], admin_sessions: ['last_seen_at'] };
+
+export async function databaseFingerprint(t: TestApp, ignore: Record<string, string[]> = {}): Promise<Record<string, string>> {
+  const tables = await t.sql<{ name: string }>(
+    `select table_schema || '.' || table_name as name from information_schema.tables
+     where table_type = 'BASE TABLE' and (table_schema = 'public' or (table_schema = 'pgboss' and table_name = 'job'))
+     order by 1`,
+  );
+  const digests = tables.map(({ name }) => {
+    const table = name.split('.')[1]!;
+    const dropped = [...(TOUCHED_BY_READS[table] ?? []), ...(ignore[table] ?? [])].map((column) => `'${column}'`).join(', ');
+    const row = dropped ? `(to_jsonb(x) - array[${dropped}]::text[])::text` : 'to_jsonb(x)::text';
+    return `select '${name}' as name, md5(coalesce(string_agg(${row}, '|' order by ${row}), '')) as digest from ${name} x`;
+  });
+  const rows = await t.sql<{ name: string; digest: string }>(digests.join(' union all '));
+  return Object.fromEntries(rows.map((row) => [row.name, row.digest]));
+}
