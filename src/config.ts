@@ -31,6 +31,11 @@ const EnvSchema = Type.Object({
   TRUSTED_PROXIES: Type.Optional(Type.String()),
   RATE_LIMITS: Type.Optional(Type.String()),
   MAX_BODY_BYTES: Type.Optional(PositiveIntString),
+  DATABASE_REPLICA_URLS: Type.Optional(Type.String()),
+  DATABASE_POOL_MAX: Type.Optional(PositiveIntString),
+  CATALOGUE_POOL_MAX: Type.Optional(PositiveIntString),
+  CONNECTION_WAIT_MS: Type.Optional(PositiveIntString),
+  WEB_CONCURRENCY: Type.Optional(PositiveIntString),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -84,6 +89,20 @@ export interface Config {
   trustedProxies: string[];
   rateLimits: RateLimitConfig;
   maxBodyBytes: number;
+  database: DatabasePoolConfig;
+  /** API processes to run on this machine (sharing the port); 1 is the plain single process. */
+  webConcurrency: number;
+}
+
+export interface DatabasePoolConfig {
+  /** Streaming replicas the public catalogue reads from (the primary when empty). */
+  replicaUrls: string[];
+  /** Connections of the ORM's pool (writes, developer API, console, jobs). */
+  poolMax: number;
+  /** Connections per server of the public catalogue's read pool. */
+  cataloguePoolMax: number;
+  /** How long a request waits for a busy pool before 503 OVERLOADED. */
+  connectionWaitMs: number;
 }
 
 export class ConfigError extends Error {
@@ -197,6 +216,23 @@ function parseMailFrom(raw: string | undefined): string {
   return from;
 }
 
+function parseDatabasePools(env: Env): DatabasePoolConfig {
+  const replicaUrls = list(env.DATABASE_REPLICA_URLS);
+  const bad = replicaUrls.find((url) => !/^postgres(ql)?:\/\//.test(url));
+  if (bad !== undefined) throw new ConfigError(`DATABASE_REPLICA_URLS entry "${bad}" is not a postgres:// URL`);
+  const positive = (name: keyof Env, fallback: number) => {
+    const value = Number(env[name] ?? fallback);
+    if (value < 1) throw new ConfigError(`${name} must be at least 1`);
+    return value;
+  };
+  return {
+    replicaUrls,
+    poolMax: positive('DATABASE_POOL_MAX', 10),
+    cataloguePoolMax: positive('CATALOGUE_POOL_MAX', 8),
+    connectionWaitMs: positive('CONNECTION_WAIT_MS', 5000),
+  };
+}
+
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const env = Object.fromEntries(
     Object.keys(EnvSchema.properties)
@@ -234,5 +270,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     trustedProxies: parseProxies(valid.TRUSTED_PROXIES),
     rateLimits: parseRateLimits(valid.RATE_LIMITS),
     maxBodyBytes: Number(valid.MAX_BODY_BYTES ?? 1_048_576),
+    database: parseDatabasePools(valid),
+    webConcurrency: Math.max(1, Number(valid.WEB_CONCURRENCY ?? 1)),
   };
 }

@@ -6,6 +6,7 @@ import { createAllowedMethods } from './allowed-methods.ts';
 import { parseJsonBody } from './json-body.ts';
 import { requestTargetProblems } from './request-target.ts';
 import { describeValidationErrors } from './validation-messages.ts';
+import { ConnectionWaitExceeded } from '../lib/connection-wait.ts';
 
 /**
  * Cross-cutting request handling for the whole app: request ids, body limits, the one JSON body
@@ -29,6 +30,17 @@ function isDatabaseUnavailable(error: unknown): boolean {
   );
 }
 
+/** A request that waited its full bound for a busy pool's connection (wrapped or not by the ORM). */
+function isConnectionWaitExceeded(error: unknown): boolean {
+  for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
+    if (current instanceof ConnectionWaitExceeded) return true;
+  }
+  return false;
+}
+
+/** How long an overloaded client should wait before trying again. */
+const OVERLOADED_RETRY_AFTER_S = '2';
+
 const WHERE: Record<string, string> = { query: 'query', params: 'path', headers: 'headers', body: 'request body' };
 
 /** `allowed` lists the methods served at the path of a request that matched no route. */
@@ -48,6 +60,9 @@ export function toApiError(code: string | number, error: unknown, allowed: strin
       return new ApiError(405, 'METHOD_NOT_ALLOWED', `This path answers ${allowed.join(', ')} only`, undefined, { allow: allowed.join(', ') });
     }
     return new ApiError(404, 'NOT_FOUND', 'No such route');
+  }
+  if (isConnectionWaitExceeded(error)) {
+    return new ApiError(503, 'OVERLOADED', 'The service is busy; try again shortly', undefined, { 'retry-after': OVERLOADED_RETRY_AFTER_S });
   }
   if (isDatabaseUnavailable(error) || (error instanceof DriverException && isDatabaseUnavailable(error.cause))) {
     return new ApiError(503, 'UNAVAILABLE', 'The service is temporarily unavailable; try again shortly', undefined, {

@@ -120,17 +120,25 @@ export function postgresRateLimiter(orm: MikroORM, name: string, limit: number):
   };
 }
 
-/** Applies a limiter: sets the RateLimit-* headers, and refuses with 429 past the limit. */
-export async function enforceRateLimit(limiter: RateLimiter, key: string, headers: Record<string, string | number>): Promise<void> {
+/**
+ * Applies a limiter: sets the RateLimit-* headers (unless `headers` is null: cacheable responses
+ * carry no per-client headers), and refuses with 429 past the limit.
+ */
+export async function enforceRateLimit(limiter: RateLimiter, key: string, headers: Record<string, string | number> | null): Promise<void> {
   if (limiter.limit <= 0) return;
   const result = await limiter.hit(key);
+  if (!headers) {
+    if (!result.allowed) throw rateLimited(result);
+    return;
+  }
   headers['ratelimit-limit'] = String(result.limit);
   headers['ratelimit-remaining'] = String(result.remaining);
   headers['ratelimit-reset'] = String(result.reset);
   if (!result.allowed) throw rateLimited(result);
 }
 
-export type PublicTraffic = 'read' | 'write';
+/** `cacheable`: a read whose response is shared by every client, so it carries no RateLimit-* headers. */
+export type PublicTraffic = 'read' | 'cacheable' | 'write';
 
 let instances = 0;
 
@@ -143,15 +151,17 @@ let instances = 0;
 export function createPublicRateLimits(ctx: AppContext) {
   const seed = ++instances;
   const clientAddress = createClientAddressResolver(ctx.config.trustedProxies);
+  const reads = memoryRateLimiter(ctx.config.rateLimits.publicReadsPerMinute);
   const limiters: Record<PublicTraffic, RateLimiter> = {
-    read: memoryRateLimiter(ctx.config.rateLimits.publicReadsPerMinute),
+    read: reads,
+    cacheable: reads,
     write: postgresRateLimiter(ctx.orm, 'public-write', ctx.config.rateLimits.installsPerMinute),
   };
   return new Elysia({ name: 'public-rate-limits', seed }).macro({
     rateLimit: (traffic: PublicTraffic) =>
       beforeValidation(async ({ request, server, set }) => {
         const address = clientAddress(request, server);
-        await enforceRateLimit(limiters[traffic], networkOf(address), set.headers);
+        await enforceRateLimit(limiters[traffic], networkOf(address), traffic === 'cacheable' ? null : set.headers);
         return { clientAddress: address };
       }),
   });

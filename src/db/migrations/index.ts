@@ -6,6 +6,7 @@ import { Migration20261126000005_catalogue_order } from './Migration202611260000
 import { Migration20261126000006_emails } from './Migration20261126000006_emails.ts';
 import { Migration20261127000001_release_draft_slugs } from './Migration20261127000001_release_draft_slugs.ts';
 import { Migration20261127000002_install_budget } from './Migration20261127000002_install_budget.ts';
+import { Migration20261201000001_catalogue_performance } from './Migration20261201000001_catalogue_performance.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -17,4 +18,5 @@ export const migrations = [
   { name: 'Migration20261126000006_emails', class: Migration20261126000006_emails },
   { name: 'Migration20261127000001_release_draft_slugs', class: Migration20261127000001_release_draft_slugs },
   { name: 'Migration20261127000002_install_budget', class: Migration20261127000002_install_budget },
+  { name: 'Migration20261201000001_catalogue_performance', class: Migration20261201000001_catalogue_performance },
 ];

@@ -9,6 +9,7 @@ import { recordTransition } from './app-history.ts';
 import { lockAppByRef } from './app-locks.ts';
 import type { AppServiceDeps } from './apps.service.ts';
 import { toOwnerView } from './owner-views.ts';
+import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
 
 /** The admin's side of the app lifecycle, shared by the CLI and the admin console. */
 export type AdminAppAction = 'approve' | 'reject' | 'suspend' | 'relist';
@@ -64,6 +65,7 @@ export async function decideApp(
     if (action === 'approve' || action === 'reject') {
       await notifyAppDecision(jobs, tx, locked.id, locked.version, action === 'approve' ? 'approved' : 'rejected', now);
     }
+    if (CHANGES_VISIBILITY.includes(action)) await bumpCatalogueVersion(tx);
     return locked;
   });
   return toOwnerView(em, app);
@@ -87,6 +89,7 @@ export async function setFeatured({ em }: AppServiceDeps, ref: string, featured:
       before: { featured: !featured },
       after: { featured },
     });
+    await bumpCatalogueVersion(tx);
     return locked;
   });
   return toOwnerView(em, app);

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { recomputeCategoryCounts } from '../stats/stats.service.ts';
+import { bumpCatalogueVersion } from './catalogue-version.ts';
 import { CATEGORIES, ENVIRONMENTS, type Category, type Environment } from '../apps/app.entity.ts';
 import { renderLongDescription } from '../apps/markdown.ts';
 import { RESERVED_SLUGS, slugify } from '../apps/slug.ts';
@@ -245,6 +246,7 @@ export async function seedApps(em: EntityManager, count: number, options: { seed
         totals.reviews += app.reviews;
       }
     }
+    await bumpCatalogueVersion(tx);
     return totals;
   });
   await recomputeCategoryCounts(em);

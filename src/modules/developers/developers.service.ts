@@ -8,6 +8,7 @@ import type { UrlPolicy } from '../../http/url-policy.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { enqueueCategoryCounts } from '../stats/stats.service.ts';
 import { notifyDeveloperVerified } from '../notifications/notifications.service.ts';
+import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
 
 export function toProfile(developer: Developer): DeveloperProfile {
   return {
@@ -78,6 +79,8 @@ export async function registerDeveloper(
   return developer;
 }
 
+const PUBLIC_PROFILE_FIELDS = ['name', 'companyName', 'websiteUrl'] as const;
+
 export async function updateDeveloper(
   em: EntityManager,
   developerId: string,
@@ -85,11 +88,16 @@ export async function updateDeveloper(
   urls: UrlPolicy,
 ): Promise<Developer> {
   urls.assertAllowed({ websiteUrl: input.websiteUrl });
-  const developer = await getDeveloper(em, developerId);
-  if (input.email !== undefined && (await emailTaken(em, input.email, developer.id))) throw developerExists();
-  em.assign(developer, input);
-  await flushUnique(em);
-  return developer;
+  return em.transactional(async (tx) => {
+    const developer = await getDeveloper(tx, developerId);
+    if (input.email !== undefined && (await emailTaken(tx, input.email, developer.id))) throw developerExists();
+    // The name, company and website are shown with every public listing of the developer.
+    const shownPublicly = PUBLIC_PROFILE_FIELDS.some((field) => input[field] !== undefined && input[field] !== developer[field]);
+    tx.assign(developer, input);
+    await flushUnique(tx);
+    if (shownPublicly) await bumpCatalogueVersion(tx);
+    return developer;
+  });
 }
 
 /** Developer states: which administrative action moves which state where. */
@@ -137,8 +145,12 @@ export async function transitionDeveloper(
       before: { status: before },
       after: { status: rule.to },
     });
-    if (action === 'verify') await notifyDeveloperVerified(jobs, tx, developer.id);
-    else await enqueueCategoryCounts(jobs, tx);
+    if (action === 'verify') {
+      await notifyDeveloperVerified(jobs, tx, developer.id);
+    } else {
+      await enqueueCategoryCounts(jobs, tx);
+      await bumpCatalogueVersion(tx);
+    }
     return developer;
   });
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { JobQueue } from '../../lib/job-queue.ts';
+import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
 
 /**
  * Counters are never UPDATEd in place by requests: installs and reviews are appended as event
@@ -12,7 +13,7 @@ export const CATEGORY_COUNTS_QUEUE = 'stats.categories';
 export async function recomputeAppStats(em: EntityManager, appId: string): Promise<void> {
   await em.transactional(async (tx) => {
     await tx.execute(`select pg_advisory_xact_lock(hashtext('app-stats'), hashtext(?))`, [appId]);
-    await tx.execute(
+    const changed = await tx.execute<{ app_id: string }[]>(
       `insert into app_stats (app_id, install_count, review_count, rating_sum, average_rating, updated_at)
        select a.id,
               (select count(*) from installs i where i.app_id = a.id and i.counted),
@@ -25,9 +26,14 @@ export async function recomputeAppStats(em: EntityManager, appId: string): Promi
        where a.id = ?
        on conflict (app_id) do update set
          install_count = excluded.install_count, review_count = excluded.review_count,
-         rating_sum = excluded.rating_sum, average_rating = excluded.average_rating, updated_at = excluded.updated_at`,
+         rating_sum = excluded.rating_sum, average_rating = excluded.average_rating, updated_at = excluded.updated_at
+       where (app_stats.install_count, app_stats.review_count, app_stats.rating_sum)
+         is distinct from (excluded.install_count, excluded.review_count, excluded.rating_sum)
+       returning app_id`,
       [appId],
     );
+    // Only a counter that moved invalidates the public catalogue's cached responses.
+    if (changed.length > 0) await bumpCatalogueVersion(tx);
   });
 }
 
@@ -35,15 +41,17 @@ export async function recomputeAppStats(em: EntityManager, appId: string): Promi
 export async function recomputeCategoryCounts(em: EntityManager): Promise<void> {
   await em.transactional(async (tx) => {
     await tx.execute(`select pg_advisory_xact_lock(hashtext('category-counts'))`);
-    await tx.execute(
+    const changed = await tx.execute<{ category: string }[]>(
       `update category_counts c set app_count = coalesce(n.count, 0), updated_at = now()
        from category_counts c2
        left join (select a.category, count(*)::int as count
                   from apps a join developers d on d.id = a.developer_id
                   where a.status = 'APPROVED' and d.status <> 'SUSPENDED'
                   group by a.category) n on n.category = c2.category
-       where c.category = c2.category`,
+       where c.category = c2.category and c.app_count is distinct from coalesce(n.count, 0)
+       returning c.category`,
     );
+    if (changed.length > 0) await bumpCatalogueVersion(tx);
   });
 }
 

@@ -1,0 +1,57 @@
+import { LRUCache } from 'lru-cache';
+import type { VersionClock } from './version-clock.ts';
+
+/**
+ * A size-bounded in-process cache whose entries carry the version of the data they were built
+ * from. An entry older than the clock's current version is a miss; concurrent misses of one key at
+ * one version share a single load. The loader reports the version it read together with the data
+ * (from the same server), so an answer from a lagging replica is never kept as current.
+ */
+export interface Loaded<Value> {
+  version: number;
+  value: Value;
+}
+
+export interface VersionedCache<Value> {
+  get(key: string, load: () => Promise<Loaded<Value>>): Promise<Value>;
+  readonly size: number;
+}
+
+export function createVersionedCache<Value extends {}>(
+  clock: VersionClock,
+  options: { maxEntries: number; maxSize?: number; sizeOf?: (value: Value) => number },
+): VersionedCache<Value> {
+  const entries = new LRUCache<string, Loaded<Value>>({
+    max: options.maxEntries,
+    ...(options.maxSize && options.sizeOf
+      ? { maxSize: options.maxSize, maxEntrySize: options.maxSize / 16, sizeCalculation: (entry: Loaded<Value>) => Math.max(1, options.sizeOf!(entry.value)) }
+      : {}),
+  });
+  const loading = new Map<string, Promise<Value>>();
+  return {
+    get size() {
+      return entries.size;
+    },
+    async get(key, load) {
+      const version = await clock.current();
+      const cached = entries.get(key);
+      if (cached && cached.version >= version) return cached.value;
+      const flight = `${version}\u0000${key}`;
+      let pending = loading.get(flight);
+      if (!pending) {
+        pending = (async () => {
+          try {
+            const loaded = await load();
+            clock.observe(loaded.version);
+            if (loaded.version >= version) entries.set(key, loaded);
+            return loaded.value;
+          } finally {
+            loading.delete(flight);
+          }
+        })();
+        loading.set(flight, pending);
+      }
+      return pending;
+    },
+  };
+}
