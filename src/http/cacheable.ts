@@ -31,3 +31,18 @@ export function cacheableResponse(request: Request, cached: CacheableBody): Resp
   if (matches(request.headers.get('if-none-match'), cached.etag)) return new Response(null, { status: 304, headers });
   return new Response(cached.body, { status: 200, headers: { ...headers, 'content-type': 'application/json' } });
 }
+
+/**
+ * The same answer given straight from an `onRequest` hook: the headers go into the request's own
+ * header set (which already holds `x-request-id`), so Elysia builds one Response, not two.
+ */
+export function answerFromHook(request: Request, set: { status?: number | string; headers: Record<string, string | number> }, cached: CacheableBody): string | Response {
+  set.headers.etag = cached.etag;
+  set.headers['cache-control'] = PUBLIC_CACHE_CONTROL;
+  if (matches(request.headers.get('if-none-match'), cached.etag)) {
+    set.status = 304;
+    return new Response(null, { status: 304 });
+  }
+  set.headers['content-type'] = 'application/json';
+  return cached.body;
+}

@@ -19,6 +19,20 @@ export const requestIdOf = (request: Request) => requestIds.get(request)?.id ?? 
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The path of a request URL without building a URL object (this runs on every request). */
+function pathnameOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  const end = url.indexOf('?', start);
+  return url.slice(start, end === -1 ? undefined : end);
+}
+
+/**
+ * Whether the URL checks have anything to look at: percent-escapes or control characters to
+ * decode, or more than one query parameter to compare. Most requests have none of these.
+ */
+const ESCAPES_OR_CONTROLS = /[%+\u0000-\u001F\u007F]/;
+const mayHaveTargetProblems = (url: string) => ESCAPES_OR_CONTROLS.test(url) || url.includes('&', url.indexOf('?'));
+
 /** Anything that means "the database is unreachable" rather than "this query is wrong". */
 function isDatabaseUnavailable(error: unknown): boolean {
   if (error instanceof ConnectionException) return true;
@@ -95,17 +109,18 @@ export function problemResponse(error: ApiError, requestId: string, pathname = '
 /** `routes` is the finished app's route table, read once on the first unmatched request. */
 export function httpLifecycle(ctx: AppContext, routes: () => { method: string; path: string }[]) {
   const log = ctx.logger.child({ component: 'http' });
+  const accessLog = log.enabled('info');
   const allowedMethods = createAllowedMethods(routes);
-  return new Elysia({ name: 'http-lifecycle' })
+  const lifecycle = new Elysia({ name: 'http-lifecycle' })
     .onRequest(({ request, set }) => {
       const sent = request.headers.get('x-request-id');
       const id = sent && REQUEST_ID_PATTERN.test(sent) ? sent : Bun.randomUUIDv7();
       requestIds.set(request, { id, startedAt: performance.now() });
-      const url = new URL(request.url);
-      Object.assign(set.headers, baselineHeaders(url.pathname), { 'x-request-id': id });
-      const target = requestTargetProblems(url);
+      const pathname = pathnameOf(request.url);
+      Object.assign(set.headers, baselineHeaders(pathname), { 'x-request-id': id });
+      const target = mayHaveTargetProblems(request.url) ? requestTargetProblems(new URL(request.url)) : null;
       if (target) {
-        return problemResponse(validationFailed(`The ${target.where} is invalid`, target.errors), id, url.pathname);
+        return problemResponse(validationFailed(`The ${target.where} is invalid`, target.errors), id, pathname);
       }
       // Bun enforces the limit on a listening server; this also covers `app.handle` and honest clients early.
       const length = Number(request.headers.get('content-length') ?? 0);
@@ -113,7 +128,7 @@ export function httpLifecycle(ctx: AppContext, routes: () => { method: string; p
         return problemResponse(
           new ApiError(413, 'PAYLOAD_TOO_LARGE', `The request body exceeds ${ctx.config.maxBodyBytes} bytes`),
           id,
-          url.pathname,
+          pathname,
         );
       }
     })
@@ -129,15 +144,17 @@ export function httpLifecycle(ctx: AppContext, routes: () => { method: string; p
       // The access log reads the status from here: what the client got, not what Elysia first meant.
       set.status = apiError.status;
       return problemResponse(apiError, requestId, pathname);
-    })
-    .onAfterResponse({ as: 'global' }, ({ request, set }) => {
-      const started = requestIds.get(request);
-      log.info('request', {
-        requestId: started?.id,
-        method: request.method,
-        path: new URL(request.url).pathname,
-        status: set.status,
-        ms: started ? Math.round((performance.now() - started.startedAt) * 10) / 10 : undefined,
-      });
     });
+  // The access log; not even registered when it would print nothing (a hook per request costs).
+  if (!accessLog) return lifecycle;
+  return lifecycle.onAfterResponse({ as: 'global' }, ({ request, set }) => {
+    const started = requestIds.get(request);
+    log.info('request', {
+      requestId: started?.id,
+      method: request.method,
+      path: pathnameOf(request.url),
+      status: set.status,
+      ms: started ? Math.round((performance.now() - started.startedAt) * 10) / 10 : undefined,
+    });
+  });
 }

@@ -59,15 +59,13 @@ function fixedWindowCounts() {
   };
 }
 
-export function memoryRateLimiter(limit: number): RateLimiter {
+export function memoryRateLimiter(limit: number): RateLimiter & { hitNow(key: string): RateDecision } {
   const windows = fixedWindowCounts();
-  return {
-    limit,
-    async hit(key) {
-      const { count, windowStart } = windows.add(key);
-      return decision(limit, count, windowStart);
-    },
+  const hitNow = (key: string) => {
+    const { count, windowStart } = windows.add(key);
+    return decision(limit, count, windowStart);
   };
+  return { limit, hitNow, hit: async (key) => hitNow(key) };
 }
 
 const rateLimited = (result: RateDecision) =>
@@ -157,13 +155,22 @@ export function createPublicRateLimits(ctx: AppContext) {
     cacheable: reads,
     write: postgresRateLimiter(ctx.orm, 'public-write', ctx.config.rateLimits.installsPerMinute),
   };
-  return new Elysia({ name: 'public-rate-limits', seed }).macro({
+  const plugin = new Elysia({ name: 'public-rate-limits', seed }).macro({
     rateLimit: (traffic: PublicTraffic) =>
       beforeValidation(async ({ request, server, set }) => {
         const address = clientAddress(request, server);
         await enforceRateLimit(limiters[traffic], networkOf(address), traffic === 'cacheable' ? null : set.headers);
         return { clientAddress: address };
       }),
+  });
+  return Object.assign(plugin, {
+    /**
+     * Counts a cacheable read answered before routing (from an `onRequest` hook) against the same
+     * per-address budget; false once it is spent (the request then takes the routed path, which refuses it).
+     */
+    allowCacheableRead(request: Request, server: Parameters<typeof clientAddress>[1]): boolean {
+      return reads.limit <= 0 || reads.hitNow(networkOf(clientAddress(request, server))).allowed;
+    },
   });
 }
 

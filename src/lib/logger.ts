@@ -10,6 +10,8 @@ export interface Logger {
   warn(msg: string, fields?: Fields): void;
   error(msg: string, fields?: Fields): void;
   child(fields: Fields): Logger;
+  /** Whether a line at `at` would be written (so hot paths can skip building it). */
+  enabled(at: Exclude<LogLevel, 'silent'>): boolean;
 }
 
 export function createLogger(level: LogLevel, base: Fields = {}, write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
@@ -23,6 +25,7 @@ export function createLogger(level: LogLevel, base: Fields = {}, write: (line: s
     warn: (msg, fields) => emit('warn', msg, fields),
     error: (msg, fields) => emit('error', msg, fields),
     child: (fields) => createLogger(level, { ...base, ...fields }, write),
+    enabled: (at) => rank[at] >= rank[level],
   };
 }
 

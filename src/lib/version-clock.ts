@@ -10,6 +10,8 @@ export interface VersionClock {
   observe(version: number): void;
   /** Makes the next `current()` read again (this process just changed the state). */
   expire(): void;
+  /** The version if it was read within `maxAgeMs`, without waiting; else undefined. */
+  fresh(): number | undefined;
 }
 
 export function createVersionClock(read: () => Promise<number>, maxAgeMs: number): VersionClock {
@@ -41,6 +43,9 @@ export function createVersionClock(read: () => Promise<number>, maxAgeMs: number
       expiredAt = performance.now();
       readAt = -Infinity;
       reading = undefined;
+    },
+    fresh() {
+      return performance.now() - readAt < maxAgeMs ? version : undefined;
     },
     current() {
       if (performance.now() - readAt < maxAgeMs) return Promise.resolve(version);

@@ -14,6 +14,8 @@ export interface Loaded<Value> {
 
 export interface VersionedCache<Value> {
   get(key: string, load: () => Promise<Loaded<Value>>): Promise<Value>;
+  /** The entry, if one is current and the clock is fresh: an answer without waiting for anything. */
+  peek(key: string): Value | undefined;
   readonly size: number;
 }
 
@@ -31,6 +33,12 @@ export function createVersionedCache<Value extends {}>(
   return {
     get size() {
       return entries.size;
+    },
+    peek(key) {
+      const version = clock.fresh();
+      if (version === undefined) return undefined;
+      const cached = entries.get(key);
+      return cached && cached.version >= version ? cached.value : undefined;
     },
     async get(key, load) {
       const version = await clock.current();

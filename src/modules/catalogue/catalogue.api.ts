@@ -1,12 +1,12 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
-import { cacheableResponse } from '../../http/cacheable.ts';
+import { answerFromHook, cacheableResponse } from '../../http/cacheable.ts';
 import type { PublicRateLimits } from '../../http/rate-limit.ts';
 import { DataList, Paginated, problems } from '../../http/schemas.ts';
 import { PublicAppView } from '../apps/apps.model.ts';
 import { CatalogueQuery, CategoryCount, FeaturedQuery, PublicAppSummary, SlugParams } from './catalogue.model.ts';
 import { SEARCH_CANDIDATES } from './catalogue-search.ts';
-import { createPublicCatalogue } from './public-catalogue.ts';
+import { createPublicCatalogue, targetOf } from './public-catalogue.ts';
 
 const CACHING =
   'Cacheable: `ETag` (send it back in `If-None-Match` for a 304), `Cache-Control: public` with a short `max-age`, `s-maxage` and `stale-while-revalidate`.';
@@ -16,7 +16,14 @@ export function catalogueApi(ctx: AppContext, rateLimits: PublicRateLimits) {
   const catalogue = createPublicCatalogue(ctx.catalogueReaders);
   return new Elysia({ prefix: '/api/apps', tags: ['Catalogue'] })
     .use(rateLimits)
-    .get('', async ({ query, request }) => cacheableResponse(request, await catalogue.list(query)), {
+    // A request target answered before (so already validated) whose answer is still current is
+    // answered here, before routing, validation and guards: most of the cost of a cached response.
+    .onRequest(({ request, server, set }) => {
+      if (request.method !== 'GET') return;
+      const cached = catalogue.cached(targetOf(request.url));
+      if (cached && rateLimits.allowCacheableRead(request, server)) return answerFromHook(request, set, cached);
+    })
+    .get('', async ({ query, request }) => cacheableResponse(request, await catalogue.list(targetOf(request.url), query)), {
       rateLimit: 'cacheable',
       query: CatalogueQuery,
       response: { 200: Paginated(PublicAppSummary), ...problems(400, 429) },
@@ -25,13 +32,13 @@ export function catalogueApi(ctx: AppContext, rateLimits: PublicRateLimits) {
         description: `Summaries (the app without \`longDescription\`, \`longDescriptionHtml\` and \`screenshots\`: \`GET /api/apps/{slug}\` has them). Filters combine with AND. \`search\` uses full-text search on the name and description, each word corrected to the catalogue's words one typo away (one typo still matches); an exact name match ranks first. A search considers at most ${SEARCH_CANDIDATES.toLocaleString('en')} matching apps (exact names first, then the most installed). \`page × limit\` may not exceed 10,000. ${CACHING}`,
       },
     })
-    .get('/featured/list', async ({ query, request }) => cacheableResponse(request, await catalogue.featured(query)), {
+    .get('/featured/list', async ({ query, request }) => cacheableResponse(request, await catalogue.featured(targetOf(request.url), query)), {
       rateLimit: 'cacheable',
       query: FeaturedQuery,
       response: { 200: DataList(PublicAppSummary), ...problems(400, 429) },
       detail: { summary: 'Featured apps, most installed first', description: `Summaries, as in the list. ${CACHING}` },
     })
-    .get('/categories/list', async ({ request }) => cacheableResponse(request, await catalogue.categories()), {
+    .get('/categories/list', async ({ request }) => cacheableResponse(request, await catalogue.categories(targetOf(request.url))), {
       rateLimit: 'cacheable',
       response: { 200: DataList(CategoryCount), ...problems(429) },
       detail: {
@@ -39,7 +46,7 @@ export function catalogueApi(ctx: AppContext, rateLimits: PublicRateLimits) {
         description: `Counts APPROVED apps of developers who are not suspended; updated by a background job within seconds of a change. ${CACHING}`,
       },
     })
-    .get('/:slug', async ({ params, request }) => cacheableResponse(request, await catalogue.app(params.slug)), {
+    .get('/:slug', async ({ params, request }) => cacheableResponse(request, await catalogue.app(targetOf(request.url), params.slug)), {
       rateLimit: 'cacheable',
       params: SlugParams,
       response: { 200: PublicAppView, ...problems(404, 410, 429) },

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { cacheableBody, type CacheableBody } from '../../http/cacheable.ts';
 import type { CatalogueReaders, SqlReader } from '../../lib/sql-reader.ts';
 import { createVersionClock } from '../../lib/version-clock.ts';
@@ -19,6 +20,10 @@ export const VERSION_MAX_AGE_MS = 250;
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 const MAX_RESPONSES = 50_000;
 const MAX_TOTALS = 1_000;
+const MAX_KNOWN_URLS = 100_000;
+
+/** The path and query of a request URL, as the client sent them. */
+export const targetOf = (url: string) => url.slice(url.indexOf('/', url.indexOf('//') + 2));
 
 export function createPublicCatalogue(readers: CatalogueReaders) {
   const clock = createVersionClock(() => readCatalogueVersion(readers.next()), VERSION_MAX_AGE_MS);
@@ -29,6 +34,14 @@ export function createPublicCatalogue(readers: CatalogueReaders) {
     sizeOf: (cached) => cached.body.length,
   });
   const totals = createVersionedCache<{ total: number }>(clock, { maxEntries: MAX_TOTALS });
+  // Request targets that were validated and answered from `responses` under a key: a repeat of the
+  // same target can be answered before routing and validation (`cached`).
+  const keysByTarget = new LRUCache<string, string>({ max: MAX_KNOWN_URLS });
+  const answer = async (target: string, key: string, load: () => Promise<Loaded<CacheableBody>>) => {
+    const body = await responses.get(key, load);
+    keysByTarget.set(target, key);
+    return body;
+  };
 
   /** Reads the version first and the data after it, on the same server: the data is at least that new. */
   const load =
@@ -40,11 +53,17 @@ export function createPublicCatalogue(readers: CatalogueReaders) {
     };
 
   return {
-    list(query: CatalogueQuery): Promise<CacheableBody> {
+    /** The current cached answer to a request target seen before, without waiting for anything; else undefined. */
+    cached(target: string): CacheableBody | undefined {
+      const key = keysByTarget.get(target);
+      return key === undefined ? undefined : responses.peek(key);
+    },
+    list(target: string, query: CatalogueQuery): Promise<CacheableBody> {
       const search = query.search?.trim().toLowerCase();
       const sort = query.sort ?? (search ? 'relevance' : 'installs');
       const key = `list|${filterKey(query)}|${sort}|${query.page ?? 1}|${query.limit ?? 20}|${search ?? ''}`;
-      return responses.get(
+      return answer(
+        target,
         key,
         load((reader, version) =>
           listCatalogue(reader, query, async (filter) => {
@@ -54,15 +73,15 @@ export function createPublicCatalogue(readers: CatalogueReaders) {
         ),
       );
     },
-    app(slug: string): Promise<CacheableBody> {
-      return responses.get(`app|${slug}`, load((reader) => getPublicApp(reader, slug)));
+    app(target: string, slug: string): Promise<CacheableBody> {
+      return answer(target, `app|${slug}`, load((reader) => getPublicApp(reader, slug)));
     },
-    featured(query: FeaturedQuery): Promise<CacheableBody> {
+    featured(target: string, query: FeaturedQuery): Promise<CacheableBody> {
       const key = `featured|${query.environment ?? ''}|${query.limit ?? 20}`;
-      return responses.get(key, load(async (reader) => ({ data: await listFeatured(reader, query) })));
+      return answer(target, key, load(async (reader) => ({ data: await listFeatured(reader, query) })));
     },
-    categories(): Promise<CacheableBody> {
-      return responses.get('categories', load(async (reader) => ({ data: await listCategoryCounts(reader) })));
+    categories(target: string): Promise<CacheableBody> {
+      return answer(target, 'categories', load(async (reader) => ({ data: await listCategoryCounts(reader) })));
     },
   };
 }

@@ -1,0 +1,78 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** The processes the bench starts, and what they cost in memory. */
+export interface Started {
+  child: ReturnType<typeof Bun.spawn>;
+  stop(): Promise<void>;
+}
+
+export function start(args: string[], env: Record<string, string | undefined>): Started {
+  const child = Bun.spawn(args, { env: { ...Bun.env, ...env }, stdout: 'ignore', stderr: 'inherit' });
+  return {
+    child,
+    async stop() {
+      for (const pid of descendants(child.pid)) process.kill(pid, 'SIGTERM');
+      child.kill('SIGTERM');
+      await child.exited;
+    },
+  };
+}
+
+export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const status = await fetch(url).then((r) => r.status, () => 0);
+    if (status === 200) return;
+    await Bun.sleep(200);
+  }
+  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
+}
+
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every process below `root` (the service's extra API processes). */
+export function descendants(root: number): number[] {
+  const pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number);
+  const found: number[] = [];
+  let frontier = [root];
+  while (frontier.length > 0) {
+    const children = pids.filter((pid) => frontier.includes(parentOf(pid) ?? -1));
+    found.push(...children);
+    frontier = children;
+  }
+  return found;
+}
+
+function rssKb(pid: number): number {
+  try {
+    const match = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m);
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Samples the RSS of `root` and each of its descendants every 100 ms; the peak is per process. */
+export function sampleRss(root: number) {
+  const peaks = new Map<number, number>();
+  const sample = () => {
+    for (const pid of [root, ...descendants(root)]) peaks.set(pid, Math.max(peaks.get(pid) ?? 0, rssKb(pid)));
+  };
+  sample();
+  const timer = setInterval(sample, 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      const values = [...peaks.values()];
+      return { peakMb: Math.max(...values) / 1024, processes: values.length, totalPeakMb: values.reduce((a, b) => a + b, 0) / 1024 };
+    },
+  };
+}
