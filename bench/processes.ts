@@ -76,3 +76,46 @@ export function sampleRss(root: number) {
     },
   };
 }
+
+/** CPU ticks (1/100 s) used so far by a process, its user and system time together. */
+function cpuTicks(pid: number): { comm: string; ticks: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { comm, ticks: Number(fields[11]) + Number(fields[12]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where the CPU went during a run, among this bench's own processes: the service (its process
+ * tree) and PostgreSQL (wrk reports its own, `WrkResult.cpuSeconds`). Other users of the machine
+ * are not counted.
+ */
+export function cpuMeter(servicePid: number) {
+  const snapshot = () => {
+    const service = new Set([servicePid, ...descendants(servicePid)]);
+    const totals = { server: 0, postgres: 0 };
+    for (const pid of descendants(process.pid)) {
+      const usage = cpuTicks(pid);
+      if (!usage) continue;
+      if (service.has(pid)) totals.server += usage.ticks;
+      else if (usage.comm.startsWith('postgres')) totals.postgres += usage.ticks;
+    }
+    return totals;
+  };
+  return {
+    /** Runs `work` and reports each part's CPU in cores (1.0 = one core busy throughout). */
+    async measure<T>(work: () => Promise<T>): Promise<{ result: T; cores: { server: number; postgres: number }; seconds: number }> {
+      const before = snapshot();
+      const started = performance.now();
+      const result = await work();
+      const after = snapshot();
+      const seconds = (performance.now() - started) / 1000;
+      const cores = (key: 'server' | 'postgres') => Math.max(0, (after[key] - before[key]) / 100 / seconds);
+      return { result, cores: { server: cores('server'), postgres: cores('postgres') }, seconds };
+    },
+  };
+}

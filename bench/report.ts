@@ -5,6 +5,8 @@ export interface Row {
   name: string;
   result?: WrkResult;
   tps?: number;
+  /** CPU in cores of the server, PostgreSQL and wrk during the run. */
+  cores?: { server: number; postgres: number; wrk: number };
   yardstick: number | null;
   load: number;
 }
@@ -21,6 +23,7 @@ interface Report {
     non2xx?: number;
     socketErrors?: number;
     shareOfYardstick: number | null;
+    cpuCores?: { server: number; postgres: number; wrk: number };
     load1m: number;
   }[];
   serverPeakRssMb: { peakMb: number; processes: number; totalPeakMb: number };
@@ -28,7 +31,7 @@ interface Report {
 }
 
 export function printReport(report: Report): void {
-  const header = ['scenario', 'req/s', 'share', 'p50 ms', 'p99 ms', 'non-2xx', 'load 1m'];
+  const header = ['scenario', 'req/s', 'share', 'p50 ms', 'p99 ms', 'non-2xx', 'CPU server/pg/wrk', 'load 1m'];
   const cells = report.rows.map((row) => [
     row.name,
     String(row.requestsPerSecond ?? `${Math.round(row.tps ?? 0)} tps`),
@@ -36,6 +39,7 @@ export function printReport(report: Report): void {
     row.p50Ms === undefined ? '—' : row.p50Ms.toFixed(2),
     row.p99Ms === undefined ? '—' : row.p99Ms.toFixed(2),
     row.non2xx === undefined ? '—' : String(row.non2xx + (row.socketErrors ?? 0)),
+    row.cpuCores ? [row.cpuCores.server, row.cpuCores.postgres, row.cpuCores.wrk].map((c) => c.toFixed(2)).join('/') : '—',
     row.load1m.toFixed(2),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));

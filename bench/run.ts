@@ -11,7 +11,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { freePort } from '../src/db/embedded.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { pgbenchInstalls } from './pgbench.ts';
-import { sampleRss, start, waitForHttp } from './processes.ts';
+import { cpuMeter, sampleRss, start, waitForHttp } from './processes.ts';
 import { printReport, type Row } from './report.ts';
 import { searchMix, searchPath, seededRandom } from './search-terms.ts';
 import { requestsPerSecond, runWrk, type WrkResult } from './wrk.ts';
@@ -24,6 +24,8 @@ const { values: options } = parseArgs({
     // API processes (WEB_CONCURRENCY); the hello-world yardstick runs with as many.
     processes: { type: 'string', default: '1' },
     only: { type: 'string' },
+    // `api` leaves the roll-up jobs queued (no workers), to see what they cost the installs.
+    role: { type: 'string', default: 'all' },
   },
 });
 const APPS = Number(options.apps);
@@ -51,7 +53,7 @@ const serviceEnv = {
   TRUSTED_PROXIES: '127.0.0.1/32',
   WEB_CONCURRENCY: String(PROCESSES),
 };
-const service = start(['bun', join(root, 'src/main.ts')], serviceEnv);
+const service = start(['bun', join(root, 'src/main.ts'), '--role', options.role!], serviceEnv);
 const stops: (() => Promise<void>)[] = [() => service.stop()];
 
 try {
@@ -71,7 +73,7 @@ try {
       `select (select count(*) from pgboss.job where name like 'stats.%' and state in ('created', 'retry', 'active'))::int as pending,
               (select sum(app_count) from category_counts)::int as counted`,
     );
-    settled = rows[0].pending === 0 && rows[0].counted === APPS;
+    settled = (rows[0].pending === 0 || options.role === 'api') && rows[0].counted === APPS;
   }
   // The steady state autovacuum reaches on its own: statistics, and the visibility map index-only scans need.
   await db.query('vacuum analyze');
@@ -111,6 +113,11 @@ try {
   const helloRate = requestsPerSecond(helloResult);
 
   const rss = sampleRss(service.child.pid);
+  const cpu = cpuMeter(service.child.pid);
+  const measured = async (run: () => Promise<WrkResult>) => {
+    const { result, cores, seconds } = await cpu.measure(run);
+    return { result, cores: { ...cores, wrk: (result.cpuSeconds ?? 0) / seconds } };
+  };
   const scenarios: { key: string; name: string; run: () => Promise<WrkResult> }[] = [
     { key: 'list', name: 'GET /api/apps?limit=20', run: () => load(`${base}/api/apps?limit=20`) },
     { key: 'slug', name: 'GET /api/apps/:slug (2,000 slugs)', run: () => load(base, 'paths', pathsFile('slugs', slugs)) },
@@ -120,7 +127,8 @@ try {
   ];
   for (const scenario of scenarios.filter((s) => wanted(s.key))) {
     log(`loading ${scenario.name}…`);
-    rows.push({ name: scenario.name, result: await scenario.run(), yardstick: helloRate, load: load1m() });
+    const { result, cores } = await measured(scenario.run);
+    rows.push({ name: scenario.name, result, cores, yardstick: helloRate, load: load1m() });
   }
 
   let installCheck: { created: number; sent: number; rows: number } | undefined;
@@ -129,11 +137,11 @@ try {
     rows.push({ name: 'pgbench install INSERT, 32 clients (yardstick)', tps: pgbench.tps, yardstick: null, load: load1m() });
     log('loading installs…');
     const before = (await db.query(`select count(*)::int as n from installs`)).rows[0].n as number;
-    const result = await load(base, 'install', pathsFile('installs', installs));
+    const { result, cores } = await measured(() => load(base, 'install', pathsFile('installs', installs)));
     await Bun.sleep(1_000);
     const after = (await db.query(`select count(*)::int as n from installs`)).rows[0].n as number;
     installCheck = { created: result.created ?? 0, sent: result.sent ?? 0, rows: after - before };
-    rows.push({ name: 'POST /api/apps/:slug/install (new installer each)', result, yardstick: pgbench.tps, load: load1m() });
+    rows.push({ name: 'POST /api/apps/:slug/install (new installer each)', result, cores, yardstick: pgbench.tps, load: load1m() });
   }
   const memory = rss.stop();
 
@@ -153,6 +161,7 @@ try {
           }
         : { tps: row.tps }),
       shareOfYardstick: row.yardstick ? (row.result ? requestsPerSecond(row.result) : 0) / row.yardstick : null,
+      cpuCores: row.cores,
       load1m: row.load,
     })),
     serverPeakRssMb: memory,

@@ -11,6 +11,8 @@ export interface WrkResult {
   socketErrors: number;
   sent?: number;
   created?: number;
+  /** CPU the load generator itself used (it shares the machine with the server). */
+  cpuSeconds?: number;
 }
 
 export interface WrkRun {
@@ -41,7 +43,9 @@ export async function runWrk(run: WrkRun): Promise<WrkResult> {
   });
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   if (code !== 0) throw new Error(`wrk exited with ${code}: ${stderr}`);
-  return parseWrkOutput(stdout);
+  const usage = child.resourceUsage();
+  const cpuSeconds = usage ? Number(usage.cpuTime.user + usage.cpuTime.system) / 1e6 : undefined;
+  return { ...parseWrkOutput(stdout), cpuSeconds };
 }
 
 export const requestsPerSecond = (result: WrkResult) => result.requests / (result.durationUs / 1e6);

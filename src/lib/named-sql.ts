@@ -28,14 +28,3 @@ export function namedSql(text: string, params: Record<string, unknown>): Compile
   return { text: compiled, values };
 }
 
-/** The same with `?` placeholders, one value per occurrence: what the ORM's `em.execute` takes. */
-export function namedSqlForOrm(text: string, params: Record<string, unknown>): CompiledSql {
-  const values: unknown[] = [];
-  const compiled = text.replace(TOKENS, (token, name: string | undefined) => {
-    if (name === undefined) return token;
-    if (!(name in params)) throw new Error(`SQL parameter :${name} has no value`);
-    values.push(params[name]);
-    return '?';
-  });
-  return { text: compiled, values };
-}

@@ -13,7 +13,8 @@ export interface Loaded<Value> {
 }
 
 export interface VersionedCache<Value> {
-  get(key: string, load: () => Promise<Loaded<Value>>): Promise<Value>;
+  /** `load` is told the version the clock is at, and reports the version it actually read at. */
+  get(key: string, load: (current: number) => Promise<Loaded<Value>>): Promise<Value>;
   /** The entry, if one is current and the clock is fresh: an answer without waiting for anything. */
   peek(key: string): Value | undefined;
   readonly size: number;
@@ -49,7 +50,7 @@ export function createVersionedCache<Value extends {}>(
       if (!pending) {
         pending = (async () => {
           try {
-            const loaded = await load();
+            const loaded = await load(version);
             clock.observe(loaded.version);
             if (loaded.version >= version) entries.set(key, loaded);
             return loaded.value;

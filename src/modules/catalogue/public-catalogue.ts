@@ -37,18 +37,23 @@ export function createPublicCatalogue(readers: CatalogueReaders) {
   // Request targets that were validated and answered from `responses` under a key: a repeat of the
   // same target can be answered before routing and validation (`cached`).
   const keysByTarget = new LRUCache<string, string>({ max: MAX_KNOWN_URLS });
-  const answer = async (target: string, key: string, load: () => Promise<Loaded<CacheableBody>>) => {
+  const answer = async (target: string, key: string, load: (current: number) => Promise<Loaded<CacheableBody>>) => {
     const body = await responses.get(key, load);
     keysByTarget.set(target, key);
     return body;
   };
 
-  /** Reads the version first and the data after it, on the same server: the data is at least that new. */
+  /**
+   * The data is tagged with a version read before it on the same server, so it is at least that
+   * new. With one server the clock's own reading is such a version; with replicas each load reads
+   * the version on the replica it reads the data from, so a lagging one cannot pass old rows off as new.
+   */
+  const single = readers.all.length === 1;
   const load =
     (work: (reader: SqlReader, version: number) => Promise<unknown>) =>
-    async (): Promise<Loaded<CacheableBody>> => {
+    async (current: number): Promise<Loaded<CacheableBody>> => {
       const reader = readers.next();
-      const version = await readCatalogueVersion(reader);
+      const version = single ? current : await readCatalogueVersion(reader);
       return { version, value: cacheableBody(await work(reader, version)) };
     };
 

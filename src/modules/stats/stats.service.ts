@@ -58,5 +58,9 @@ export async function recomputeCategoryCounts(em: EntityManager): Promise<void> 
 /** Call inside the transaction that appended an install or changed a review. */
 export const enqueueAppStats = (jobs: JobQueue, em: EntityManager, appId: string) => jobs.send(em, APP_STATS_QUEUE, { appId });
 
+/** The same for several apps at once, in one statement (a batch of installs): one job per app, as `enqueueAppStats` enqueues. */
+export const enqueueAppStatsForApps = (jobs: JobQueue, em: EntityManager, appIds: string[]) =>
+  jobs.sendMany(em, APP_STATS_QUEUE, appIds.map((appId) => ({ appId })));
+
 /** Call inside the transaction that changed which apps are publicly visible. */
 export const enqueueCategoryCounts = (jobs: JobQueue, em: EntityManager) => jobs.send(em, CATEGORY_COUNTS_QUEUE, {});
