@@ -4,12 +4,13 @@ import { createLogger } from './lib/logger.ts';
 import { startRuntime } from './runtime.ts';
 import { createApp } from './app.ts';
 import { ensureDevelopmentAdmin } from './modules/admins/admins.service.ts';
+import { assertPortFree, startWebProcesses } from './web-processes.ts';
 
 /**
  * `bun start`: the API and the workers in one process. `--role api` serves HTTP only,
  * `--role worker` runs jobs only; any number of each can share one PostgreSQL.
  */
-const { values } = parseArgs({ options: { role: { type: 'string', default: 'all' } } });
+const { values } = parseArgs({ options: { role: { type: 'string', default: 'all' }, 'shared-port': { type: 'boolean', default: false } } });
 const role = values.role as Role;
 if (!['all', 'api', 'worker'].includes(role)) {
   process.stderr.write(`Unknown role "${values.role}": use all, api or worker\n`);
@@ -34,10 +35,15 @@ const runtime = await startRuntime(config, logger, { role }).catch((error) => {
 
 if (config.env === 'development') await ensureDevelopmentAdmin(runtime.ctx.orm.em.fork(), logger);
 
-/** One process owns its port: a second `bun start` must fail loudly, not quietly share the socket. */
+/**
+ * One process owns its port: a second `bun start` must fail loudly, not quietly share the socket.
+ * With `WEB_CONCURRENCY` the port is shared, but only among the processes this start-up made.
+ */
+const sharedPort = values['shared-port'] || config.webConcurrency > 1;
 function listen() {
   try {
-    return createApp(runtime.ctx).listen({ port: config!.port, hostname: config!.host, reusePort: false });
+    if (sharedPort && !values['shared-port']) assertPortFree(config!.port, config!.host);
+    return createApp(runtime.ctx).listen({ port: config!.port, hostname: config!.host, reusePort: sharedPort });
   } catch (error) {
     const inUse = (error as { code?: string }).code === 'EADDRINUSE' || /in use/i.test((error as Error).message);
     logger.error(inUse ? `address in use: ${config!.host}:${config!.port} is taken by another process` : 'could not listen', {
@@ -52,12 +58,14 @@ if (role !== 'worker' && !server) {
   await runtime.stop();
   process.exit(1);
 }
-if (server) {
+const webProcesses =
+  server && config.webConcurrency > 1 && !values['shared-port'] ? startWebProcesses(config.webConcurrency - 1, import.meta.path, logger) : undefined;
+if (server && !values['shared-port']) {
   const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
   process.stderr.write(
     [
       '',
-      `  App Marketplace (${config.env}, role ${role})`,
+      `  App Marketplace (${config.env}, role ${role}${webProcesses ? `, ${config.webConcurrency} API processes` : ''})`,
       `  API       ${base}/api/apps`,
       `  OpenAPI   ${base}/swagger`,
       `  Health    ${base}/readyz`,
@@ -75,7 +83,7 @@ async function shutdown(signal: string) {
   stopping = true;
   logger.info('shutting down', { signal });
   // Stop accepting, let in-flight requests finish, then release jobs and the database.
-  await server?.stop();
+  await Promise.all([server?.stop(), webProcesses?.stop()]);
   await runtime.stop();
   process.exit(0);
 }
