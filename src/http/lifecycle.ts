@@ -6,7 +6,7 @@ import { createAllowedMethods } from './allowed-methods.ts';
 import { parseJsonBody } from './json-body.ts';
 import { requestTargetProblems } from './request-target.ts';
 import { describeValidationErrors } from './validation-messages.ts';
-import { ConnectionWaitExceeded } from '../lib/connection-wait.ts';
+import { CONNECTION_WAIT_EXCEEDED, ConnectionWaitExceeded } from '../lib/connection-wait.ts';
 
 /**
  * Cross-cutting request handling for the whole app: request ids, body limits, the one JSON body
@@ -44,10 +44,10 @@ function isDatabaseUnavailable(error: unknown): boolean {
   );
 }
 
-/** A request that waited its full bound for a busy pool's connection (wrapped or not by the ORM). */
+/** A request that waited its full bound for a busy pool's connection (the ORM re-wraps it, keeping the code). */
 function isConnectionWaitExceeded(error: unknown): boolean {
   for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
-    if (current instanceof ConnectionWaitExceeded) return true;
+    if (current instanceof ConnectionWaitExceeded || (current as { code?: unknown }).code === CONNECTION_WAIT_EXCEEDED) return true;
   }
   return false;
 }

@@ -5,9 +5,11 @@
  * connection is bounded separately (the driver's connect timeout): that failure means the database
  * is unreachable, not busy.
  */
+export const CONNECTION_WAIT_EXCEEDED = 'CONNECTION_WAIT_EXCEEDED';
+
 export class ConnectionWaitExceeded extends Error {
   override name = 'ConnectionWaitExceeded';
-  readonly code = 'CONNECTION_WAIT_EXCEEDED';
+  readonly code = CONNECTION_WAIT_EXCEEDED;
   constructor(readonly waitMs: number) {
     super(`no database connection became free within ${waitMs} ms`);
   }

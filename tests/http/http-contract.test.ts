@@ -121,6 +121,12 @@ describe('database unavailable', () => {
       expect(response.status).toBe(503);
       expect(((await response.json()) as { code: string }).code).toBe("UNAVAILABLE");
       expect(elapsed).toBeLessThan(2000);
+      // The public catalogue reads through its own pool, with the same answer.
+      const catalogueStarted = performance.now();
+      const catalogue = await app.handle(new Request('http://localhost/api/apps?limit=3'));
+      expect(catalogue.status).toBe(503);
+      expect(((await catalogue.json()) as { code: string }).code).toBe('UNAVAILABLE');
+      expect(performance.now() - catalogueStarted).toBeLessThan(2000);
       const ready = await app.handle(new Request('http://localhost/readyz'));
       expect(ready.status).toBe(503);
       expect((await app.handle(new Request('http://localhost/livez'))).status).toBe(200);
