@@ -17,10 +17,10 @@ export interface ReadPoolOptions {
   waitMs: number;
 }
 
-function reader(name: string, url: string, options: ReadPoolOptions, logger: Logger): { reader: SqlReader; pool: pg.Pool } {
+function boundedPool(name: string, url: string, max: number, waitMs: number, logger: Logger): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
-    max: options.max,
+    max,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     statement_timeout: 10_000,
@@ -28,16 +28,19 @@ function reader(name: string, url: string, options: ReadPoolOptions, logger: Log
   });
   // A connection the server dropped is discarded by the pool; an unhandled 'error' would end the process.
   pool.on('error', (error) => logger.warn('catalogue pool connection error', { pool: name, error: error.message }));
-  boundConnectionWait(pool, options.max, options.waitMs);
+  boundConnectionWait(pool, max, waitMs);
+  return pool;
+}
+
+function reader(name: string, url: string, options: ReadPoolOptions, logger: Logger): { reader: SqlReader; pools: pg.Pool[] } {
+  const pool = boundedPool(name, url, options.max, options.waitMs, logger);
+  // The version check runs every few hundred ms on its own connection, never behind a slow search.
+  const urgent = boundedPool(name, url, 1, options.waitMs, logger);
+  const run = async <Row>(on: pg.Pool, statement: { text: string; values: unknown[] }) =>
+    (await on.query(statement.text, statement.values)).rows as Row[];
   return {
-    pool,
-    reader: {
-      name,
-      async query<Row>(statement: { text: string; values: unknown[] }) {
-        const result = await pool.query(statement.text, statement.values);
-        return result.rows as Row[];
-      },
-    },
+    pools: [pool, urgent],
+    reader: { name, query: (statement) => run(pool, statement), queryUrgent: (statement) => run(urgent, statement) },
   };
 }
 
@@ -55,7 +58,7 @@ export function createCatalogueReaders(primaryUrl: string, replicaUrls: string[]
       return targets[turn]!.reader;
     },
     async close() {
-      await Promise.all(targets.map((target) => target.pool.end().catch(() => {})));
+      await Promise.all(targets.flatMap((target) => target.pools.map((pool) => pool.end().catch(() => {}))));
     },
   };
 }

@@ -8,6 +8,8 @@ export interface SqlReader {
   /** `primary`, or `replica-N`: which server answered, for logs and tests. */
   readonly name: string;
   query<Row>(statement: CompiledSql): Promise<Row[]>;
+  /** For a tiny query that must not queue behind slow ones (the version check): a connection of its own. */
+  queryUrgent<Row>(statement: CompiledSql): Promise<Row[]>;
 }
 
 export interface CatalogueReaders {

@@ -1,7 +1,10 @@
 /**
  * The newest version of some shared state this process has seen, re-read at most every
  * `maxAgeMs`. Between reads everyone gets the number they already have, and a read that is due is
- * shared by every caller waiting for it. Versions only move forward.
+ * shared by every caller waiting for it. A reading up to three times that old is still given out
+ * while a new read runs in the background, so callers wait for a read only when none finished for
+ * a while (or after `expire`): the version is never older than `3 × maxAgeMs` plus one read.
+ * Versions only move forward.
  */
 export interface VersionClock {
   /** The version, re-read first when the last reading is older than `maxAgeMs`. */
@@ -10,9 +13,11 @@ export interface VersionClock {
   observe(version: number): void;
   /** Makes the next `current()` read again (this process just changed the state). */
   expire(): void;
-  /** The version if it was read within `maxAgeMs`, without waiting; else undefined. */
+  /** The version, if a reading recent enough can be given without waiting (a due one starts in the background); else undefined. */
   fresh(): number | undefined;
 }
+
+const STALE_AFTER = 3;
 
 export function createVersionClock(read: () => Promise<number>, maxAgeMs: number): VersionClock {
   let version = 0;
@@ -37,6 +42,14 @@ export function createVersionClock(read: () => Promise<number>, maxAgeMs: number
     pending.then(settled, settled);
     return pending;
   };
+  const fresh = () => {
+    const age = performance.now() - readAt;
+    if (age < maxAgeMs) return version;
+    if (age >= maxAgeMs * STALE_AFTER) return undefined;
+    // Errors surface to the callers that wait for a read once this reading is too old.
+    if (!reading) start().catch(() => {});
+    return version;
+  };
   return {
     observe,
     expire() {
@@ -44,12 +57,10 @@ export function createVersionClock(read: () => Promise<number>, maxAgeMs: number
       readAt = -Infinity;
       reading = undefined;
     },
-    fresh() {
-      return performance.now() - readAt < maxAgeMs ? version : undefined;
-    },
+    fresh,
     current() {
-      if (performance.now() - readAt < maxAgeMs) return Promise.resolve(version);
-      return reading ?? start();
+      const known = fresh();
+      return known === undefined ? (reading ?? start()) : Promise.resolve(known);
     },
   };
 }

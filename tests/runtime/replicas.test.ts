@@ -64,7 +64,7 @@ test('a lagging replica never leaves stale rows cached once it catches up; read-
       for (let j = 0; j < 4; j += 1) seen ||= (await publicIds()).includes(pending.id);
       if (!seen) await Bun.sleep(50);
     }
-    expect(seen).toBe(true);
+    expect(seen as boolean).toBe(true);
     for (let j = 0; j < 6; j += 1) await publicIds();
   } finally {
     await cluster.resumeReplay(0);

@@ -42,6 +42,6 @@ export const catalogueVersionSubscriber: EventSubscriber = {
 };
 
 export async function readCatalogueVersion(reader: SqlReader): Promise<number> {
-  const [row] = await reader.query<{ version: string }>(namedSql('select version from catalogue_version', {}));
+  const [row] = await reader.queryUrgent<{ version: string }>(namedSql('select version from catalogue_version', {}));
   return Number(row?.version ?? 0);
 }
