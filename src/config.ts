@@ -228,7 +228,7 @@ function parseDatabasePools(env: Env): DatabasePoolConfig {
   return {
     replicaUrls,
     poolMax: positive('DATABASE_POOL_MAX', 10),
-    cataloguePoolMax: positive('CATALOGUE_POOL_MAX', 8),
+    cataloguePoolMax: positive('CATALOGUE_POOL_MAX', 4),
     connectionWaitMs: positive('CONNECTION_WAIT_MS', 5000),
   };
 }

@@ -10,6 +10,8 @@ import { CONNECT_TIMEOUT_MS } from './orm.ts';
  * several times a raw query here), and a pool of their own keeps a burst of catalogue traffic from
  * starving the developer API's transactions.
  */
+const statementName = (text: string) => `catalogue-${Bun.hash(text).toString(36)}`;
+
 export interface ReadPoolOptions {
   /** Connections per server. */
   max: number;
@@ -36,8 +38,10 @@ function reader(name: string, url: string, options: ReadPoolOptions, logger: Log
   const pool = boundedPool(name, url, options.max, options.waitMs, logger);
   // The version check runs every few hundred ms on its own connection, never behind a slow search.
   const urgent = boundedPool(name, url, 1, options.waitMs, logger);
+  // Named, so each connection parses and plans a statement once and then only executes it: the
+  // catalogue's statements are a small fixed set, and planning them cost more than running most.
   const run = async <Row>(on: pg.Pool, statement: { text: string; values: unknown[] }) =>
-    (await on.query(statement.text, statement.values)).rows as Row[];
+    (await on.query({ name: statementName(statement.text), text: statement.text, values: statement.values })).rows as Row[];
   return {
     pools: [pool, urgent],
     reader: { name, query: (statement) => run(pool, statement), queryUrgent: (statement) => run(urgent, statement) },

@@ -17,6 +17,8 @@ export interface VersionedCache<Value> {
   get(key: string, load: (current: number) => Promise<Loaded<Value>>): Promise<Value>;
   /** The entry, if one is current and the clock is fresh: an answer without waiting for anything. */
   peek(key: string): Value | undefined;
+  /** Keeps a value read elsewhere, at the version it was read at. */
+  put(key: string, loaded: Loaded<Value>): void;
   readonly size: number;
 }
 
@@ -40,6 +42,9 @@ export function createVersionedCache<Value extends {}>(
       if (version === undefined) return undefined;
       const cached = entries.get(key);
       return cached && cached.version >= version ? cached.value : undefined;
+    },
+    put(key, loaded) {
+      entries.set(key, loaded);
     },
     async get(key, load) {
       const version = await clock.current();

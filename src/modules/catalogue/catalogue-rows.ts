@@ -12,9 +12,13 @@ import type { PublicAppSummary } from './catalogue.model.ts';
 /** An app is public when it is APPROVED and its developer is not SUSPENDED. */
 export const VISIBLE = `a.status = 'APPROVED' and d.status <> 'SUSPENDED'`;
 
+/** A timestamp as ISO-8601 UTC text, as the API shows it: cheaper to read than the driver's Date parsing. */
+const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 const SUMMARY_COLUMNS = `a.id, a.slug, a.name, a.description, a.category, a.environment, a.logo_url, a.banner_url,
   a.website_url, a.support_url, a.privacy_policy_url, a.terms_of_service_url, a.oauth_client_id, a.status, a.featured,
-  a.version, a.created_at, a.updated_at, a.first_approved_at, s.install_count, s.review_count, s.average_rating,
+  a.version, ${iso('a.created_at')} as created_at, ${iso('a.updated_at')} as updated_at,
+  ${iso('a.first_approved_at')} as first_approved_at, s.install_count, s.review_count, s.average_rating,
   d.name as developer_name, d.company_name as developer_company_name, d.website_url as developer_website_url,
   d.status as developer_status`;
 
@@ -46,9 +50,9 @@ export interface PublicAppRow {
   status: AppStatus;
   featured: boolean;
   version: number;
-  created_at: Date | string;
-  updated_at: Date | string;
-  first_approved_at: Date | string | null;
+  created_at: string;
+  updated_at: string;
+  first_approved_at: string | null;
   install_count: number;
   review_count: number;
   average_rating: string | number;

@@ -3,7 +3,7 @@ import type { SqlReader } from '../../lib/sql-reader.ts';
 import { COLUMNS, JOINS, VISIBLE, toSummary, type PublicAppRow } from './catalogue-rows.ts';
 import { filterCondition, orderBy, SORT_KEYS, type CatalogueFilter } from './catalogue-order.ts';
 import type { CatalogueSort, PublicAppSummary } from './catalogue.model.ts';
-import { correctWords, searchWords } from './search-words.ts';
+import { correctWords, lookUpWords, searchWords, type LookUpWords } from './search-words.ts';
 
 /** Searches rank at most this many matching apps (exact names first, then the most installed). */
 export const SEARCH_CANDIDATES = 1_000;
@@ -20,8 +20,9 @@ export async function searchPage(
   filter: CatalogueFilter,
   sort: CatalogueSort,
   window: { limit: number; offset: number },
+  lookUp: LookUpWords = (words) => lookUpWords(reader, words),
 ): Promise<{ data: PublicAppSummary[]; total: number }> {
-  const groups = await correctWords(reader, searchWords(search));
+  const groups = await correctWords(searchWords(search), lookUp);
   // Words are letters and digits only, so they can be handed to to_tsquery as they are.
   const params: Record<string, unknown> = { exact: search.trim().toLowerCase(), limit: window.limit, offset: window.offset };
   const parts = groups.map((alternatives, i) => {

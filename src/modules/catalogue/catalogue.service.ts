@@ -9,6 +9,7 @@ import { COLUMNS, JOINS, VISIBLE, toPublicView, toSummary, type PublicAppRow } f
 import { countListed, listPage } from './catalogue-list.ts';
 import type { CatalogueFilter } from './catalogue-order.ts';
 import { searchPage } from './catalogue-search.ts';
+import type { LookUpWords } from './search-words.ts';
 import type { CatalogueQuery, CategoryCount, FeaturedQuery, PublicAppSummary } from './catalogue.model.ts';
 
 /**
@@ -25,12 +26,13 @@ export async function listCatalogue(
   reader: SqlReader,
   query: CatalogueQuery,
   totalOf: TotalOf = (filter) => countListed(reader, filter),
+  lookUp?: LookUpWords,
 ): Promise<Page<PublicAppSummary>> {
   const { page, limit, offset } = pageWindow(query);
   const filter: CatalogueFilter = { category: query.category, environment: query.environment, featured: query.featured };
   const search = query.search?.trim();
   if (search) {
-    const found = await searchPage(reader, search, filter, query.sort ?? 'relevance', { limit, offset });
+    const found = await searchPage(reader, search, filter, query.sort ?? 'relevance', { limit, offset }, lookUp);
     return pageOf(found.data, page, limit, found.total);
   }
   const sort = !query.sort || query.sort === 'relevance' ? 'installs' : query.sort;

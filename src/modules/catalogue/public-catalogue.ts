@@ -7,6 +7,7 @@ import { onCatalogueVersionBumped, readCatalogueVersion } from './catalogue-vers
 import { countListed } from './catalogue-list.ts';
 import { filterKey } from './catalogue-order.ts';
 import { getPublicApp, listCatalogue, listCategoryCounts, listFeatured } from './catalogue.service.ts';
+import { lookUpWords, type LookUpWords, type WordInfo } from './search-words.ts';
 import type { CatalogueQuery, FeaturedQuery } from './catalogue.model.ts';
 
 /**
@@ -20,6 +21,7 @@ export const VERSION_MAX_AGE_MS = 250;
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 const MAX_RESPONSES = 50_000;
 const MAX_TOTALS = 1_000;
+const MAX_WORDS = 50_000;
 const MAX_KNOWN_URLS = 100_000;
 
 /** The path and query of a request URL, as the client sent them. */
@@ -34,6 +36,24 @@ export function createPublicCatalogue(readers: CatalogueReaders) {
     sizeOf: (cached) => cached.body.length,
   });
   const totals = createVersionedCache<{ total: number }>(clock, { maxEntries: MAX_TOTALS });
+  // What the dictionary says about each search word: most searches repeat words, so most misses skip that query.
+  const words = createVersionedCache<WordInfo>(clock, { maxEntries: MAX_WORDS });
+  const lookUpCached =
+    (reader: SqlReader, version: number): LookUpWords =>
+    async (asked) => {
+      const found = new Map<string, WordInfo>();
+      const missing = asked.filter((word) => {
+        const known = words.peek(word);
+        if (known) found.set(word, known);
+        return !known;
+      });
+      const looked = await lookUpWords(reader, missing);
+      for (const [word, info] of looked) {
+        found.set(word, info);
+        words.put(word, { version, value: info });
+      }
+      return found;
+    };
   // Request targets that were validated and answered from `responses` under a key: a repeat of the
   // same target can be answered before routing and validation (`cached`).
   const keysByTarget = new LRUCache<string, string>({ max: MAX_KNOWN_URLS });
@@ -71,10 +91,15 @@ export function createPublicCatalogue(readers: CatalogueReaders) {
         target,
         key,
         load((reader, version) =>
-          listCatalogue(reader, query, async (filter) => {
-            const counted = await totals.get(filterKey(filter), async () => ({ version, value: { total: await countListed(reader, filter) } }));
-            return counted.total;
-          }),
+          listCatalogue(
+            reader,
+            query,
+            async (filter) => {
+              const counted = await totals.get(filterKey(filter), async () => ({ version, value: { total: await countListed(reader, filter) } }));
+              return counted.total;
+            },
+            lookUpCached(reader, version),
+          ),
         ),
       );
     },
