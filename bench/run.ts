@@ -13,7 +13,8 @@ import { createLogger } from '../src/lib/logger.ts';
 import { pgbenchInstalls } from './pgbench.ts';
 import { cpuMeter, sampleRss, start, waitForHttp } from './processes.ts';
 import { printReport, type Row } from './report.ts';
-import { searchMix, searchPath, seededRandom } from './search-terms.ts';
+import { searchMix, searchPath } from './search-terms.ts';
+import { seededRandom } from '../src/lib/seeded-random.ts';
 import { requestsPerSecond, runWrk, type WrkResult } from './wrk.ts';
 
 const { values: options } = parseArgs({

@@ -3,20 +3,8 @@
  * random from the seeded catalogue, so thousands of distinct queries reach the server and a cache
  * alone cannot answer them all.
  */
-export type Random = () => number;
+import { pick, type Random } from '../src/lib/seeded-random.ts';
 
-/** mulberry32, so one seed gives one mix. */
-export function seededRandom(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(state ^ (state >>> 15), 1 | state);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
-const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 const wordsOf = (text: string) => text.split(/[^\p{L}\p{N}]+/u).filter((word) => word.length > 0);
 
 /** One typo: a letter dropped, doubled, changed, or two neighbours swapped. */

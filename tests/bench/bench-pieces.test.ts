@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseWrkOutput, runWrk } from '../../bench/wrk.ts';
-import { searchMix, searchPath, seededRandom, typo } from '../../bench/search-terms.ts';
+import { searchMix, searchPath, typo } from '../../bench/search-terms.ts';
+import { seededRandom } from '../../src/lib/seeded-random.ts';
 import { editDistance } from '../../src/lib/edit-distance.ts';
 
 /** The benchmark's pieces, cheaply: its search mix, its wrk script and how its output is read (not a measurement). */
