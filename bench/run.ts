@@ -54,7 +54,7 @@ const serviceEnv = {
   TRUSTED_PROXIES: '127.0.0.1/32',
   WEB_CONCURRENCY: String(PROCESSES),
 };
-const service = start(['bun', join(root, 'src/main.ts'), '--role', options.role!], serviceEnv);
+const service = start(['bun', ...(Bun.env.BENCH_SMOL ? ['--smol'] : []), join(root, 'src/main.ts'), '--role', options.role!], serviceEnv);
 const stops: (() => Promise<void>)[] = [() => service.stop()];
 
 try {
@@ -113,11 +113,13 @@ try {
   rows.push({ name: 'Elysia hello-world (yardstick)', result: helloResult, yardstick: null, load: load1m() });
   const helloRate = requestsPerSecond(helloResult);
 
+  const idleRssMb = sampleRss(service.child.pid).stop().peakMb;
   const rss = sampleRss(service.child.pid);
   const cpu = cpuMeter(service.child.pid);
   const measured = async (run: () => Promise<WrkResult>) => {
+    const during = sampleRss(service.child.pid);
     const { result, cores, seconds } = await cpu.measure(run);
-    return { result, cores: { ...cores, wrk: (result.cpuSeconds ?? 0) / seconds } };
+    return { result, cores: { ...cores, wrk: (result.cpuSeconds ?? 0) / seconds }, rssMb: during.stop().peakMb };
   };
   const scenarios: { key: string; name: string; run: () => Promise<WrkResult> }[] = [
     { key: 'list', name: 'GET /api/apps?limit=20', run: () => load(`${base}/api/apps?limit=20`) },
@@ -128,8 +130,8 @@ try {
   ];
   for (const scenario of scenarios.filter((s) => wanted(s.key))) {
     log(`loading ${scenario.name}…`);
-    const { result, cores } = await measured(scenario.run);
-    rows.push({ name: scenario.name, result, cores, yardstick: helloRate, load: load1m() });
+    const { result, cores, rssMb } = await measured(scenario.run);
+    rows.push({ name: scenario.name, result, cores, rssMb, yardstick: helloRate, load: load1m() });
   }
 
   let installCheck: { created: number; sent: number; rows: number } | undefined;
@@ -138,11 +140,11 @@ try {
     rows.push({ name: 'pgbench install INSERT, 32 clients (yardstick)', tps: pgbench.tps, yardstick: null, load: load1m() });
     log('loading installs…');
     const before = (await db.query(`select count(*)::int as n from installs`)).rows[0].n as number;
-    const { result, cores } = await measured(() => load(base, 'install', pathsFile('installs', installs)));
+    const { result, cores, rssMb } = await measured(() => load(base, 'install', pathsFile('installs', installs)));
     await Bun.sleep(1_000);
     const after = (await db.query(`select count(*)::int as n from installs`)).rows[0].n as number;
     installCheck = { created: result.created ?? 0, sent: result.sent ?? 0, rows: after - before };
-    rows.push({ name: 'POST /api/apps/:slug/install (new installer each)', result, cores, yardstick: pgbench.tps, load: load1m() });
+    rows.push({ name: 'POST /api/apps/:slug/install (new installer each)', result, cores, rssMb, yardstick: pgbench.tps, load: load1m() });
   }
   const memory = rss.stop();
 
@@ -163,9 +165,11 @@ try {
         : { tps: row.tps }),
       shareOfYardstick: row.yardstick ? (row.result ? requestsPerSecond(row.result) : 0) / row.yardstick : null,
       cpuCores: row.cores,
+      serverPeakRssMb: row.rssMb,
       load1m: row.load,
     })),
     serverPeakRssMb: memory,
+    serverRssBeforeLoadMb: idleRssMb,
     installs: installCheck,
   };
   printReport(report);

@@ -33,6 +33,14 @@ export function createVersionedCache<Value extends {}>(
       : {}),
   });
   const loading = new Map<string, Promise<Value>>();
+  // Versions only move forward, so once the clock moves every entry is dead weight: drop them all.
+  let newest = 0;
+  const sweep = (version: number) => {
+    if (version > newest) {
+      if (newest > 0) entries.clear();
+      newest = version;
+    }
+  };
   return {
     get size() {
       return entries.size;
@@ -40,14 +48,16 @@ export function createVersionedCache<Value extends {}>(
     peek(key) {
       const version = clock.fresh();
       if (version === undefined) return undefined;
+      sweep(version);
       const cached = entries.get(key);
       return cached && cached.version >= version ? cached.value : undefined;
     },
     put(key, loaded) {
-      entries.set(key, loaded);
+      if (loaded.version >= newest) entries.set(key, loaded);
     },
     async get(key, load) {
       const version = await clock.current();
+      sweep(version);
       const cached = entries.get(key);
       if (cached && cached.version >= version) return cached.value;
       const flight = `${version}\u0000${key}`;
@@ -57,7 +67,7 @@ export function createVersionedCache<Value extends {}>(
           try {
             const loaded = await load(version);
             clock.observe(loaded.version);
-            if (loaded.version >= version) entries.set(key, loaded);
+            if (loaded.version >= version && loaded.version >= newest) entries.set(key, loaded);
             return loaded.value;
           } finally {
             loading.delete(flight);
