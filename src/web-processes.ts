@@ -22,8 +22,10 @@ export function startWebProcesses(extra: number, entry: string, logger: Logger):
   let stopping = false;
   const children = new Set<ReturnType<typeof Bun.spawn>>();
   const spawn = (n: number) => {
-    // The environment is inherited as it is: the child reads its configuration like this process did.
-    const child = Bun.spawn([process.execPath, entry, '--role', 'api', '--shared-port'], { stdio: ['ignore', 'inherit', 'inherit'] });
+    // The environment and Bun's own flags (`--smol`) are inherited: the child starts as this process did.
+    const child = Bun.spawn([process.execPath, ...process.execArgv, entry, '--role', 'api', '--shared-port'], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     children.add(child);
     void child.exited.then((code) => {
       children.delete(child);
