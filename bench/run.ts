@@ -54,8 +54,8 @@ const serviceEnv = {
   TRUSTED_PROXIES: '127.0.0.1/32',
   WEB_CONCURRENCY: String(PROCESSES),
 };
-// As `bun start` runs it (package.json: `bun --smol`, which keeps the heap small by collecting more often).
-const service = start(['bun', '--smol', join(root, 'src/main.ts'), '--role', options.role!], serviceEnv);
+// Exactly as `bun start` (or `bun run start:api`) runs it, with the runtime's memory settings in package.json.
+const service = start(['bun', 'run', '--cwd', root, options.role === 'api' ? 'start:api' : 'start'], serviceEnv);
 const stops: (() => Promise<void>)[] = [() => service.stop()];
 
 try {
