@@ -121,13 +121,6 @@ async function firstInstalledAt(em: EntityManager, slug: string, key: { key: str
   return first!.installed_at;
 }
 
-/** One install, in a transaction of its own. */
-export async function recordInstall(em: EntityManager, jobs: JobQueue, slug: string, installer: Installer): Promise<InstallResult> {
-  const [outcome] = await recordInstalls(em, jobs, [{ slug, installer }]);
-  if (!outcome!.ok) throw outcome!.error;
-  return outcome!.result;
-}
-
 /** Through the transaction's own connection, with real bind parameters (`em.execute` inlines values, and cannot put a null in an array). */
 async function execute<Row>(em: EntityManager, text: string, params: Record<string, unknown>): Promise<Row[]> {
   const statement = namedSql(text, params);
