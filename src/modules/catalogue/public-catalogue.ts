@@ -13,9 +13,10 @@ import type { CatalogueQuery, FeaturedQuery } from './catalogue.model.ts';
 /**
  * The public catalogue as this process serves it: serialised responses in a size-bounded LRU
  * cache, keyed by the normalised query and valid while the catalogue version they were read at is
- * current. The version is re-read at most every `VERSION_MAX_AGE_MS`, so a change is served by
- * every process within that (well inside the 1 s the contract allows). Every entry is built from
- * the public mappers alone: nothing owner-only can be in it.
+ * current. The version is re-read every `VERSION_MAX_AGE_MS` while requests come (in the
+ * background; a reading more than three times that old is waited for), so a change is served by
+ * every process well inside the 1 s the contract allows. Every entry is built from the public
+ * mappers alone: nothing owner-only can be in it.
  */
 export const VERSION_MAX_AGE_MS = 250;
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
