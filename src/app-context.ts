@@ -5,6 +5,7 @@ import type { Logger } from './lib/logger.ts';
 import type { TokenVerifier } from './modules/identity/platform-identity.ts';
 import type { JobQueue } from './lib/job-queue.ts';
 import type { Mailer } from './modules/notifications/mailer.ts';
+import type { CatalogueReaders } from './lib/sql-reader.ts';
 
 /** What the HTTP layer and the workers are built from; tests assemble one against their own database. */
 export interface AppContext {
@@ -17,4 +18,6 @@ export interface AppContext {
   /** SMTP when `SMTP_URL` is set, else the dev outbox; used by the mail job. */
   mailer: Mailer;
   logger: Logger;
+  /** The public catalogue's read pools: the replicas when there are any, else the primary. */
+  catalogueReaders: CatalogueReaders;
 }

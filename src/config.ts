@@ -43,6 +43,11 @@ const EnvSchema = Type.Object({
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 1 })),
   METRICS_PORT: Type.Optional(PositiveIntString),
   METRICS_HOST: Type.Optional(Type.String({ minLength: 1 })),
+  DATABASE_REPLICA_URLS: Type.Optional(Type.String()),
+  DATABASE_POOL_MAX: Type.Optional(PositiveIntString),
+  CATALOGUE_POOL_MAX: Type.Optional(PositiveIntString),
+  CONNECTION_WAIT_MS: Type.Optional(PositiveIntString),
+  WEB_CONCURRENCY: Type.Optional(PositiveIntString),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -56,6 +61,7 @@ const SECRET_VARIABLES = new Set([
   'OAUTH_INTROSPECTION_URL',
   'OAUTH_JWKS_URL',
   'METRICS_TOKEN',
+  'DATABASE_REPLICA_URLS',
 ]);
 
 export type AppEnv = 'development' | 'test' | 'production';
@@ -134,6 +140,9 @@ export interface Config {
   /** AES-256 keys that webhook signing secrets are stored under; the first encrypts, all decrypt. */
   webhookEncryptionKeys: EncryptionKey[];
   metrics: MetricsConfig;
+  database: DatabasePoolConfig;
+  /** API processes to run on this machine (sharing the port); 1 is the plain single process. */
+  webConcurrency: number;
 }
 
 /** Who may read `/metrics` and where it is served. */
@@ -145,6 +154,17 @@ export interface MetricsConfig {
   host: string;
   /** Whether the main port serves `/metrics`: never in production without a token, never when it has a port of its own. */
   onMainPort: boolean;
+}
+
+export interface DatabasePoolConfig {
+  /** Streaming replicas the public catalogue reads from (the primary when empty). */
+  replicaUrls: string[];
+  /** Connections of the ORM's pool (writes, developer API, console, jobs). */
+  poolMax: number;
+  /** Connections per server of the public catalogue's read pool. */
+  cataloguePoolMax: number;
+  /** How long a request waits for a busy pool before 503 OVERLOADED. */
+  connectionWaitMs: number;
 }
 
 export class ConfigError extends Error {
@@ -361,6 +381,24 @@ function parseMetrics(env: Env, appEnv: AppEnv, mainPort: number): MetricsConfig
     throw new ConfigError(`METRICS_HOST must be a loopback or private address when METRICS_PORT is set without METRICS_TOKEN (got "${host}")`);
   }
   return { token, port, host, onMainPort: port === undefined && (token !== undefined || !production) };
+
+}
+
+function parseDatabasePools(env: Env): DatabasePoolConfig {
+  const replicaUrls = list(env.DATABASE_REPLICA_URLS);
+  const bad = replicaUrls.find((url) => !/^postgres(ql)?:\/\//.test(url));
+  if (bad !== undefined) throw new ConfigError(`DATABASE_REPLICA_URLS entry "${bad}" is not a postgres:// URL`);
+  const positive = (name: keyof Env, fallback: number) => {
+    const value = Number(env[name] ?? fallback);
+    if (value < 1) throw new ConfigError(`${name} must be at least 1`);
+    return value;
+  };
+  return {
+    replicaUrls,
+    poolMax: positive('DATABASE_POOL_MAX', 10),
+    cataloguePoolMax: positive('CATALOGUE_POOL_MAX', 4),
+    connectionWaitMs: positive('CONNECTION_WAIT_MS', 5000),
+  };
 }
 
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
@@ -407,5 +445,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     retention: parseRetention(valid),
     webhookEncryptionKeys: parseEncryptionKeys(valid.WEBHOOK_ENCRYPTION_KEYS, appEnv),
     metrics: parseMetrics(valid, appEnv, port),
+    database: parseDatabasePools(valid),
+    webConcurrency: Math.max(1, Number(valid.WEB_CONCURRENCY ?? 1)),
   };
 }

@@ -6,12 +6,13 @@ import { createApp } from './app.ts';
 import { ensureDevelopmentAdmin } from './modules/admins/admins.service.ts';
 import { serveMetrics } from './modules/metrics/metrics.api.ts';
 import { queueCatalog } from '../jobs/catalog.ts';
+import { assertPortFree, startWebProcesses } from './web-processes.ts';
 
 /**
  * `bun start`: the API and the workers in one process. `--role api` serves HTTP only,
  * `--role worker` runs jobs only; any number of each can share one PostgreSQL.
  */
-const { values } = parseArgs({ options: { role: { type: 'string', default: 'all' } } });
+const { values } = parseArgs({ options: { role: { type: 'string', default: 'all' }, 'shared-port': { type: 'boolean', default: false } } });
 const role = values.role as Role;
 if (!['all', 'api', 'worker'].includes(role)) {
   process.stderr.write(`Unknown role "${values.role}": use all, api or worker\n`);
@@ -36,11 +37,16 @@ const runtime = await startRuntime(config, logger, { role }).catch((error) => {
 
 if (config.env === 'development') await ensureDevelopmentAdmin(runtime.ctx.orm.em.fork(), logger);
 
-/** One process owns its port: a second `bun start` must fail loudly, not quietly share the socket. */
+/**
+ * One process owns its port: a second `bun start` must fail loudly, not quietly share the socket.
+ * With `WEB_CONCURRENCY` the port is shared, but only among the processes this start-up made.
+ */
+const sharedPort = values['shared-port'] || config.webConcurrency > 1;
 function listen() {
   try {
+    if (sharedPort && !values['shared-port']) assertPortFree(config!.port, config!.host);
     // `development: false`: Bun's own error page (with a stack trace) is never shown to anyone.
-    return createApp(runtime.ctx).listen({ port: config!.port, hostname: config!.host, reusePort: false, development: false });
+    return createApp(runtime.ctx).listen({ port: config!.port, hostname: config!.host, reusePort: sharedPort, development: false });
   } catch (error) {
     const inUse = (error as { code?: string }).code === 'EADDRINUSE' || /in use/i.test((error as Error).message);
     logger.error(inUse ? `address in use: ${config!.host}:${config!.port} is taken by another process` : 'could not listen', {
@@ -55,21 +61,24 @@ if (role !== 'worker' && !server) {
   await runtime.stop();
   process.exit(1);
 }
-// Every role, the worker included, answers scrapes on METRICS_PORT when it is set.
+// Every role, the worker included, answers scrapes on METRICS_PORT when it is set (with
+// WEB_CONCURRENCY, the first API process: the others share the API port, not that one).
 let metricsServer: ReturnType<typeof serveMetrics> | undefined;
 try {
-  metricsServer = config.metrics.port === undefined ? undefined : serveMetrics(runtime.ctx, queueCatalog());
+  metricsServer = config.metrics.port === undefined || values['shared-port'] ? undefined : serveMetrics(runtime.ctx, queueCatalog());
 } catch (error) {
   logger.error(`could not listen for metrics on ${config.metrics.host}:${config.metrics.port}`, { error: (error as Error).message });
   await Promise.all([server?.stop(true), runtime.stop()]);
   process.exit(1);
 }
-if (server) {
+const webProcesses =
+  server && config.webConcurrency > 1 && !values['shared-port'] ? startWebProcesses(config.webConcurrency - 1, import.meta.path, logger) : undefined;
+if (server && !values['shared-port']) {
   const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
   process.stderr.write(
     [
       '',
-      `  App Marketplace (${config.env}, role ${role})`,
+      `  App Marketplace (${config.env}, role ${role}${webProcesses ? `, ${config.webConcurrency} API processes` : ''})`,
       `  API       ${base}/api/apps`,
       `  OpenAPI   ${base}/swagger`,
       `  Health    ${base}/readyz`,
@@ -91,7 +100,7 @@ async function shutdown(signal: string) {
   stopping = true;
   logger.info('shutting down', { signal });
   // Stop accepting, let in-flight requests finish, then release jobs and the database.
-  await Promise.all([server?.stop(), metricsServer?.stop()]);
+  await Promise.all([server?.stop(), metricsServer?.stop(), webProcesses?.stop()]);
   await runtime.stop();
   process.exit(0);
 }

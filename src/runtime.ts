@@ -13,6 +13,8 @@ import { queues } from '../jobs/registry.ts';
 import { startWorkers } from '../jobs/worker.ts';
 import { createJobQueue } from './lib/job-queue.ts';
 import { createMailer } from './modules/notifications/mailer.ts';
+import { createCatalogueReaders } from './db/read-pools.ts';
+import type { CatalogueReaders } from './lib/sql-reader.ts';
 
 /**
  * Everything a process holds open: the database (embedded or not), the ORM and pg-boss.
@@ -52,8 +54,10 @@ export async function startRuntime(config: Config, logger: Logger, options: Runt
   let embedded: EmbeddedDatabase | undefined;
   let orm: MikroORM | undefined;
   let boss: PgBoss | undefined;
+  let catalogueReaders: CatalogueReaders | undefined;
   const stop = async () => {
     await boss?.stop({ graceful: true, timeout: 10_000 }).catch((error) => logger.warn('pg-boss stop failed', { error }));
+    await catalogueReaders?.close();
     await orm?.close().catch((error) => logger.warn('ORM close failed', { error }));
     await embedded?.stop().catch((error) => logger.warn('embedded PostgreSQL stop failed', { error }));
   };
@@ -64,7 +68,8 @@ export async function startRuntime(config: Config, logger: Logger, options: Runt
       await ensureDatabase(embedded.url(), EMBEDDED_DATABASE);
       databaseUrl = embedded.url(EMBEDDED_DATABASE);
     }
-    orm = await createOrm(databaseUrl, logger);
+    const pools = config.database;
+    orm = await createOrm(databaseUrl, logger, pools.poolMax, pools.connectionWaitMs);
     const production = config.env === 'production';
     let appliedMigrations: string[] = [];
     if (options.migrate ?? !production) {
@@ -88,6 +93,12 @@ export async function startRuntime(config: Config, logger: Logger, options: Runt
       verifier: createTokenVerifier(config.oauth, config.dataDir, logger),
       mailer: createMailer(config.mail),
       logger,
+      catalogueReaders: (catalogueReaders = createCatalogueReaders(
+        databaseUrl,
+        pools.replicaUrls,
+        { max: pools.cataloguePoolMax, waitMs: pools.connectionWaitMs },
+        logger,
+      )),
     };
     if (options.role !== 'api' && (options.jobs ?? true)) await startWorkers(ctx);
     return { ctx, databaseUrl, appliedMigrations, stop };

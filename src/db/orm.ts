@@ -11,21 +11,32 @@ import { OAuthClient } from '../modules/oauth-clients/oauth-client.entity.ts';
 import { Review } from '../modules/reviews/review.entity.ts';
 import { WebhookEndpoint } from '../modules/webhooks/webhook-endpoint.entity.ts';
 import { migrations } from './migrations/index.ts';
+import { catalogueVersionSubscriber } from '../modules/catalogue/catalogue-version.ts';
 import type { Logger } from '../lib/logger.ts';
+import type pg from 'pg';
+import { boundConnectionWait } from './bounded-pool.ts';
 
 export const entities = [Developer, ApiKey, Admin, AuditEntry, OAuthClient, App, AppTransition, AppRevision, Review, WebhookEndpoint];
 
-/** How long a request waits for a connection before the API answers 503 (the contract is "within 2 s"). */
+/** How long opening a connection may take before the database counts as unreachable (503 UNAVAILABLE "within 2 s"). */
 export const CONNECT_TIMEOUT_MS = 1500;
 
-export function ormOptions(databaseUrl: string, logger?: Logger, poolMax = 10): Options {
+/** How long a request waits for a busy pool's connection before 503 OVERLOADED (a burst queues, it does not fail). */
+export const DEFAULT_CONNECTION_WAIT_MS = 5000;
+
+export function ormOptions(databaseUrl: string, logger?: Logger, poolMax = 10, connectionWaitMs = DEFAULT_CONNECTION_WAIT_MS): Options {
   return {
     clientUrl: databaseUrl,
     entities,
     extensions: [Migrator],
+    subscribers: [catalogueVersionSubscriber],
     migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, snapshot: false },
     pool: { min: 0, max: poolMax, idleTimeoutMillis: 30_000 },
-    driverOptions: { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, statement_timeout: 30_000 },
+    driverOptions: {
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      statement_timeout: 30_000,
+      onPoolCreated: (pool: pg.Pool) => boundConnectionWait(pool, poolMax, connectionWaitMs),
+    },
     // Every request forks its own EntityManager explicitly; touching the global one is a bug.
     allowGlobalContext: false,
     debug: false,
@@ -33,6 +44,6 @@ export function ormOptions(databaseUrl: string, logger?: Logger, poolMax = 10): 
   };
 }
 
-export function createOrm(databaseUrl: string, logger?: Logger, poolMax?: number): Promise<MikroORM> {
-  return MikroORM.init(ormOptions(databaseUrl, logger, poolMax));
+export function createOrm(databaseUrl: string, logger?: Logger, poolMax?: number, connectionWaitMs?: number): Promise<MikroORM> {
+  return MikroORM.init(ormOptions(databaseUrl, logger, poolMax, connectionWaitMs));
 }

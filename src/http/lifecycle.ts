@@ -8,6 +8,7 @@ import { createCors } from './cors.ts';
 import { createBodyParser } from './json-body.ts';
 import { requestTargetProblems } from './request-target.ts';
 import { describeValidationErrors } from './validation-messages.ts';
+import { CONNECTION_WAIT_EXCEEDED, ConnectionWaitExceeded } from '../lib/connection-wait.ts';
 
 /**
  * Cross-cutting request handling for the whole app: request ids, body limits, the one JSON body
@@ -19,6 +20,31 @@ const requestIds = new WeakMap<Request, { id: string; startedAt: number }>();
 export const requestIdOf = (request: Request) => requestIds.get(request)?.id ?? 'unknown';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The path of a request URL without building a URL object (this runs on every request). */
+function pathnameOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  const end = url.indexOf('?', start);
+  return url.slice(start, end === -1 ? undefined : end);
+}
+
+/**
+ * Whether the URL checks have anything to look at: percent-escapes or control characters to
+ * decode, or more than one query parameter to compare. Most requests have none of these.
+ */
+const ESCAPES_OR_CONTROLS = /[%+\u0000-\u001F\u007F]/;
+const mayHaveTargetProblems = (url: string) => ESCAPES_OR_CONTROLS.test(url) || url.includes('&', url.indexOf('?'));
+
+/** A request that waited its full bound for a busy pool's connection (the ORM re-wraps it, keeping the code). */
+function isConnectionWaitExceeded(error: unknown): boolean {
+  for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
+    if (current instanceof ConnectionWaitExceeded || (current as { code?: unknown }).code === CONNECTION_WAIT_EXCEEDED) return true;
+  }
+  return false;
+}
+
+/** How long an overloaded client should wait before trying again. */
+const OVERLOADED_RETRY_AFTER_S = '2';
 
 const WHERE: Record<string, string> = { query: 'query', params: 'path', headers: 'headers', body: 'request body' };
 
@@ -39,6 +65,9 @@ export function toApiError(code: string | number, error: unknown, allowed: strin
       return new ApiError(405, 'METHOD_NOT_ALLOWED', `This path answers ${allowed.join(', ')} only`, undefined, { allow: allowed.join(', ') });
     }
     return new ApiError(404, 'NOT_FOUND', 'No such route');
+  }
+  if (isConnectionWaitExceeded(error)) {
+    return new ApiError(503, 'OVERLOADED', 'The service is busy; try again shortly', undefined, { 'retry-after': OVERLOADED_RETRY_AFTER_S });
   }
   if (isDatabaseUnavailable(error)) {
     return new ApiError(503, 'UNAVAILABLE', 'The service is temporarily unavailable; try again shortly', undefined, {
@@ -82,6 +111,7 @@ export function problemResponse(error: ApiError, requestId: string, pathname = '
  */
 export function httpLifecycle(ctx: AppContext, routes: () => { method: string; path: string }[], options: { formPrefixes?: readonly string[] } = {}) {
   const log = ctx.logger.child({ component: 'http' });
+  const accessLog = log.enabled('info');
   const allowedMethods = createAllowedMethods(routes);
   const cors = createCors(ctx.config.corsOrigins);
   /** One access-log line and the request metrics; `route` is the matched template (none for a request refused before routing). */
@@ -89,10 +119,10 @@ export function httpLifecycle(ctx: AppContext, routes: () => { method: string; p
     const started = requestIds.get(request);
     const ms = started ? performance.now() - started.startedAt : 0;
     observeHttpRequest(request.method, route, status, ms / 1000);
-    log.info('request', {
+    if (accessLog) log.info('request', {
       requestId: started?.id,
       method: request.method,
-      path: new URL(request.url).pathname,
+      path: pathnameOf(request.url),
       status,
       ms: started ? Math.round(ms * 10) / 10 : undefined,
     });
@@ -106,18 +136,18 @@ export function httpLifecycle(ctx: AppContext, routes: () => { method: string; p
       const sent = request.headers.get('x-request-id');
       const id = sent && REQUEST_ID_PATTERN.test(sent) ? sent : Bun.randomUUIDv7();
       requestIds.set(request, { id, startedAt: performance.now() });
-      const url = new URL(request.url);
-      const preflight = cors.preflight(request, url.pathname);
+      const pathname = pathnameOf(request.url);
+      const preflight = cors.preflight(request, pathname);
       if (preflight) {
-        for (const [name, value] of Object.entries({ ...baselineHeaders(url.pathname), 'x-request-id': id })) preflight.headers.set(name, value);
+        for (const [name, value] of Object.entries({ ...baselineHeaders(pathname), 'x-request-id': id })) preflight.headers.set(name, value);
         finished(request, undefined, preflight.status);
         return preflight;
       }
-      const corsHeaders = cors.headersFor(request, url.pathname);
-      Object.assign(set.headers, baselineHeaders(url.pathname), corsHeaders, { 'x-request-id': id });
-      const target = requestTargetProblems(url);
+      const corsHeaders = cors.headersFor(request, pathname);
+      Object.assign(set.headers, baselineHeaders(pathname), corsHeaders, { 'x-request-id': id });
+      const target = mayHaveTargetProblems(request.url) ? requestTargetProblems(new URL(request.url)) : null;
       if (target) {
-        return refuse(request, validationFailed(`The ${target.where} is invalid`, target.errors), id, url.pathname, corsHeaders);
+        return refuse(request, validationFailed(`The ${target.where} is invalid`, target.errors), id, pathname, corsHeaders);
       }
       // Bun enforces the limit on a listening server; this also covers `app.handle` and honest clients early.
       const length = Number(request.headers.get('content-length') ?? 0);
@@ -126,7 +156,7 @@ export function httpLifecycle(ctx: AppContext, routes: () => { method: string; p
           request,
           new ApiError(413, 'PAYLOAD_TOO_LARGE', `The request body exceeds ${ctx.config.maxBodyBytes} bytes`),
           id,
-          url.pathname,
+          pathname,
           corsHeaders,
         );
       }

@@ -34,6 +34,7 @@ export type ErrorCode =
   | 'LIMIT_EXCEEDED'
   | 'RATE_LIMITED'
   | 'UNAVAILABLE'
+  | 'OVERLOADED'
   | 'INTERNAL';
 
 const titles: Record<number, string> = {

@@ -60,15 +60,13 @@ function fixedWindowCounts() {
   };
 }
 
-export function memoryRateLimiter(limit: number): RateLimiter {
+export function memoryRateLimiter(limit: number): RateLimiter & { hitNow(key: string): RateDecision } {
   const windows = fixedWindowCounts();
-  return {
-    limit,
-    async hit(key) {
-      const { count, windowStart } = windows.add(key);
-      return decision(limit, count, windowStart);
-    },
+  const hitNow = (key: string) => {
+    const { count, windowStart } = windows.add(key);
+    return decision(limit, count, windowStart);
   };
+  return { limit, hitNow, hit: async (key) => hitNow(key) };
 }
 
 const rateLimited = (result: RateDecision) =>
@@ -135,17 +133,25 @@ export function postgresRateLimiter(orm: MikroORM, name: string, limit: number):
 /** A limit in words for the OpenAPI document, or nothing when it is disabled (0). */
 export const perMinute = (count: number, what: string): string[] => (count > 0 ? [`${count} ${what} a minute`] : []);
 
-/** Applies a limiter: sets the RateLimit-* headers, and refuses with 429 past the limit. */
-export async function enforceRateLimit(limiter: RateLimiter, key: string, headers: Record<string, string | number>): Promise<void> {
+/**
+ * Applies a limiter: sets the RateLimit-* headers (unless `headers` is null: cacheable responses
+ * carry no per-client headers), and refuses with 429 past the limit.
+ */
+export async function enforceRateLimit(limiter: RateLimiter, key: string, headers: Record<string, string | number> | null): Promise<void> {
   if (limiter.limit <= 0) return;
   const result = await limiter.hit(key);
+  if (!headers) {
+    if (!result.allowed) throw rateLimited(result);
+    return;
+  }
   headers['ratelimit-limit'] = String(result.limit);
   headers['ratelimit-remaining'] = String(result.remaining);
   headers['ratelimit-reset'] = String(result.reset);
   if (!result.allowed) throw rateLimited(result);
 }
 
-export type PublicTraffic = 'read' | 'write';
+/** `cacheable`: a read whose response is shared by every client, so it carries no RateLimit-* headers. */
+export type PublicTraffic = 'read' | 'cacheable' | 'write';
 
 let instances = 0;
 
@@ -158,27 +164,40 @@ let instances = 0;
 export function createPublicRateLimits(ctx: AppContext) {
   const seed = ++instances;
   const clientAddress = createClientAddressResolver(ctx.config.trustedProxies);
+  const reads = memoryRateLimiter(ctx.config.rateLimits.publicReadsPerMinute);
   const limiters: Record<PublicTraffic, RateLimiter> = {
-    read: memoryRateLimiter(ctx.config.rateLimits.publicReadsPerMinute),
+    read: reads,
+    cacheable: reads,
     write: postgresRateLimiter(ctx.orm, 'public-write', ctx.config.rateLimits.installsPerMinute),
   };
   const { publicReadsPerMinute, installsPerMinute, failedAuthPerMinute } = ctx.config.rateLimits;
+  const readDoc = rateLimitedProblem(perMinute(publicReadsPerMinute, 'catalogue reads per client address (an IPv6 /64)'));
   const limitDocs: Record<PublicTraffic, ReturnType<typeof rateLimitedProblem>> = {
-    read: rateLimitedProblem(perMinute(publicReadsPerMinute, 'catalogue reads per client address (an IPv6 /64)')),
+    read: readDoc,
+    cacheable: readDoc,
     write: rateLimitedProblem([
       ...perMinute(installsPerMinute, 'installs and reviews per client address (an IPv6 /64), shared by every process'),
       ...perMinute(failedAuthPerMinute, 'failed authentications per client address'),
     ]),
   };
-  return new Elysia({ name: 'public-rate-limits', seed }).macro({
+  const plugin = new Elysia({ name: 'public-rate-limits', seed }).macro({
     rateLimit: (traffic: PublicTraffic) => ({
       response: { 429: limitDocs[traffic] },
       ...beforeValidation(async ({ request, server, set }) => {
         const address = clientAddress(request, server);
-        await enforceRateLimit(limiters[traffic], networkOf(address), set.headers);
+        await enforceRateLimit(limiters[traffic], networkOf(address), traffic === 'cacheable' ? null : set.headers);
         return { clientAddress: address };
       }),
     }),
+  });
+  return Object.assign(plugin, {
+    /**
+     * Counts a cacheable read answered before routing (from an `onRequest` hook) against the same
+     * per-address budget; false once it is spent (the request then takes the routed path, which refuses it).
+     */
+    allowCacheableRead(request: Request, server: Parameters<typeof clientAddress>[1]): boolean {
+      return reads.limit <= 0 || reads.hitNow(networkOf(clientAddress(request, server))).allowed;
+    },
   });
 }
 

@@ -15,6 +15,8 @@ export interface Logger {
   warn(msg: string, fields?: Fields): void;
   error(msg: string, fields?: Fields): void;
   child(fields: Fields): Logger;
+  /** Whether a line at `at` would be written (so hot paths can skip building it). */
+  enabled(at: Exclude<LogLevel, 'silent'>): boolean;
 }
 
 function wrap(instance: pino.Logger): Logger {
@@ -24,6 +26,7 @@ function wrap(instance: pino.Logger): Logger {
     warn: (msg, fields) => instance.warn(fields ?? {}, redactText(msg)),
     error: (msg, fields) => instance.error(fields ?? {}, redactText(msg)),
     child: (fields) => wrap(instance.child(redact(fields) as Fields)),
+    enabled: (at) => instance.isLevelEnabled(at),
   };
 }
 

@@ -4,6 +4,7 @@ import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { ormOptions } from '../../src/db/orm.ts';
 import { createLogger } from '../../src/lib/logger.ts';
+import { createCatalogueReaders } from '../../src/db/read-pools.ts';
 import { createMailer } from '../../src/modules/notifications/mailer.ts';
 import { createJobQueue } from '../../src/lib/job-queue.ts';
 import { createTokenVerifier } from '../../src/modules/identity/platform-identity.ts';
@@ -107,7 +108,7 @@ describe('database unavailable', () => {
     const logger = createLogger('silent');
     const orm = await MikroORM.init(ormOptions(url, logger));
     const boss = createBoss(url, logger, { supervise: false, migrate: false });
-    const ctx: AppContext = { config, orm, boss, jobs: createJobQueue(boss), verifier: createTokenVerifier(config.oauth, '/tmp', logger), mailer: createMailer(config.mail), logger };
+    const ctx: AppContext = { config, orm, boss, jobs: createJobQueue(boss), verifier: createTokenVerifier(config.oauth, '/tmp', logger), mailer: createMailer(config.mail), logger, catalogueReaders: createCatalogueReaders(url, [], { max: 2, waitMs: 5000 }, logger) };
     return { app: createApp(ctx), close: () => silent.stop(true) };
   }
 
@@ -120,6 +121,12 @@ describe('database unavailable', () => {
       expect(response.status).toBe(503);
       expect(((await response.json()) as { code: string }).code).toBe("UNAVAILABLE");
       expect(elapsed).toBeLessThan(2000);
+      // The public catalogue reads through its own pool, with the same answer.
+      const catalogueStarted = performance.now();
+      const catalogue = await app.handle(new Request('http://localhost/api/apps?limit=3'));
+      expect(catalogue.status).toBe(503);
+      expect(((await catalogue.json()) as { code: string }).code).toBe('UNAVAILABLE');
+      expect(performance.now() - catalogueStarted).toBeLessThan(2000);
       const ready = await app.handle(new Request('http://localhost/readyz'));
       expect(ready.status).toBe(503);
       expect((await app.handle(new Request('http://localhost/livez'))).status).toBe(200);

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createBlankDatabase, dropTestDatabase } from '../support/database.ts';
 import { freePort } from '../../src/db/embedded.ts';
 import { PRODUCTION_SETTINGS } from '../support/production.ts';
@@ -72,5 +73,40 @@ describe('production start-up', () => {
 
     server.kill('SIGTERM');
     expect(await server.exited).toBe(0);
+  }, 60_000);
+
+  test('WEB_CONCURRENCY=2 runs two API processes on one port; a second start on that port still fails', async () => {
+    const url = await blankDatabase();
+    expect((await run(['src/cli/index.ts', 'db:migrate'], productionEnv(url))).code).toBe(0);
+    const port = await freePort();
+    const env = { ...productionEnv(url, port), WEB_CONCURRENCY: '2' };
+    const server = Bun.spawn(['bun', 'src/main.ts'], { env, stdout: 'ignore', stderr: 'pipe' });
+    const childrenOf = (pid: number) =>
+      readdirSync('/proc')
+        .filter((name) => /^\d+$/.test(name))
+        .filter((name) => {
+          try {
+            const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+            return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+          } catch {
+            return false;
+          }
+        })
+        .map((name) => readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').join(' '));
+    let ready = 0;
+    for (let i = 0; i < 150 && !(ready === 200 && childrenOf(server.pid).length === 1); i++) {
+      ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status, () => 0);
+      await Bun.sleep(100);
+    }
+    expect(ready).toBe(200);
+    expect(childrenOf(server.pid)).toEqual([expect.stringContaining('--role api --shared-port')]);
+
+    const second = await run(['src/main.ts'], env);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain('address in use');
+
+    server.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    expect(childrenOf(server.pid)).toEqual([]);
   }, 60_000);
 });

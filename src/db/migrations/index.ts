@@ -12,6 +12,7 @@ import { Migration20261129000001_mail_claims } from './Migration20261129000001_m
 import { Migration20261129000002_asset_mirror } from './Migration20261129000002_asset_mirror.ts';
 import { Migration20261130000001_webhooks } from './Migration20261130000001_webhooks.ts';
 import { Migration20261130000002_review_replies } from './Migration20261130000002_review_replies.ts';
+import { Migration20261201000001_catalogue_performance } from './Migration20261201000001_catalogue_performance.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -29,4 +30,5 @@ export const migrations = [
   { name: 'Migration20261129000002_asset_mirror', class: Migration20261129000002_asset_mirror },
   { name: 'Migration20261130000001_webhooks', class: Migration20261130000001_webhooks },
   { name: 'Migration20261130000002_review_replies', class: Migration20261130000002_review_replies },
+  { name: 'Migration20261201000001_catalogue_performance', class: Migration20261201000001_catalogue_performance },
 ];

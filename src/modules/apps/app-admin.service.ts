@@ -11,6 +11,7 @@ import type { AppServiceDeps } from './apps.service.ts';
 import { toOwnerView } from './owner-views.ts';
 import { publishReviewedAssets } from './asset-publication.ts';
 import { emitAppEvent, type AppEventType } from '../webhooks/webhook-events.ts';
+import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
 
 /** The admin's side of the app lifecycle, shared by the CLI and the admin console. */
 export type AdminAppAction = 'approve' | 'reject' | 'suspend' | 'relist';
@@ -76,6 +77,7 @@ export async function decideApp(
       await notifyAppDecision(jobs, tx, locked.id, locked.version, action === 'approve' ? 'approved' : 'rejected', now);
     }
     await emitAppEvent(jobs, tx, EVENTS[action], locked.id, reason ? { reason } : {});
+    if (CHANGES_VISIBILITY.includes(action)) await bumpCatalogueVersion(tx);
     return locked;
   });
   return toOwnerView(em, app);
@@ -99,6 +101,7 @@ export async function setFeatured({ em }: AppServiceDeps, ref: string, featured:
       before: { featured: !featured },
       after: { featured },
     });
+    await bumpCatalogueVersion(tx);
     return locked;
   });
   return toOwnerView(em, app);

@@ -16,6 +16,7 @@ import { lockAppByRef, lockOwnApp } from './app-locks.ts';
 import type { AppServiceDeps } from './apps.service.ts';
 import { toOwnerView } from './owner-views.ts';
 import { emitAppEvent } from '../webhooks/webhook-events.ts';
+import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
 
 /**
  * Changes to an approved (or suspended) listing go through a revision: the developer proposes
@@ -124,6 +125,7 @@ export async function decideRevision(
       after: decision === 'approve' ? { ...changes, appVersion: locked.version } : { revisionStatus: revision.status },
       reason,
     });
+    if (decision === 'approve') await bumpCatalogueVersion(tx);
     return locked;
   });
   return toOwnerView(em, app);

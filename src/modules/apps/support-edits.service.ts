@@ -4,6 +4,7 @@ import { LockMode } from '@mikro-orm/postgresql';
 import { ApiError, notFound, validationFailed } from '../../http/problem.ts';
 import { describeValidationErrors } from '../../http/validation-messages.ts';
 import { emitAppEvent } from '../webhooks/webhook-events.ts';
+import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
 import { publishReviewedAssets } from './asset-publication.ts';
 import { assertCompleteListing } from './completeness.ts';
 import { recordAudit, type Actor } from '../audit/audit.service.ts';
@@ -95,6 +96,8 @@ export async function supportEditApp(
     await tx.flush(); // the audit row's id names the e-mail
     await notifyListingEdited(jobs, tx, locked.id, entry.id);
     await emitAppEvent(jobs, tx, 'app.edited_by_support', locked.id, { changedFields: fields });
+    // The live listing changed: every process's cached public answers must go.
+    await bumpCatalogueVersion(tx);
     return { app: locked, changedFields: fields };
   });
   return { app: await toOwnerView(em, app), changedFields };

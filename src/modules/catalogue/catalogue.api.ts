@@ -1,45 +1,58 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
+import { answerFromHook, cacheableResponse } from '../../http/cacheable.ts';
 import type { PublicRateLimits } from '../../http/rate-limit.ts';
 import { DataList, Paginated, problems } from '../../http/schemas.ts';
 import { PublicAppView } from '../apps/apps.model.ts';
-import { CatalogueQuery, CategoryCount, FeaturedQuery, SlugParams } from './catalogue.model.ts';
-import { SEARCH_CANDIDATES, getPublicApp, listCatalogue, listCategoryCounts, listFeatured } from './catalogue.service.ts';
+import { CatalogueQuery, CategoryCount, FeaturedQuery, PublicAppSummary, SlugParams } from './catalogue.model.ts';
+import { SEARCH_CANDIDATES } from './catalogue-search.ts';
+import { createPublicCatalogue, targetOf } from './public-catalogue.ts';
+
+const CACHING =
+  'Cacheable: `ETag` (send it back in `If-None-Match` for a 304), `Cache-Control: public` with a short `max-age`, `s-maxage` and `stale-while-revalidate`.';
 
 /** The public catalogue: no authentication. The two `/list` routes come before `/:slug`, which would otherwise take them. */
 export function catalogueApi(ctx: AppContext, rateLimits: PublicRateLimits) {
+  const catalogue = createPublicCatalogue(ctx.catalogueReaders);
   return new Elysia({ prefix: '/api/apps', tags: ['Catalogue'] })
     .use(rateLimits)
-    .get('', ({ query }) => listCatalogue(ctx.orm.em.fork(), query), {
-      rateLimit: 'read',
+    // A request target answered before (so already validated) whose answer is still current is
+    // answered here, before routing, validation and guards: most of the cost of a cached response.
+    .onRequest(({ request, server, set }) => {
+      if (request.method !== 'GET') return;
+      const cached = catalogue.cached(targetOf(request.url));
+      if (cached && rateLimits.allowCacheableRead(request, server)) return answerFromHook(request, set, cached);
+    })
+    .get('', async ({ query, request }) => cacheableResponse(request, await catalogue.list(targetOf(request.url), query)), {
+      rateLimit: 'cacheable',
       query: CatalogueQuery,
-      response: { 200: Paginated(PublicAppView), ...problems(400, 429) },
+      response: { 200: Paginated(PublicAppSummary), ...problems(400, 429) },
       detail: {
         summary: 'List and search approved apps',
-        description: `Filters combine with AND. \`search\` uses full-text search on the name and description plus trigram similarity on the name (one typo still matches); an exact name match ranks first. A search considers at most ${SEARCH_CANDIDATES.toLocaleString('en')} matching apps (exact names first, then the most installed). \`page × limit\` may not exceed 10,000.`,
+        description: `Summaries (the app without \`longDescription\`, \`longDescriptionHtml\` and \`screenshots\`: \`GET /api/apps/{slug}\` has them). Filters combine with AND. \`search\` uses full-text search on the name and description, each word corrected to the catalogue's words one typo away (one typo still matches); an exact name match ranks first. A search considers at most ${SEARCH_CANDIDATES.toLocaleString('en')} matching apps (exact names first, then the most installed). \`page × limit\` may not exceed 10,000. ${CACHING}`,
       },
     })
-    .get('/featured/list', async ({ query }) => ({ data: await listFeatured(ctx.orm.em.fork(), query) }), {
-      rateLimit: 'read',
+    .get('/featured/list', async ({ query, request }) => cacheableResponse(request, await catalogue.featured(targetOf(request.url), query)), {
+      rateLimit: 'cacheable',
       query: FeaturedQuery,
-      response: { 200: DataList(PublicAppView), ...problems(400, 429) },
-      detail: { summary: 'Featured apps, most installed first' },
+      response: { 200: DataList(PublicAppSummary), ...problems(400, 429) },
+      detail: { summary: 'Featured apps, most installed first', description: `Summaries, as in the list. ${CACHING}` },
     })
-    .get('/categories/list', async () => ({ data: await listCategoryCounts(ctx.orm.em.fork()) }), {
-      rateLimit: 'read',
+    .get('/categories/list', async ({ request }) => cacheableResponse(request, await catalogue.categories(targetOf(request.url))), {
+      rateLimit: 'cacheable',
       response: { 200: DataList(CategoryCount), ...problems(429) },
       detail: {
         summary: 'All ten categories with their app counts',
-        description: 'Counts APPROVED apps of developers who are not suspended; updated by a background job within seconds of a change.',
+        description: `Counts APPROVED apps of developers who are not suspended; updated by a background job within seconds of a change. ${CACHING}`,
       },
     })
-    .get('/:slug', ({ params }) => getPublicApp(ctx.orm.em.fork(), params.slug), {
-      rateLimit: 'read',
+    .get('/:slug', async ({ params, request }) => cacheableResponse(request, await catalogue.app(targetOf(request.url), params.slug)), {
+      rateLimit: 'cacheable',
       params: SlugParams,
       response: { 200: PublicAppView, ...problems(404, 410, 429) },
       detail: {
         summary: 'One approved app',
-        description: '404 for a slug that was never public; 410 `APP_UNAVAILABLE` for an app that was approved once and is suspended now, or whose developer is.',
+        description: `404 for a slug that was never public; 410 \`APP_UNAVAILABLE\` for an app that was approved once and is suspended now, or whose developer is. ${CACHING}`,
       },
     });
 }

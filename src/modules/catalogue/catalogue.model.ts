@@ -1,6 +1,6 @@
 import { t, type Static } from 'elysia';
 import { PageQuery } from '../../http/schemas.ts';
-import { CategorySchema, EnvironmentSchema } from '../apps/apps.model.ts';
+import { CategorySchema, EnvironmentSchema, PublicAppView } from '../apps/apps.model.ts';
 
 export const CATALOGUE_SORTS = ['relevance', 'installs', 'rating', 'newest'] as const;
 export type CatalogueSort = (typeof CATALOGUE_SORTS)[number];
@@ -41,3 +41,7 @@ export const CategoryCount = t.Object({
   count: t.Integer({ description: 'APPROVED apps of developers who are not suspended' }),
 });
 export type CategoryCount = Static<typeof CategoryCount>;
+
+/** A listing card: the public view without `longDescription`, `longDescriptionHtml` and `screenshots` (GET /api/apps/:slug has them). */
+export const PublicAppSummary = t.Omit(PublicAppView, ['longDescription', 'longDescriptionHtml', 'screenshots']);
+export type PublicAppSummary = Static<typeof PublicAppSummary>;

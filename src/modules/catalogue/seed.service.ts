@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { recomputeCategoryCounts } from '../stats/stats.service.ts';
+import { bumpCatalogueVersion } from './catalogue-version.ts';
+import { pick, seededRandom, type Random } from '../../lib/seeded-random.ts';
 import { CATEGORIES, ENVIRONMENTS, type Category, type Environment } from '../apps/app.entity.ts';
 import { renderLongDescription } from '../apps/markdown.ts';
 import { RESERVED_SLUGS, slugify } from '../apps/slug.ts';
@@ -32,20 +34,6 @@ const MAX_INSTALLS_PER_APP = 500;
 const FEATURED_EVERY = 30;
 const DAY_MS = 86_400_000;
 
-type Random = () => number;
-
-/** mulberry32: a small seeded generator, so a given `seed` yields the same demo catalogue. */
-function seededRandom(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(state ^ (state >>> 15), 1 | state);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
-const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 
 interface DemoApp {
   id: string;
@@ -245,6 +233,7 @@ export async function seedApps(em: EntityManager, count: number, options: { seed
         totals.reviews += app.reviews;
       }
     }
+    await bumpCatalogueVersion(tx);
     return totals;
   });
   await recomputeCategoryCounts(em);

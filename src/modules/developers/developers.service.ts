@@ -9,6 +9,7 @@ import type { UrlPolicy } from '../../http/url-policy.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { enqueueCategoryCounts } from '../stats/stats.service.ts';
 import { notifyDeveloperVerified, notifyEmailChanged } from '../notifications/notifications.service.ts';
+import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
 
 export function toProfile(developer: Developer): DeveloperProfile {
   return {
@@ -80,6 +81,8 @@ export async function registerDeveloper(
   return developer;
 }
 
+const PUBLIC_PROFILE_FIELDS = ['name', 'companyName', 'websiteUrl'] as const;
+
 /**
  * Mail goes only where the platform says the developer is: when the token carries a verified
  * `email` claim, the profile's address must be that one.
@@ -116,6 +119,8 @@ export async function updateDeveloper(
       assertPlatformEmail(principal.identity, input.email!);
       if (await emailTaken(tx, input.email!, developer.id)) throw developerExists();
     }
+    // The name, company and website are shown with every public listing of the developer.
+    const shownPublicly = PUBLIC_PROFILE_FIELDS.some((field) => input[field] !== undefined && input[field] !== developer[field]);
     tx.assign(developer, input);
     if (emailChanges) {
       const entry = recordAudit(tx, { label: `developer:${developer.id}` }, {
@@ -129,6 +134,7 @@ export async function updateDeveloper(
       await notifyEmailChanged(jobs, tx, entry.id);
     }
     await flushUnique(tx);
+    if (shownPublicly) await bumpCatalogueVersion(tx);
     return developer;
   });
 }
@@ -184,8 +190,12 @@ export async function transitionDeveloper(
       before: { status: before },
       after: { status: rule.to },
     });
-    if (action === 'verify') await notifyDeveloperVerified(jobs, tx, developer.id);
-    else await enqueueCategoryCounts(jobs, tx);
+    if (action === 'verify') {
+      await notifyDeveloperVerified(jobs, tx, developer.id);
+    } else {
+      await enqueueCategoryCounts(jobs, tx);
+      await bumpCatalogueVersion(tx);
+    }
     return developer;
   });
 }

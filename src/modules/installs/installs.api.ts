@@ -6,9 +6,11 @@ import { networkOf } from '../../http/client-address.ts';
 import { problems } from '../../http/schemas.ts';
 import { SlugParams } from '../catalogue/catalogue.model.ts';
 import { InstallBody, InstallResult } from './installs.model.ts';
-import { INSTALLATION_IDS_COUNTED_PER_NETWORK_PER_DAY, recordInstall, type Installer } from './installs.service.ts';
+import { INSTALLATION_IDS_COUNTED_PER_NETWORK_PER_DAY, recordInstalls, type Installer } from './installs.service.ts';
+import { createInstallBatcher } from './install-batcher.ts';
 
 export function installsApi(ctx: AppContext, auth: AuthPlugin, rateLimits: PublicRateLimits) {
+  const installs = createInstallBatcher((requests) => recordInstalls(ctx.orm.em.fork(), ctx.jobs, requests));
   return new Elysia({ prefix: '/api/apps', tags: ['Catalogue'] }).use(rateLimits).use(auth).post(
     '/:slug/install',
     async ({ params, body, identity, clientAddress, status }) => {
@@ -18,7 +20,7 @@ export function installsApi(ctx: AppContext, auth: AuthPlugin, rateLimits: Publi
         : body.installationId
           ? { kind: 'installation', installationId: body.installationId, network }
           : { kind: 'network', network };
-      return status(201, await recordInstall(ctx.orm.em.fork(), ctx.jobs, params.slug, installer));
+      return status(201, await installs.record({ slug: params.slug, installer }));
     },
     {
       // The token first: a bad one is 401 without spending the address's write budget.

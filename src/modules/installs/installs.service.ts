@@ -1,8 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { JobQueue } from '../../lib/job-queue.ts';
-import { enqueueAppStats } from '../stats/stats.service.ts';
+import { enqueueAppStatsForApps } from '../stats/stats.service.ts';
 import { findPublicAppId } from '../catalogue/catalogue.service.ts';
 import type { InstallResult } from './installs.model.ts';
+import { CompiledQuery } from 'kysely';
+import { namedSql } from '../../lib/named-sql.ts';
 
 /**
  * Who installed, from the strongest evidence there is: the platform user (with their token),
@@ -24,43 +26,104 @@ export const INSTALLATION_IDS_COUNTED_PER_NETWORK_PER_DAY = 3;
 /** The installer key of a platform user; a review needs an install under it. */
 export const userInstallerKey = (platformUserId: string) => `user:${platformUserId}`;
 
+/** The installer's key; a network's gets the UTC day appended by the database clock that stamps `installed_at`. */
+function installerKey(installer: Installer): { key: string; daily: boolean } {
+  if (installer.kind === 'user') return { key: userInstallerKey(installer.platformUserId), daily: false };
+  if (installer.kind === 'installation') return { key: `installation:${installer.installationId}`, daily: false };
+  return { key: `address:${installer.network}`, daily: true };
+}
+
+export interface InstallRequest {
+  slug: string;
+  installer: Installer;
+}
+
+/** What each install of a batch came to: its answer, or why it was refused (404, 410). */
+export type InstallOutcome = { ok: true; result: InstallResult } | { ok: false; error: unknown };
+
 /**
- * Appends an install event (a repeat by the same installer is a no-op that reports the first
- * install) and, when it is new, enqueues the stats rollup in the same transaction.
+ * Appends install events, any number in one transaction and one INSERT that finds each public app
+ * by its slug (a repeat by the same installer is a no-op that reports the first install). New,
+ * counted installs enqueue their app's stats roll-up in the same transaction, once per app.
+ * Installs from one network to one app take turns under an advisory lock (sorted, so concurrent
+ * batches cannot deadlock), and within a batch they are counted in order, so together they
+ * cannot overrun the budget.
  */
-export async function recordInstall(em: EntityManager, jobs: JobQueue, slug: string, installer: Installer): Promise<InstallResult> {
+export async function recordInstalls(em: EntityManager, jobs: JobQueue, requests: InstallRequest[]): Promise<InstallOutcome[]> {
+  const keys = requests.map((request) => installerKey(request.installer));
+  const networks = requests.map((request) => (request.installer.kind === 'installation' ? request.installer.network : null));
   return em.transactional(async (tx) => {
-    const appId = await findPublicAppId(tx, slug);
-    // The day of a network install comes from the database clock, the same one that stamps installed_at.
-    const [key, keyParam] =
-      installer.kind === 'user'
-        ? ['?', userInstallerKey(installer.platformUserId)]
-        : installer.kind === 'installation'
-          ? ['?', `installation:${installer.installationId}`]
-          : [`? || ':' || to_char(now() at time zone 'utc', 'YYYY-MM-DD')`, `address:${installer.network}`];
-    const platformUserId = installer.kind === 'user' ? installer.platformUserId : null;
-    const network = installer.kind === 'installation' ? installer.network : null;
-    if (network) {
-      // Concurrent installs from one network take turns, so together they cannot overrun the budget.
-      await tx.execute(`select pg_advisory_xact_lock(hashtext('install-budget'), hashtext(? || ' ' || ?))`, [appId, network]);
+    const budgeted = [...new Set(requests.flatMap((request, i) => (networks[i] ? [`${request.slug} ${networks[i]}`] : [])))].sort();
+    if (budgeted.length > 0) {
+      // An approved app's slug never changes, so it names the app as well as its id does.
+      await execute(tx, `select pg_advisory_xact_lock(hashtext('install-budget'), hashtext(k)) from unnest(:keys::text[]) k`, { keys: budgeted });
     }
-    const inserted = await tx.execute<{ installed_at: string; counted: boolean }[]>(
-      `insert into installs (app_id, installer, platform_user_id, source_network, counted)
-       values (?, ${key}, ?, ?::text, ?::text is null or (
-         select count(*) from installs
-         where app_id = ? and source_network = ? and counted
-           and installed_at >= date_trunc('day', now() at time zone 'utc') at time zone 'utc') < ?)
-       on conflict (app_id, installer) do nothing returning installed_at, counted`,
-      [appId, keyParam, platformUserId, network, network, appId, network, INSTALLATION_IDS_COUNTED_PER_NETWORK_PER_DAY],
+    const rows = await execute<{ ord: number; app_id: string; installed_at: string | null; counted: boolean | null }>(
+      tx,
+      `with input as (
+         select * from unnest(:slugs::text[], :keys::text[], :daily::boolean[], :users::text[], :networks::text[])
+           with ordinality as x(slug, key, daily, platform_user_id, network, ord)),
+       resolved as (
+         select x.ord, x.platform_user_id, x.network, a.id as app_id,
+                case when x.daily then x.key || ':' || to_char(now() at time zone 'utc', 'YYYY-MM-DD') else x.key end as installer
+         from input x join apps a on a.slug = x.slug join developers d on d.id = a.developer_id
+         where a.status = 'APPROVED' and d.status <> 'SUSPENDED'),
+       budgeted as (
+         select r.*, r.network is null or (
+           select count(*) from installs i
+           where i.app_id = r.app_id and i.source_network = r.network and i.counted
+             and i.installed_at >= date_trunc('day', now() at time zone 'utc') at time zone 'utc')
+           + row_number() over (partition by r.app_id, r.network order by r.ord) <= :budget as counted
+         from resolved r),
+       inserted as (
+         insert into installs (app_id, installer, platform_user_id, source_network, counted)
+         -- In key order, so two batches inserting the same installers wait for each other without a deadlock.
+         select app_id, installer, platform_user_id, network, counted from budgeted order by app_id, installer
+         on conflict (app_id, installer) do nothing
+         returning app_id, installer, installed_at, counted)
+       select b.ord, b.app_id, coalesce(n.installed_at, i.installed_at) as installed_at, n.counted
+       from budgeted b
+       left join inserted n on n.app_id = b.app_id and n.installer = b.installer
+       left join installs i on n.app_id is null and i.app_id = b.app_id and i.installer = b.installer`,
+      {
+        slugs: requests.map((request) => request.slug),
+        keys: keys.map((key) => key.key),
+        daily: keys.map((key) => key.daily),
+        users: requests.map((request) => (request.installer.kind === 'user' ? request.installer.platformUserId : null)),
+        networks,
+        budget: INSTALLATION_IDS_COUNTED_PER_NETWORK_PER_DAY,
+      },
     );
-    if (inserted[0]) {
-      if (inserted[0].counted) await enqueueAppStats(jobs, tx, appId);
-      return { slug, installedAt: new Date(inserted[0].installed_at).toISOString() };
+    const byOrd = new Map(rows.map((row) => [Number(row.ord), row]));
+    await enqueueAppStatsForApps(jobs, tx, [...new Set(rows.filter((row) => row.counted).map((row) => row.app_id))]);
+    const outcomes: InstallOutcome[] = [];
+    for (const [i, request] of requests.entries()) {
+      const row = byOrd.get(i + 1);
+      try {
+        // No row: the slug is not public (404 or 410). A row without a time: a concurrent first install of the same installer.
+        const installedAt = row?.installed_at ?? (await firstInstalledAt(tx, request.slug, keys[i]!));
+        outcomes.push({ ok: true, result: { slug: request.slug, installedAt: new Date(installedAt).toISOString() } });
+      } catch (error) {
+        outcomes.push({ ok: false, error });
+      }
     }
-    const [first] = await tx.execute<{ installed_at: string }[]>(
-      `select installed_at from installs where app_id = ? and installer = ${key}`,
-      [appId, keyParam],
-    );
-    return { slug, installedAt: new Date(first!.installed_at).toISOString() };
+    return outcomes;
   });
+}
+
+async function firstInstalledAt(em: EntityManager, slug: string, key: { key: string; daily: boolean }): Promise<string> {
+  const appId = await findPublicAppId(em, slug);
+  const installer = key.daily ? `:key || ':' || to_char(now() at time zone 'utc', 'YYYY-MM-DD')` : ':key';
+  const [first] = await execute<{ installed_at: string }>(em, `select installed_at from installs where app_id = :appId and installer = ${installer}`, {
+    appId,
+    key: key.key,
+  });
+  return first!.installed_at;
+}
+
+/** Through the transaction's own connection, with real bind parameters (`em.execute` inlines values, and cannot put a null in an array). */
+async function execute<Row>(em: EntityManager, text: string, params: Record<string, unknown>): Promise<Row[]> {
+  const statement = namedSql(text, params);
+  const result = await em.getKysely().executeQuery<Row>(CompiledQuery.raw(statement.text, statement.values));
+  return result.rows;
 }

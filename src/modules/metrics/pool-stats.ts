@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { waitingAtGate } from '../../lib/connection-wait.ts';
 
 /**
  * The ORM's connection pool as `pg` counts it. The only code that knows which pool backs the
@@ -15,5 +16,5 @@ export interface PoolStats {
 
 export async function readPoolStats(orm: MikroORM): Promise<PoolStats> {
   const pool = await orm.em.getConnection().getNativeClient();
-  return { open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 };
+  return { open: pool.totalCount, idle: pool.idleCount, waiting: waitingAtGate(pool) ?? pool.waitingCount, max: pool.options.max ?? 10 };
 }

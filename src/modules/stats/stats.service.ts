@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { JobQueue } from '../../lib/job-queue.ts';
+import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
 
 /**
  * Counters are never UPDATEd in place by requests: installs and reviews are appended as event
@@ -34,6 +35,8 @@ async function rollUp(tx: EntityManager, where: string, param: unknown): Promise
        returning s.app_id`,
     [param],
   );
+  // Only a counter that moved invalidates the public catalogue's cached responses.
+  if (changed.length > 0) await bumpCatalogueVersion(tx);
   return changed.length;
 }
 
@@ -77,15 +80,17 @@ export async function recomputeAllAppStats(em: EntityManager): Promise<number> {
 export async function recomputeCategoryCounts(em: EntityManager): Promise<void> {
   await em.transactional(async (tx) => {
     await tx.execute(`select pg_advisory_xact_lock(hashtext('category-counts'))`);
-    await tx.execute(
+    const changed = await tx.execute<{ category: string }[]>(
       `update category_counts c set app_count = coalesce(n.count, 0), updated_at = now()
        from category_counts c2
        left join (select a.category, count(*)::int as count
                   from apps a join developers d on d.id = a.developer_id
                   where a.status = 'APPROVED' and d.status <> 'SUSPENDED'
                   group by a.category) n on n.category = c2.category
-       where c.category = c2.category`,
+       where c.category = c2.category and c.app_count is distinct from coalesce(n.count, 0)
+       returning c.category`,
     );
+    if (changed.length > 0) await bumpCatalogueVersion(tx);
   });
 }
 
@@ -103,6 +108,17 @@ export async function enqueueAppStats(jobs: JobQueue, tx: EntityManager, appId: 
 
 /** How long a roll-up waits for more events to join it. */
 export const ROLL_UP_DELAY_SECONDS = 1;
+
+/** The same for several apps at once, in one statement (a batch of installs): one coalescing job per app, as `enqueueAppStats` sends it. */
+export async function enqueueAppStatsForApps(jobs: JobQueue, tx: EntityManager, appIds: string[]): Promise<void> {
+  const ids = [...new Set(appIds)].sort();
+  if (ids.length === 0) return;
+  await tx.execute(
+    `select pg_advisory_xact_lock_shared(hashtext('app-stats'), hashtext(id)) from unnest(cast(? as text[])) as id`,
+    [`{${ids.join(',')}}`],
+  );
+  await jobs.sendMany(tx, APP_STATS_QUEUE, ids.map((appId) => ({ data: { appId }, singletonKey: appId, startAfter: ROLL_UP_DELAY_SECONDS })));
+}
 
 /** Call inside the transaction that changed which apps are publicly visible. */
 export const enqueueCategoryCounts = (jobs: JobQueue, em: EntityManager) => jobs.send(em, CATEGORY_COUNTS_QUEUE, {});

@@ -1,0 +1,48 @@
+/**
+ * Public GETs are cacheable by browsers and a CDN: an `ETag` of the body (a repeat with
+ * `If-None-Match` is a 304 without one), a short `max-age` and `s-maxage` so a change reaches
+ * clients within about a second, and `stale-while-revalidate` so a CDN keeps answering while it
+ * revalidates. No cookies and no per-client headers are added to them.
+ */
+export const PUBLIC_CACHE_CONTROL = 'public, max-age=1, s-maxage=1, stale-while-revalidate=30';
+
+/** A serialised response body and its entity tag, as the catalogue caches it. */
+export interface CacheableBody {
+  body: string;
+  etag: string;
+}
+
+export function cacheableBody(value: unknown): CacheableBody {
+  const body = JSON.stringify(value);
+  return { body, etag: `"${Bun.hash(body).toString(36)}"` };
+}
+
+function matches(ifNoneMatch: string | null, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((tag) => {
+    const candidate = tag.trim();
+    return candidate === '*' || candidate === etag || candidate === `W/${etag}`;
+  });
+}
+
+/** The 200 (or 304) for a cached body; Elysia adds the request's own headers (`x-request-id`…). */
+export function cacheableResponse(request: Request, cached: CacheableBody): Response {
+  const headers = { etag: cached.etag, 'cache-control': PUBLIC_CACHE_CONTROL };
+  if (matches(request.headers.get('if-none-match'), cached.etag)) return new Response(null, { status: 304, headers });
+  return new Response(cached.body, { status: 200, headers: { ...headers, 'content-type': 'application/json' } });
+}
+
+/**
+ * The same answer given straight from an `onRequest` hook: the headers go into the request's own
+ * header set (which already holds `x-request-id`), so Elysia builds one Response, not two.
+ */
+export function answerFromHook(request: Request, set: { status?: number | string; headers: Record<string, string | number> }, cached: CacheableBody): string | Response {
+  set.headers.etag = cached.etag;
+  set.headers['cache-control'] = PUBLIC_CACHE_CONTROL;
+  if (matches(request.headers.get('if-none-match'), cached.etag)) {
+    set.status = 304;
+    return new Response(null, { status: 304 });
+  }
+  set.headers['content-type'] = 'application/json';
+  return cached.body;
+}

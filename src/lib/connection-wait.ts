@@ -1,0 +1,75 @@
+/**
+ * A bound on how long a request waits for a database connection. A burst larger than the pool
+ * queues here (first come, first served) instead of failing; only past `waitMs` is it refused with
+ * `ConnectionWaitExceeded`, which the HTTP layer answers as 503 OVERLOADED. Establishing a
+ * connection is bounded separately (the driver's connect timeout): that failure means the database
+ * is unreachable, not busy.
+ */
+export const CONNECTION_WAIT_EXCEEDED = 'CONNECTION_WAIT_EXCEEDED';
+
+export class ConnectionWaitExceeded extends Error {
+  override name = 'ConnectionWaitExceeded';
+  readonly code = CONNECTION_WAIT_EXCEEDED;
+  constructor(readonly waitMs: number) {
+    super(`no database connection became free within ${waitMs} ms`);
+  }
+}
+
+export interface ConnectionGate {
+  /** Resolves with the function that gives the permit back, or rejects after `waitMs`. */
+  acquire(): Promise<() => void>;
+  readonly waiting: number;
+}
+
+/** Each gated pool's gate, by the pool it guards: where that pool's waiting requests are (it never queues itself). */
+const gates = new WeakMap<object, ConnectionGate>();
+
+/** Requests waiting for a connection of a gated `pool`; undefined for a pool without a gate. */
+export const waitingAtGate = (pool: object): number | undefined => gates.get(pool)?.waiting;
+
+export function createConnectionGate(permits: number, waitMs: number, guarding?: object): ConnectionGate {
+  let free = permits;
+  const queue: { grant: (release: () => void) => void; timer: Timer }[] = [];
+  const release = () => {
+    const next = queue.shift();
+    if (next) {
+      clearTimeout(next.timer);
+      next.grant(once());
+    } else {
+      free += 1;
+    }
+  };
+  // Each permit is given back exactly once, whatever the caller does.
+  const once = () => {
+    let done = false;
+    return () => {
+      if (!done) {
+        done = true;
+        release();
+      }
+    };
+  };
+  const gate: ConnectionGate = {
+    get waiting() {
+      return queue.length;
+    },
+    acquire() {
+      if (free > 0) {
+        free -= 1;
+        return Promise.resolve(once());
+      }
+      return new Promise((resolve, reject) => {
+        const entry = {
+          grant: resolve,
+          timer: setTimeout(() => {
+            queue.splice(queue.indexOf(entry), 1);
+            reject(new ConnectionWaitExceeded(waitMs));
+          }, waitMs),
+        };
+        queue.push(entry);
+      });
+    },
+  };
+  if (guarding) gates.set(guarding, gate);
+  return gate;
+}

@@ -1,0 +1,81 @@
+import { LRUCache } from 'lru-cache';
+import type { VersionClock } from './version-clock.ts';
+
+/**
+ * A size-bounded in-process cache whose entries carry the version of the data they were built
+ * from. An entry older than the clock's current version is a miss; concurrent misses of one key at
+ * one version share a single load. The loader reports the version it read together with the data
+ * (from the same server), so an answer from a lagging replica is never kept as current.
+ */
+export interface Loaded<Value> {
+  version: number;
+  value: Value;
+}
+
+export interface VersionedCache<Value> {
+  /** `load` is told the version the clock is at, and reports the version it actually read at. */
+  get(key: string, load: (current: number) => Promise<Loaded<Value>>): Promise<Value>;
+  /** The entry, if one is current and the clock is fresh: an answer without waiting for anything. */
+  peek(key: string): Value | undefined;
+  /** Keeps a value read elsewhere, at the version it was read at. */
+  put(key: string, loaded: Loaded<Value>): void;
+  readonly size: number;
+}
+
+export function createVersionedCache<Value extends {}>(
+  clock: VersionClock,
+  options: { maxEntries: number; maxSize?: number; sizeOf?: (value: Value) => number },
+): VersionedCache<Value> {
+  const entries = new LRUCache<string, Loaded<Value>>({
+    max: options.maxEntries,
+    ...(options.maxSize && options.sizeOf
+      ? { maxSize: options.maxSize, maxEntrySize: options.maxSize / 16, sizeCalculation: (entry: Loaded<Value>) => Math.max(1, options.sizeOf!(entry.value)) }
+      : {}),
+  });
+  const loading = new Map<string, Promise<Value>>();
+  // Versions only move forward, so once the clock moves every entry is dead weight: drop them all.
+  let newest = 0;
+  const sweep = (version: number) => {
+    if (version > newest) {
+      if (newest > 0) entries.clear();
+      newest = version;
+    }
+  };
+  return {
+    get size() {
+      return entries.size;
+    },
+    peek(key) {
+      const version = clock.fresh();
+      if (version === undefined) return undefined;
+      sweep(version);
+      const cached = entries.get(key);
+      return cached && cached.version >= version ? cached.value : undefined;
+    },
+    put(key, loaded) {
+      if (loaded.version >= newest) entries.set(key, loaded);
+    },
+    async get(key, load) {
+      const version = await clock.current();
+      sweep(version);
+      const cached = entries.get(key);
+      if (cached && cached.version >= version) return cached.value;
+      const flight = `${version}\u0000${key}`;
+      let pending = loading.get(flight);
+      if (!pending) {
+        pending = (async () => {
+          try {
+            const loaded = await load(version);
+            clock.observe(loaded.version);
+            if (loaded.version >= version && loaded.version >= newest) entries.set(key, loaded);
+            return loaded.value;
+          } finally {
+            loading.delete(flight);
+          }
+        })();
+        loading.set(flight, pending);
+      }
+      return pending;
+    },
+  };
+}

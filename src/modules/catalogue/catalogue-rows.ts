@@ -1,0 +1,102 @@
+import type { AppStatus, Category, Environment, Screenshot } from '../apps/app.entity.ts';
+import { toPublicAppView } from '../apps/app-view.ts';
+import { PUBLISHED_ASSETS_COLUMN, withPublishedAssets, type PublishedAssets } from '../apps/asset-publication.ts';
+import type { PublicAppView } from '../apps/apps.model.ts';
+import type { PublicAppSummary } from './catalogue.model.ts';
+
+/**
+ * The public catalogue's rows and their mapping to JSON, through the shared `toPublicAppView`.
+ * Lists select the summary columns only: a listing card needs no long description, its HTML or
+ * screenshots, and those were most of a list page's bytes.
+ */
+
+/** An app is public when it is APPROVED and its developer is not SUSPENDED. */
+export const VISIBLE = `a.status = 'APPROVED' and d.status <> 'SUSPENDED'`;
+
+/** A timestamp as ISO-8601 UTC text, as the API shows it: cheaper to read than the driver's Date parsing. */
+const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const SUMMARY_COLUMNS = `a.id, a.slug, a.name, a.description, a.category, a.environment, a.logo_url, a.banner_url,
+  a.website_url, a.support_url, a.privacy_policy_url, a.terms_of_service_url, a.oauth_client_id, a.status, a.featured,
+  a.version, ${iso('a.created_at')} as created_at, ${iso('a.updated_at')} as updated_at,
+  ${iso('a.first_approved_at')} as first_approved_at, s.install_count, s.review_count, s.average_rating,
+  d.name as developer_name, d.company_name as developer_company_name, d.website_url as developer_website_url,
+  d.status as developer_status, ${PUBLISHED_ASSETS_COLUMN}`;
+
+export const COLUMNS = {
+  summary: SUMMARY_COLUMNS,
+  full: `${SUMMARY_COLUMNS}, a.long_description, a.long_description_html, a.screenshots`,
+};
+
+/** The joins every public row needs (every app has a stats row, created with it by a trigger). */
+export const JOINS = 'join developers d on d.id = a.developer_id join app_stats s on s.app_id = a.id';
+
+export interface PublicAppRow {
+  id: string;
+  slug: string;
+  name: string;
+  description: string;
+  long_description?: string | null;
+  long_description_html?: string | null;
+  category: Category;
+  environment: Environment;
+  logo_url: string | null;
+  banner_url: string | null;
+  website_url: string | null;
+  support_url: string | null;
+  privacy_policy_url: string | null;
+  terms_of_service_url: string | null;
+  oauth_client_id: string | null;
+  screenshots?: Screenshot[];
+  status: AppStatus;
+  featured: boolean;
+  version: number;
+  created_at: string;
+  updated_at: string;
+  first_approved_at: string | null;
+  install_count: number;
+  review_count: number;
+  average_rating: string | number;
+  developer_name: string;
+  developer_company_name: string | null;
+  developer_website_url: string | null;
+  developer_status: string;
+  /** The reviewed copies of the listing's images that its last approval published. */
+  published_assets: PublishedAssets | null;
+}
+
+export function toPublicView(row: PublicAppRow): PublicAppView {
+  return toPublicAppView(
+    // Images are shown from the mirror: exactly the bytes the reviewer saw.
+    withPublishedAssets({
+      id: row.id,
+      slug: row.slug,
+      name: row.name,
+      description: row.description,
+      longDescription: row.long_description,
+      longDescriptionHtml: row.long_description_html,
+      category: row.category,
+      environment: row.environment,
+      logoUrl: row.logo_url,
+      bannerUrl: row.banner_url,
+      websiteUrl: row.website_url,
+      supportUrl: row.support_url,
+      privacyPolicyUrl: row.privacy_policy_url,
+      termsOfServiceUrl: row.terms_of_service_url,
+      oauthClientId: row.oauth_client_id,
+      screenshots: row.screenshots ?? [],
+      status: row.status,
+      featured: row.featured,
+      version: row.version,
+      createdAt: new Date(row.created_at),
+      updatedAt: new Date(row.updated_at),
+    }, row.published_assets),
+    { installCount: row.install_count, reviewCount: row.review_count, averageRating: Number(row.average_rating) },
+    { name: row.developer_name, companyName: row.developer_company_name, websiteUrl: row.developer_website_url },
+  );
+}
+
+export function toSummary(row: PublicAppRow): PublicAppSummary {
+  const { longDescription: _long, longDescriptionHtml: _html, screenshots: _screenshots, ...summary } = toPublicView(row);
+  return summary;
+}

@@ -1,0 +1,55 @@
+import { namedSql } from '../../lib/named-sql.ts';
+import type { SqlReader } from '../../lib/sql-reader.ts';
+import { COLUMNS, JOINS, VISIBLE, toSummary, type PublicAppRow } from './catalogue-rows.ts';
+import { filterCondition, orderBy, SORT_KEYS, type CatalogueFilter } from './catalogue-order.ts';
+import type { CatalogueSort, PublicAppSummary } from './catalogue.model.ts';
+import { correctWords, lookUpWords, searchWords, type LookUpWords } from './search-words.ts';
+
+/** Searches rank at most this many matching apps (exact names first, then the most installed). */
+export const SEARCH_CANDIDATES = 1_000;
+
+/**
+ * Full-text search on the corrected words: every word must match (as typed or as one of its
+ * corrections; stemmed, or as typed in the name), the name weighing more than the description
+ * (weights A and B of `search_vector`), and an exact name match first. The candidates are bounded,
+ * so the cost grows with the number of matches up to that bound, never with the catalogue.
+ */
+export async function searchPage(
+  reader: SqlReader,
+  search: string,
+  filter: CatalogueFilter,
+  sort: CatalogueSort,
+  window: { limit: number; offset: number },
+  lookUp: LookUpWords = (words) => lookUpWords(reader, words),
+): Promise<{ data: PublicAppSummary[]; total: number }> {
+  const groups = await correctWords(searchWords(search), lookUp);
+  // Words are letters and digits only, so they can be handed to to_tsquery as they are.
+  const params: Record<string, unknown> = { exact: search.trim().toLowerCase(), limit: window.limit, offset: window.offset };
+  const parts = groups.map((alternatives, i) => {
+    params[`words${i}`] = alternatives.join(' | ');
+    return `(to_tsquery('simple', :words${i}) || to_tsquery('english', :words${i}))`;
+  });
+  const query = parts.length > 0 ? parts.join(' && ') : `''::tsquery`;
+  const condition = filterCondition(filter);
+  const rows = await reader.query<PublicAppRow & { total: number }>(
+    namedSql(
+      `with q as (select ${query} as query),
+       candidates as materialized (
+         select a.id from q, apps a ${JOINS}
+         where ${VISIBLE}${condition.sql} and (a.search_vector @@ q.query or lower(a.name) = :exact)
+         order by lower(a.name) = :exact desc, s.install_count desc, a.id desc
+         limit ${SEARCH_CANDIDATES}),
+       ranked as (
+         select ${SORT_KEYS}, lower(a.name) = :exact as exact_name, ts_rank(a.search_vector, q.query) as text_rank
+         from q, candidates k join apps a on a.id = k.id join app_stats s on s.app_id = a.id),
+       page as (select * from ranked order by ${orderBy(sort)} limit :limit offset :offset)
+       select t.total, ${COLUMNS.summary}
+       from (select count(*)::int as total from candidates) t
+       left join (page p join apps a on a.id = p.id ${JOINS}) on true
+       order by ${orderBy(sort, 'p.')}`,
+      { ...condition.params, ...params },
+    ),
+  );
+  // A page past the last match is one row of the total alone.
+  return { data: rows.filter((row) => row.id !== null).map(toSummary), total: rows[0]?.total ?? 0 };
+}

@@ -1,0 +1,130 @@
+import { recordCatalogueCacheHit, recordCatalogueCacheMiss } from '../../lib/metrics.ts';
+import { LRUCache } from 'lru-cache';
+import { cacheableBody, type CacheableBody } from '../../http/cacheable.ts';
+import type { CatalogueReaders, SqlReader } from '../../lib/sql-reader.ts';
+import { createVersionClock } from '../../lib/version-clock.ts';
+import { createVersionedCache, type Loaded } from '../../lib/versioned-cache.ts';
+import { onCatalogueVersionBumped, readCatalogueVersion } from './catalogue-version.ts';
+import { countListed } from './catalogue-list.ts';
+import { filterKey } from './catalogue-order.ts';
+import { getPublicApp, listCatalogue, listCategoryCounts, listFeatured } from './catalogue.service.ts';
+import { lookUpWords, type LookUpWords, type WordInfo } from './search-words.ts';
+import type { CatalogueQuery, FeaturedQuery } from './catalogue.model.ts';
+
+/**
+ * The public catalogue as this process serves it: serialised responses in a size-bounded LRU
+ * cache, keyed by the normalised query and valid while the catalogue version they were read at is
+ * current. The version is re-read every `VERSION_MAX_AGE_MS` while requests come (in the
+ * background; a reading more than three times that old is waited for), so a change is served by
+ * every process well inside the 1 s the contract allows. Every entry is built from the public
+ * mappers alone: nothing owner-only can be in it.
+ */
+export const VERSION_MAX_AGE_MS = 250;
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+const MAX_RESPONSES = 50_000;
+const MAX_TOTALS = 1_000;
+const MAX_WORDS = 50_000;
+const MAX_KNOWN_URLS = 100_000;
+
+/** The path and query of a request URL, as the client sent them. */
+export const targetOf = (url: string) => url.slice(url.indexOf('/', url.indexOf('//') + 2));
+
+export function createPublicCatalogue(readers: CatalogueReaders) {
+  const clock = createVersionClock(() => readCatalogueVersion(readers.next()), VERSION_MAX_AGE_MS);
+  onCatalogueVersionBumped(() => clock.expire());
+  const responses = createVersionedCache<CacheableBody>(clock, {
+    maxEntries: MAX_RESPONSES,
+    maxSize: MAX_RESPONSE_BYTES,
+    sizeOf: (cached) => cached.body.length,
+  });
+  const totals = createVersionedCache<{ total: number }>(clock, { maxEntries: MAX_TOTALS });
+  // What the dictionary says about each search word: most searches repeat words, so most misses skip that query.
+  const words = createVersionedCache<WordInfo>(clock, { maxEntries: MAX_WORDS });
+  const lookUpCached =
+    (reader: SqlReader, version: number): LookUpWords =>
+    async (asked) => {
+      const found = new Map<string, WordInfo>();
+      const missing = asked.filter((word) => {
+        const known = words.peek(word);
+        if (known) found.set(word, known);
+        return !known;
+      });
+      const looked = await lookUpWords(reader, missing);
+      for (const [word, info] of looked) {
+        found.set(word, info);
+        words.put(word, { version, value: info });
+      }
+      return found;
+    };
+  // Request targets that were validated and answered from `responses` under a key: a repeat of the
+  // same target can be answered before routing and validation (`cached`).
+  const keysByTarget = new LRUCache<string, string>({ max: MAX_KNOWN_URLS });
+  const answer = async (target: string, key: string, load: (current: number) => Promise<Loaded<CacheableBody>>) => {
+    let missed = false;
+    const body = await responses.get(key, (current) => {
+      missed = true;
+      return load(current);
+    });
+    // The request that read the database is the miss; others sharing its load, or answered from the cache, are hits.
+    if (missed) recordCatalogueCacheMiss();
+    else recordCatalogueCacheHit();
+    keysByTarget.set(target, key);
+    return body;
+  };
+
+  /**
+   * The data is tagged with a version read before it on the same server, so it is at least that
+   * new. With one server the clock's own reading is such a version; with replicas each load reads
+   * the version on the replica it reads the data from, so a lagging one cannot pass old rows off as new.
+   */
+  const single = readers.all.length === 1;
+  const load =
+    (work: (reader: SqlReader, version: number) => Promise<unknown>) =>
+    async (current: number): Promise<Loaded<CacheableBody>> => {
+      const reader = readers.next();
+      const version = single ? current : await readCatalogueVersion(reader);
+      return { version, value: cacheableBody(await work(reader, version)) };
+    };
+
+  return {
+    /** The current cached answer to a request target seen before, without waiting for anything; else undefined. */
+    cached(target: string): CacheableBody | undefined {
+      const key = keysByTarget.get(target);
+      const body = key === undefined ? undefined : responses.peek(key);
+      if (body) recordCatalogueCacheHit();
+      return body;
+    },
+    list(target: string, query: CatalogueQuery): Promise<CacheableBody> {
+      const search = query.search?.trim().toLowerCase();
+      const sort = query.sort ?? (search ? 'relevance' : 'installs');
+      const key = `list|${filterKey(query)}|${sort}|${query.page ?? 1}|${query.limit ?? 20}|${search ?? ''}`;
+      return answer(
+        target,
+        key,
+        load((reader, version) =>
+          listCatalogue(
+            reader,
+            query,
+            async (filter) => {
+              const counted = await totals.get(filterKey(filter), async () => ({ version, value: { total: await countListed(reader, filter) } }));
+              return counted.total;
+            },
+            lookUpCached(reader, version),
+          ),
+        ),
+      );
+    },
+    app(target: string, slug: string): Promise<CacheableBody> {
+      return answer(target, `app|${slug}`, load((reader) => getPublicApp(reader, slug)));
+    },
+    featured(target: string, query: FeaturedQuery): Promise<CacheableBody> {
+      const key = `featured|${query.environment ?? ''}|${query.limit ?? 20}`;
+      return answer(target, key, load(async (reader) => ({ data: await listFeatured(reader, query) })));
+    },
+    categories(target: string): Promise<CacheableBody> {
+      return answer(target, 'categories', load(async (reader) => ({ data: await listCategoryCounts(reader) })));
+    },
+  };
+}
+
+export type PublicCatalogue = ReturnType<typeof createPublicCatalogue>;

@@ -1,0 +1,47 @@
+import { expect, test } from 'bun:test';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseWrkOutput, runWrk } from '../../bench/wrk.ts';
+import { searchMix, searchPath, typo } from '../../bench/search-terms.ts';
+import { seededRandom } from '../../src/lib/seeded-random.ts';
+import { editDistance } from '../../src/lib/edit-distance.ts';
+
+/** The benchmark's pieces, cheaply: its search mix, its wrk script and how its output is read (not a measurement). */
+test('the search mix has thousands of distinct queries of every kind, typos one edit away', () => {
+  const random = seededRandom(1);
+  const listings = Array.from({ length: 500 }, (_, i) => ({
+    name: `Brand${i % 40} Noun${i % 13} Edition${i % 7}`,
+    description: `Brand${i % 40} does thing${i % 50} for audience${i % 9}. Another${i % 30} sentence.`,
+  }));
+  const mix = searchMix(random, listings, 600);
+  expect(new Set(mix).size).toBe(mix.length);
+  expect(mix.length).toBeGreaterThan(1_000);
+  expect(mix.some((query) => listings.some((l) => l.name === query))).toBe(true);
+  expect(mix.some((query) => !query.includes(' '))).toBe(true);
+  for (let i = 0; i < 200; i += 1) {
+    const word = `planner${i}`;
+    expect(editDistance(typo(random, word), word)).toBeLessThanOrEqual(1);
+  }
+  expect(searchPath('a b&c')).toBe('/api/apps?search=a%20b%26c');
+});
+
+test("wrk runs the bench's script over a file of paths and reports one JSON summary", async () => {
+  const seen = new Set<string>();
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (request) => (seen.add(new URL(request.url).pathname), new Response('ok')) });
+  try {
+    const file = join(mkdtempSync(join(tmpdir(), 'bench-paths-')), 'paths.txt');
+    writeFileSync(file, '/one\n/two\n/three\n');
+    const result = await runWrk({ url: `http://127.0.0.1:${server.port}`, script: 'paths', pathsFile: file, seconds: 1, connections: 4, threads: 1 });
+    expect(result.requests).toBeGreaterThan(0);
+    expect(result.non2xx).toBe(0);
+    expect([...seen].sort()).toEqual(['/one', '/three', '/two']);
+  } finally {
+    server.stop(true);
+  }
+});
+
+test('a wrk run without the summary line is an error, not zeros', () => {
+  expect(() => parseWrkOutput('Running 1s test\n')).toThrow('no summary');
+  expect(parseWrkOutput('x\nBENCH {"requests":5,"durationUs":1000000,"p50Us":1,"p99Us":2,"maxUs":3,"non2xx":0,"socketErrors":0}\n').requests).toBe(5);
+});

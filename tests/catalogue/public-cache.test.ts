@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
+import { approvedApp, deps } from '../apps/fixtures.ts';
+import { decideApp, setFeatured } from '../../src/modules/apps/app-admin.service.ts';
+import { decideRevision } from '../../src/modules/apps/revisions.service.ts';
+import { transitionDeveloper } from '../../src/modules/developers/developers.service.ts';
+import { bumpCatalogueVersion } from '../../src/modules/catalogue/catalogue-version.ts';
+import { recomputeAppStats } from '../../src/modules/stats/stats.service.ts';
+import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
+import { PublicAppSummary } from '../../src/modules/catalogue/catalogue.model.ts';
+import { PublicAppView } from '../../src/modules/apps/apps.model.ts';
+
+/**
+ * Public GETs are served from a per-process cache of serialised responses, invalidated by the
+ * catalogue version: HTTP caching headers, summaries in lists, nothing owner-only ever in a cached
+ * body, and every kind of change visible at once in the process that made it.
+ */
+let t: TestApp;
+let developer: TestDeveloper;
+let key: string;
+let app: { id: string; slug: string; version: number };
+const SECRET_NOTES = 'Reviewer login: owner-only-secret-4711';
+
+beforeAll(async () => {
+  t = await createTestApp();
+  developer = await registerDeveloper(t, { name: 'Cache Owner' });
+  key = await mintKey(t, developer);
+  app = await approvedApp(t, key, {
+    name: 'Cache Probe',
+    description: 'Probes the public cache.',
+    longDescription: '# Long\n\nText that lists leave out.',
+    category: 'UTILITIES',
+    environment: 'production',
+    logoUrl: 'https://cdn.example.com/logo.png',
+    screenshots: [{ url: 'https://cdn.example.com/1.png' }, { url: 'https://cdn.example.com/2.png' }],
+    reviewNotes: SECRET_NOTES,
+  });
+});
+afterAll(() => t.close());
+
+const get = (path: string, headers: Record<string, string> = {}) => t.call('GET', path, { headers });
+const PUBLIC_PATHS = () => ['/api/apps', '/api/apps?search=cache%20probe', `/api/apps/${app.slug}`, '/api/apps/featured/list', '/api/apps/categories/list'];
+
+describe('HTTP caching', () => {
+  test('public GETs carry an ETag and Cache-Control: public with max-age, s-maxage and stale-while-revalidate', async () => {
+    for (const path of PUBLIC_PATHS()) {
+      for (let i = 0; i < 2; i += 1) {
+        const response = await get(path);
+        expect(response.status).toBe(200);
+        expect(response.headers.get('etag')).toMatch(/^"[0-9a-z]+"$/);
+        expect(response.headers.get('cache-control')).toBe('public, max-age=1, s-maxage=1, stale-while-revalidate=30');
+        expect(response.headers.get('content-type')).toContain('application/json');
+        expect(response.headers.get('x-request-id')).toBeTruthy();
+        expect(response.headers.get('set-cookie')).toBeNull();
+        expect(response.headers.get('ratelimit-limit')).toBeNull();
+      }
+    }
+  });
+
+  test('If-None-Match with the current ETag is a 304 without a body; another ETag gets the body', async () => {
+    for (const path of PUBLIC_PATHS()) {
+      const first = await get(path);
+      const etag = first.headers.get('etag')!;
+      const again = await get(path, { 'if-none-match': etag });
+      expect(again.status).toBe(304);
+      expect(again.body).toBeUndefined();
+      expect(again.headers.get('etag')).toBe(etag);
+      expect((await get(path, { 'if-none-match': `"stale", W/${etag}` })).status).toBe(304);
+      expect((await get(path, { 'if-none-match': '"something-else"' })).status).toBe(200);
+    }
+  });
+
+  test('the ETag changes when the content does', async () => {
+    const before = (await get(`/api/apps/${app.slug}`)).headers.get('etag');
+    await setFeatured(deps(t), app.id, true, CLI_ACTOR);
+    const after = await get(`/api/apps/${app.slug}`, { 'if-none-match': before! });
+    expect(after.status).toBe(200);
+    expect(after.body.featured).toBe(true);
+    expect(after.headers.get('etag')).not.toBe(before);
+  });
+
+  test('errors are never cacheable', async () => {
+    const missing = await get('/api/apps/no-such-app');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('cache-control')).toBe('no-store');
+    expect(missing.headers.get('etag')).toBeNull();
+  });
+});
+
+describe('what a cached body may hold', () => {
+  test('lists and featured are summaries: exactly the summary fields, no long description or screenshots', async () => {
+    const summaryFields = Object.keys(PublicAppSummary.properties).sort();
+    for (const path of ['/api/apps', '/api/apps?search=probe', '/api/apps/featured/list']) {
+      const body = (await get(path)).body;
+      const mine = body.data.find((item: { id: string }) => item.id === app.id);
+      expect(Object.keys(mine).sort()).toEqual(summaryFields);
+      expect(mine).not.toHaveProperty('longDescription');
+      expect(mine).not.toHaveProperty('screenshots');
+    }
+    const full = (await get(`/api/apps/${app.slug}`)).body;
+    expect(Object.keys(full).sort()).toEqual(Object.keys(PublicAppView.properties).sort());
+    expect(full.longDescriptionHtml).toContain('<h1>Long</h1>');
+    expect(full.screenshots).toHaveLength(2);
+  });
+
+  test('owner-only fields never reach a cached response, even after the owner read them', async () => {
+    const owner = await t.call('GET', `/api/dev/apps/${app.id}`, { token: key });
+    expect(owner.body.reviewNotes).toBe(SECRET_NOTES);
+    for (const path of PUBLIC_PATHS()) {
+      for (let i = 0; i < 2; i += 1) {
+        const response = await t.app.handle(new Request(`http://localhost${path}`));
+        const text = await response.text();
+        expect(text).not.toContain('owner-only-secret');
+        for (const field of ['reviewNotes', 'rejectionReason', 'assetChecks', 'pendingRevision', 'submittedAt', 'reviewedAt']) {
+          expect(text).not.toContain(`"${field}"`);
+        }
+      }
+    }
+  });
+});
+
+describe('invalidation', () => {
+  /** A change made behind the services' back (no version bump) shows that the answer really is cached. */
+  test('a cached answer stays until the catalogue version moves, then the next request reads again', async () => {
+    await get(`/api/apps/${app.slug}`);
+    await t.sql(`update apps set description = 'Changed behind the cache.' where id = ?`, [app.id]);
+    expect((await get(`/api/apps/${app.slug}`)).body.description).toBe('Probes the public cache.');
+    await t.ctx.orm.em.fork().transactional((tx) => bumpCatalogueVersion(tx));
+    expect((await get(`/api/apps/${app.slug}`)).body.description).toBe('Changed behind the cache.');
+  });
+
+  test('every change the public catalogue shows is served at once by this process', async () => {
+    const other = await approvedApp(t, key);
+    const listed = async () => ((await get('/api/apps?limit=100')).body.data as { id: string }[]).map((a) => a.id);
+    expect(await listed()).toContain(other.id);
+
+    await decideApp(deps(t), other.id, 'suspend', { actor: CLI_ACTOR });
+    expect(await listed()).not.toContain(other.id);
+    expect((await get(`/api/apps/${other.slug}`)).status).toBe(410);
+
+    await decideApp(deps(t), other.id, 'relist', { actor: CLI_ACTOR });
+    expect(await listed()).toContain(other.id);
+
+    await setFeatured(deps(t), other.id, true, CLI_ACTOR);
+    expect(((await get('/api/apps/featured/list')).body.data as { id: string }[]).map((a) => a.id)).toContain(other.id);
+
+    const revision = await t.call('POST', `/api/dev/apps/${other.id}/revisions`, { token: key, body: { description: 'Revised words.' } });
+    expect(revision.status).toBe(201);
+    expect((await get(`/api/apps/${other.slug}`)).body.description).not.toBe('Revised words.');
+    await decideRevision(deps(t), other.id, 'approve', { actor: CLI_ACTOR });
+    expect((await get(`/api/apps/${other.slug}`)).body.description).toBe('Revised words.');
+
+    const renamed = await t.call('PUT', '/api/dev/me', { token: developer.oauthToken, body: { name: 'Renamed Owner' } });
+    expect(renamed.status).toBe(200);
+    expect((await get(`/api/apps/${other.slug}`)).body.developer.name).toBe('Renamed Owner');
+
+    await transitionDeveloper(deps(t), developer.id, 'suspend', CLI_ACTOR);
+    expect(await listed()).not.toContain(other.id);
+    await transitionDeveloper(deps(t), developer.id, 'reinstate', CLI_ACTOR);
+    expect(await listed()).toContain(other.id);
+
+    // A rolled-up counter: an install event, then the roll-up (as its job runs it).
+    const before = (await get(`/api/apps/${other.slug}`)).body.installCount;
+    await t.sql(`insert into installs (app_id, installer) values (?, 'user:cache-test')`, [other.id]);
+    await recomputeAppStats(t.ctx.orm.em.fork(), other.id);
+    expect((await get(`/api/apps/${other.slug}`)).body.installCount).toBe(before + 1);
+  });
+});
+
+describe('rate limits on cacheable reads', () => {
+  test('answers from the cache still count against the per-address read limit, without RateLimit headers', async () => {
+    const limited = await createTestApp({ RATE_LIMITS: 'public=3' });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i += 1) {
+        const response = await limited.call('GET', '/api/apps/categories/list');
+        statuses.push(response.status);
+        if (response.status === 200) expect(response.headers.get('ratelimit-limit')).toBeNull();
+        else expect(response.headers.get('retry-after')).toBeTruthy();
+      }
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
+});

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import pg from 'pg';
+import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
+import { insertApp, insertDeveloper } from '../support/fixtures.ts';
+
+/**
+ * A burst larger than the pools waits for a connection instead of failing; only a request that
+ * waited past the bound is refused, as 503 OVERLOADED with Retry-After (the database is up: never
+ * UNAVAILABLE). Small pools and a short bound make the edge easy to reach.
+ */
+let t: TestApp;
+let slugs: string[];
+
+beforeAll(async () => {
+  t = await createTestApp({ DATABASE_POOL_MAX: '2', CATALOGUE_POOL_MAX: '2', CONNECTION_WAIT_MS: '400' });
+  const developer = await insertDeveloper(t);
+  slugs = [];
+  for (let i = 0; i < 40; i += 1) slugs.push((await insertApp(t, { developerId: developer, name: `Burst App ${i}` })).slug);
+});
+afterAll(() => t.close());
+
+test('a burst of 40 uncached requests on a pool of 2 queues, and every one is answered 200', async () => {
+  const responses = await Promise.all(slugs.map((slug) => t.call('GET', `/api/apps/${slug}`)));
+  expect(responses.map((r) => r.status)).toEqual(slugs.map(() => 200));
+});
+
+/** Holds an exclusive lock on `apps`, so every query that reads it waits, holding its connection. */
+async function blockApps() {
+  const client = new pg.Client({ connectionString: t.runtime.databaseUrl });
+  await client.connect();
+  await client.query('begin');
+  await client.query('lock table apps in access exclusive mode');
+  return async () => {
+    await client.query('rollback');
+    await client.end();
+  };
+}
+
+test('past the connection-wait bound a public read is 503 OVERLOADED with Retry-After; the waiting ones then finish', async () => {
+  const release = await blockApps();
+  try {
+    // Two misses take both catalogue connections and wait on the lock; the third waits for a connection.
+    const holding = [t.call('GET', '/api/apps?search=burst&limit=1'), t.call('GET', '/api/apps?search=burst&limit=2')];
+    await Bun.sleep(100);
+    const refused = await t.call('GET', '/api/apps?search=burst&limit=3');
+    expect(refused.status).toBe(503);
+    expect(refused.body.code).toBe('OVERLOADED');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    await release();
+    expect((await Promise.all(holding)).map((r) => r.status)).toEqual([200, 200]);
+  } finally {
+    await release().catch(() => {});
+  }
+});
+
+test('the developer API is bounded the same way on the ORM pool', async () => {
+  const developer = await registerDeveloper(t);
+  const key = await mintKey(t, developer);
+  const release = await blockApps();
+  try {
+    const holding = [t.call('GET', '/api/dev/apps', { token: key }), t.call('GET', '/api/dev/apps', { token: key })];
+    await Bun.sleep(100);
+    const refused = await t.call('GET', '/api/dev/apps', { token: key });
+    expect(refused.status).toBe(503);
+    expect(refused.body.code).toBe('OVERLOADED');
+    await release();
+    // A developer request takes connections one after another (its key, then its data), so a
+    // holder may itself have waited too long for its second one: OVERLOADED, never anything else.
+    for (const held of await Promise.all(holding)) expect([200, 'OVERLOADED']).toContain(held.status === 200 ? 200 : held.body.code);
+    expect((await t.call('GET', '/api/dev/apps', { token: key })).status).toBe(200);
+  } finally {
+    await release().catch(() => {});
+  }
+});
