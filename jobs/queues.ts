@@ -48,12 +48,12 @@ const PGBOSS_DEFAULTS = {
 /** How often a worker process expires jobs whose process died, and counts queues (pg-boss's default is 60 s). */
 export const SUPERVISE_INTERVAL_SECONDS = 10;
 
-export function createBoss(databaseUrl: string, logger: Logger, role: { supervise: boolean; migrate: boolean }): PgBoss {
+export function createBoss(databaseUrl: string, logger: Logger, role: { supervise: boolean; migrate: boolean; poolMax?: number }): PgBoss {
   const boss = new PgBoss({
     connectionString: databaseUrl,
     schema: PGBOSS_SCHEMA,
     application_name: 'marketplace-jobs',
-    max: 4,
+    max: role.poolMax ?? 4,
     connectionTimeoutMillis: 1500,
     // Only processes that run workers do queue maintenance and cron scheduling (pg-boss claims
     // each pass, so one process does it however many run).

@@ -47,6 +47,8 @@ const EnvSchema = Type.Object({
   DATABASE_POOL_MAX: Type.Optional(PositiveIntString),
   CATALOGUE_POOL_MAX: Type.Optional(PositiveIntString),
   CONNECTION_WAIT_MS: Type.Optional(PositiveIntString),
+  STATEMENT_TIMEOUT_MS: Type.Optional(PositiveIntString),
+  JOBS_POOL_MAX: Type.Optional(PositiveIntString),
   WEB_CONCURRENCY: Type.Optional(PositiveIntString),
 });
 type Env = Static<typeof EnvSchema>;
@@ -165,6 +167,10 @@ export interface DatabasePoolConfig {
   cataloguePoolMax: number;
   /** How long a request waits for a busy pool before 503 OVERLOADED. */
   connectionWaitMs: number;
+  /** PostgreSQL cancels any statement of the ORM's pool running longer (the request is then 503 OVERLOADED). */
+  statementTimeoutMs: number;
+  /** Connections of pg-boss's own pool (enqueueing from the API, fetching and completing jobs). */
+  jobsPoolMax: number;
 }
 
 export class ConfigError extends Error {
@@ -398,6 +404,8 @@ function parseDatabasePools(env: Env): DatabasePoolConfig {
     poolMax: positive('DATABASE_POOL_MAX', 10),
     cataloguePoolMax: positive('CATALOGUE_POOL_MAX', 4),
     connectionWaitMs: positive('CONNECTION_WAIT_MS', 5000),
+    statementTimeoutMs: positive('STATEMENT_TIMEOUT_MS', 30_000),
+    jobsPoolMax: positive('JOBS_POOL_MAX', 4),
   };
 }
 

@@ -69,7 +69,7 @@ export async function startRuntime(config: Config, logger: Logger, options: Runt
       databaseUrl = embedded.url(EMBEDDED_DATABASE);
     }
     const pools = config.database;
-    orm = await createOrm(databaseUrl, logger, pools.poolMax, pools.connectionWaitMs);
+    orm = await createOrm(databaseUrl, logger, pools);
     const production = config.env === 'production';
     let appliedMigrations: string[] = [];
     if (options.migrate ?? !production) {
@@ -79,7 +79,11 @@ export async function startRuntime(config: Config, logger: Logger, options: Runt
       await assertSchemaCurrent(orm);
     }
 
-    boss = createBoss(databaseUrl, logger, { supervise: options.role !== 'api', migrate: options.migrate ?? !production });
+    boss = createBoss(databaseUrl, logger, {
+      supervise: options.role !== 'api',
+      migrate: options.migrate ?? !production,
+      poolMax: pools.jobsPoolMax,
+    });
     if (options.jobs ?? true) {
       await boss.start();
       await declareQueues(boss, queues, config.retention, logger);
@@ -96,7 +100,7 @@ export async function startRuntime(config: Config, logger: Logger, options: Runt
       catalogueReaders: (catalogueReaders = createCatalogueReaders(
         databaseUrl,
         pools.replicaUrls,
-        { max: pools.cataloguePoolMax, waitMs: pools.connectionWaitMs },
+        { max: pools.cataloguePoolMax, waitMs: pools.connectionWaitMs, statementTimeoutMs: pools.statementTimeoutMs },
         logger,
       )),
     };

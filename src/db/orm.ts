@@ -24,7 +24,17 @@ export const CONNECT_TIMEOUT_MS = 1500;
 /** How long a request waits for a busy pool's connection before 503 OVERLOADED (a burst queues, it does not fail). */
 export const DEFAULT_CONNECTION_WAIT_MS = 5000;
 
-export function ormOptions(databaseUrl: string, logger?: Logger, poolMax = 10, connectionWaitMs = DEFAULT_CONNECTION_WAIT_MS): Options {
+/** How long one statement may run before PostgreSQL cancels it (a request then answers 503 OVERLOADED). */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+
+export interface PoolOptions {
+  poolMax?: number;
+  connectionWaitMs?: number;
+  statementTimeoutMs?: number;
+}
+
+export function ormOptions(databaseUrl: string, logger?: Logger, pool: PoolOptions = {}): Options {
+  const { poolMax = 10, connectionWaitMs = DEFAULT_CONNECTION_WAIT_MS, statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS } = pool;
   return {
     clientUrl: databaseUrl,
     entities,
@@ -34,7 +44,7 @@ export function ormOptions(databaseUrl: string, logger?: Logger, poolMax = 10, c
     pool: { min: 0, max: poolMax, idleTimeoutMillis: 30_000 },
     driverOptions: {
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      statement_timeout: 30_000,
+      statement_timeout: statementTimeoutMs,
       onPoolCreated: (pool: pg.Pool) => boundConnectionWait(pool, poolMax, connectionWaitMs),
     },
     // Every request forks its own EntityManager explicitly; touching the global one is a bug.
@@ -44,6 +54,6 @@ export function ormOptions(databaseUrl: string, logger?: Logger, poolMax = 10, c
   };
 }
 
-export function createOrm(databaseUrl: string, logger?: Logger, poolMax?: number, connectionWaitMs?: number): Promise<MikroORM> {
-  return MikroORM.init(ormOptions(databaseUrl, logger, poolMax, connectionWaitMs));
+export function createOrm(databaseUrl: string, logger?: Logger, pool?: PoolOptions): Promise<MikroORM> {
+  return MikroORM.init(ormOptions(databaseUrl, logger, pool));
 }

@@ -17,27 +17,29 @@ export interface ReadPoolOptions {
   max: number;
   /** How long a read waits for a free connection before 503 OVERLOADED. */
   waitMs: number;
+  /** How long one catalogue statement may run before PostgreSQL cancels it. */
+  statementTimeoutMs: number;
 }
 
-function boundedPool(name: string, url: string, max: number, waitMs: number, logger: Logger): pg.Pool {
+function boundedPool(name: string, url: string, max: number, options: ReadPoolOptions, logger: Logger): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    statement_timeout: 10_000,
+    statement_timeout: options.statementTimeoutMs,
     application_name: `marketplace-catalogue-${name}`,
   });
   // A connection the server dropped is discarded by the pool; an unhandled 'error' would end the process.
   pool.on('error', (error) => logger.warn('catalogue pool connection error', { pool: name, error: error.message }));
-  boundConnectionWait(pool, max, waitMs);
+  boundConnectionWait(pool, max, options.waitMs);
   return pool;
 }
 
 function reader(name: string, url: string, options: ReadPoolOptions, logger: Logger): { reader: SqlReader; pools: pg.Pool[] } {
-  const pool = boundedPool(name, url, options.max, options.waitMs, logger);
+  const pool = boundedPool(name, url, options.max, options, logger);
   // The version check runs every few hundred ms on its own connection, never behind a slow search.
-  const urgent = boundedPool(name, url, 1, options.waitMs, logger);
+  const urgent = boundedPool(name, url, 1, options, logger);
   // Named, so each connection parses and plans a statement once and then only executes it: the
   // catalogue's statements are a small fixed set, and planning them cost more than running most.
   const run = async <Row>(on: pg.Pool, statement: { text: string; values: unknown[] }) =>

@@ -32,11 +32,19 @@ export function cacheableResponse(request: Request, cached: CacheableBody): Resp
   return new Response(cached.body, { status: 200, headers: { ...headers, 'content-type': 'application/json' } });
 }
 
+/** Requests answered from the cache before routing: they matched no route, but they are not strays. */
+const answeredBeforeRouting = new WeakSet<Request>();
+export const wasAnsweredBeforeRouting = (request: Request) => answeredBeforeRouting.has(request);
+
+/** What the metrics call a request answered before routing. */
+export const BEFORE_ROUTING = 'cached before routing';
+
 /**
  * The same answer given straight from an `onRequest` hook: the headers go into the request's own
  * header set (which already holds `x-request-id`), so Elysia builds one Response, not two.
  */
 export function answerFromHook(request: Request, set: { status?: number | string; headers: Record<string, string | number> }, cached: CacheableBody): string | Response {
+  answeredBeforeRouting.add(request);
   set.headers.etag = cached.etag;
   set.headers['cache-control'] = PUBLIC_CACHE_CONTROL;
   if (matches(request.headers.get('if-none-match'), cached.etag)) {

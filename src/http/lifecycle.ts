@@ -5,6 +5,7 @@ import type { AppContext } from '../app-context.ts';
 import { ApiError, problemBody, validationFailed } from './problem.ts';
 import { createAllowedMethods } from './allowed-methods.ts';
 import { createCors } from './cors.ts';
+import { BEFORE_ROUTING, wasAnsweredBeforeRouting } from './cacheable.ts';
 import { createBodyParser } from './json-body.ts';
 import { requestTargetProblems } from './request-target.ts';
 import { describeValidationErrors } from './validation-messages.ts';
@@ -35,13 +36,20 @@ function pathnameOf(url: string): string {
 const ESCAPES_OR_CONTROLS = /[%+\u0000-\u001F\u007F]/;
 const mayHaveTargetProblems = (url: string) => ESCAPES_OR_CONTROLS.test(url) || url.includes('&', url.indexOf('?'));
 
-/** A request that waited its full bound for a busy pool's connection (the ORM re-wraps it, keeping the code). */
-function isConnectionWaitExceeded(error: unknown): boolean {
+/** Whether `error`, or an error it wraps (the ORM re-wraps driver errors, keeping the code), matches. */
+function causedBy(error: unknown, matches: (cause: unknown) => boolean): boolean {
   for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
-    if (current instanceof ConnectionWaitExceeded || (current as { code?: unknown }).code === CONNECTION_WAIT_EXCEEDED) return true;
+    if (matches(current)) return true;
   }
   return false;
 }
+
+/** A request that waited its full bound for a busy pool's connection. */
+const isConnectionWaitExceeded = (error: unknown) =>
+  causedBy(error, (cause) => cause instanceof ConnectionWaitExceeded || (cause as { code?: unknown }).code === CONNECTION_WAIT_EXCEEDED);
+
+/** PostgreSQL cancelled a statement that ran past `statement_timeout` (57014): too slow right now, not the caller's fault. */
+const isStatementTimeout = (error: unknown) => causedBy(error, (cause) => (cause as { code?: unknown }).code === '57014');
 
 /** How long an overloaded client should wait before trying again. */
 const OVERLOADED_RETRY_AFTER_S = '2';
@@ -66,7 +74,7 @@ export function toApiError(code: string | number, error: unknown, allowed: strin
     }
     return new ApiError(404, 'NOT_FOUND', 'No such route');
   }
-  if (isConnectionWaitExceeded(error)) {
+  if (isConnectionWaitExceeded(error) || isStatementTimeout(error)) {
     return new ApiError(503, 'OVERLOADED', 'The service is busy; try again shortly', undefined, { 'retry-after': OVERLOADED_RETRY_AFTER_S });
   }
   if (isDatabaseUnavailable(error)) {
@@ -177,6 +185,6 @@ export function httpLifecycle(ctx: AppContext, routes: () => { method: string; p
     .onAfterResponse({ as: 'global' }, ({ request, route, set, responseValue }) => {
       // A route may answer with a Response of its own (the console's redirects); its status is the one sent.
       const status = responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : (StatusMap[set.status as keyof typeof StatusMap] ?? 200);
-      finished(request, route, status);
+      finished(request, route || (wasAnsweredBeforeRouting(request) ? BEFORE_ROUTING : undefined), status);
     });
 }

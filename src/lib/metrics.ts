@@ -29,11 +29,21 @@ export const UNMATCHED_ROUTE = 'unmatched';
 
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
+/** The labelled series of one method, route and status, looked up once: this runs on every request. */
+const series = new Map<string, { duration: ReturnType<typeof httpDuration.labels>; count: ReturnType<typeof httpRequests.labels> }>();
+
 /** `route` is the template the request matched (`/api/apps/:slug`), never the raw path. */
 export function observeHttpRequest(method: string, route: string | undefined, status: number, seconds: number): void {
-  const labels = { method: KNOWN_METHODS.has(method) ? method : 'OTHER', route: route || UNMATCHED_ROUTE };
-  httpDuration.observe(labels, seconds);
-  httpRequests.inc({ ...labels, status: String(status) });
+  const known = KNOWN_METHODS.has(method) ? method : 'OTHER';
+  const template = route || UNMATCHED_ROUTE;
+  const key = `${known} ${template} ${status}`;
+  let labelled = series.get(key);
+  if (!labelled) {
+    labelled = { duration: httpDuration.labels(known, template), count: httpRequests.labels(known, template, String(status)) };
+    series.set(key, labelled);
+  }
+  labelled.duration.observe(seconds);
+  labelled.count.inc();
 }
 
 const emailFailures = new Counter({

@@ -108,7 +108,7 @@ describe('database unavailable', () => {
     const logger = createLogger('silent');
     const orm = await MikroORM.init(ormOptions(url, logger));
     const boss = createBoss(url, logger, { supervise: false, migrate: false });
-    const ctx: AppContext = { config, orm, boss, jobs: createJobQueue(boss), verifier: createTokenVerifier(config.oauth, '/tmp', logger), mailer: createMailer(config.mail), logger, catalogueReaders: createCatalogueReaders(url, [], { max: 2, waitMs: 5000 }, logger) };
+    const ctx: AppContext = { config, orm, boss, jobs: createJobQueue(boss), verifier: createTokenVerifier(config.oauth, '/tmp', logger), mailer: createMailer(config.mail), logger, catalogueReaders: createCatalogueReaders(url, [], { max: 2, waitMs: 5000, statementTimeoutMs: 10_000 }, logger) };
     return { app: createApp(ctx), close: () => silent.stop(true) };
   }
 

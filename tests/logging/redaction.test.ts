@@ -20,3 +20,10 @@ test('keys, tokens, passwords, webhook secrets and URL credentials never reach a
   expect(JSON.parse(lines[2]!)).toMatchObject({ level: 'error', msg: 'failed', error: { name: 'Error', message: expect.stringContaining('postgres://app:[REDACTED]@db.internal') } });
   expect(lines).toHaveLength(4);
 });
+
+test("what an operator needs to diagnose stays: an error's code is not taken for a secret", () => {
+  const lines: string[] = [];
+  const error = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+  createLogger('debug', {}, (line) => lines.push(line)).error('request failed', { error, status: 503 });
+  expect(JSON.parse(lines[0]!).error).toMatchObject({ code: '57P01', message: 'terminating connection due to administrator command' });
+});

@@ -31,6 +31,7 @@ let server: EmbeddedPostgres;
 let t: TestApp;
 let adminUrl: string;
 let peer: SmtpPeer;
+const logLines: string[] = [];
 
 beforeAll(async () => {
   const port = await freePort();
@@ -53,7 +54,7 @@ beforeAll(async () => {
   await client.query('create database marketplace');
   await client.end();
   peer = await startSmtpPeer();
-  t = await createTestApp({ DATABASE_URL: `postgres://postgres:restart@127.0.0.1:${port}/marketplace`, SMTP_URL: peer.url }, { ownDatabase: true });
+  t = await createTestApp({ DATABASE_URL: `postgres://postgres:restart@127.0.0.1:${port}/marketplace`, SMTP_URL: peer.url }, { ownDatabase: true, logLines });
 }, 60_000);
 
 afterAll(async () => {
@@ -83,6 +84,120 @@ test('while PostgreSQL is down requests get 503 fast; after it restarts requests
   expect(after.status).toBe(201);
   // The rollup job for the new install runs on a worker that lived through the restart.
   await eventually(async () => ((await t.call('GET', `/api/apps/${app.slug}`)).body.installCount === 2 ? true : null));
+}, 60_000);
+
+/**
+ * Steady traffic against the service while `fault` runs: installs by signed-in users (each counts,
+ * each acknowledged one must be in the database) and uncached catalogue and developer reads. Every
+ * answer is kept with when it was asked and how long it took.
+ */
+type Answer = { kind: string; status: number; code?: string; startedAt: number; ms: number };
+
+async function underLoad(appSlug: string, fault: (answers: Answer[]) => Promise<void>) {
+  const answers: Answer[] = [];
+  const acknowledged: string[] = [];
+  let stopped = false;
+  let next = 0;
+  const ask = async (kind: string, request: () => Promise<{ status: number; body: any }>) => {
+    const startedAt = performance.now();
+    const response = await request();
+    answers.push({ kind, status: response.status, code: response.body?.code, startedAt, ms: performance.now() - startedAt });
+    return response;
+  };
+  const installer = async () => {
+    while (!stopped) {
+      const user = `load-${next++}`;
+      const token = await t.token(user);
+      const response = await ask('install', () => t.call('POST', `/api/apps/${appSlug}/install`, { token }));
+      if (response.status === 201) acknowledged.push(user);
+      await Bun.sleep(10);
+    }
+  };
+  const reader = async () => {
+    while (!stopped) {
+      // A new search each time: a cache miss that has to reach PostgreSQL.
+      await ask('read', () => t.call('GET', `/api/apps?search=load${next++}`));
+      await Bun.sleep(10);
+    }
+  };
+  const loops = [installer(), installer(), installer(), reader(), reader()];
+  await Bun.sleep(500);
+  await fault(answers);
+  await Bun.sleep(1_000);
+  stopped = true;
+  await Promise.all(loops);
+  const rows = await t.sql<{ platform_user_id: string }>(
+    'select platform_user_id from installs where platform_user_id = any(cast(? as text[]))',
+    [`{${acknowledged.join(',')}}`],
+  );
+  return { answers, acknowledged, found: new Set(rows.map((row) => row.platform_user_id)) };
+}
+
+test('stopped and restarted under load: 503 UNAVAILABLE within 2 s while down, /livez up, /readyz failing, all working within 5 s of the return, every acknowledged install kept', async () => {
+  const app = await insertApp(t, { developerId: await insertDeveloper(t) });
+  let downFrom = 0;
+  let downUntil = 0;
+  const probes: { livez: number; readyz: number }[] = [];
+  let recoveredMs = 0;
+  const { answers, acknowledged, found } = await underLoad(app.slug, async (answers) => {
+    await server.stop();
+    downFrom = performance.now();
+    for (let i = 0; i < 4; i += 1) {
+      probes.push({ livez: (await t.call('GET', '/livez')).status, readyz: (await t.call('GET', '/readyz')).status });
+      await Bun.sleep(500);
+    }
+    downUntil = performance.now();
+    await server.start();
+    const back = performance.now();
+    await eventually(async () => ((await t.call('GET', '/readyz')).status === 200 ? true : null));
+    const worksSince = (kind: string, status: number) => answers.some((a) => a.startedAt > back && a.kind === kind && a.status === status);
+    await eventually(async () => (worksSince('install', 201) && worksSince('read', 200) ? true : null));
+    recoveredMs = performance.now() - back;
+  });
+  const whileDown = answers.filter((answer) => answer.startedAt > downFrom && answer.startedAt + answer.ms < downUntil);
+  const slowestRefusal = Math.max(...whileDown.map((answer) => answer.ms));
+  console.info(
+    `database stopped for ${Math.round(downUntil - downFrom)} ms under load: ${answers.length} requests, ` +
+      `${answers.filter((a) => a.status < 300).length} answered 2xx, ${answers.filter((a) => a.status === 503).length} answered 503 ` +
+      `(slowest while down ${Math.round(slowestRefusal)} ms); installs and reads both working ${Math.round(recoveredMs)} ms after the restart; ` +
+      `${found.size} rows found for ${acknowledged.length} acknowledged installs`,
+  );
+  expect(whileDown.length).toBeGreaterThan(10);
+  for (const answer of whileDown) expect(answer).toMatchObject({ status: 503, code: 'UNAVAILABLE' });
+  expect(slowestRefusal).toBeLessThan(2_000);
+  expect(probes.every((probe) => probe.livez === 200 && probe.readyz === 503)).toBe(true);
+  expect(recoveredMs).toBeLessThan(5_000);
+  // Around the edges a request may fail with its connection (503), but nothing else ever.
+  for (const answer of answers) expect([200, 201, 503]).toContain(answer.status);
+  expect(acknowledged.length).toBeGreaterThan(0);
+  expect(acknowledged.filter((user) => !found.has(user))).toEqual([]);
+}, 60_000);
+
+test('backends killed with pg_terminate_backend under load: 503 at worst, never a 500, and every acknowledged install kept', async () => {
+  const app = await insertApp(t, { developerId: await insertDeveloper(t) });
+  let kills = 0;
+  const { answers, acknowledged, found } = await underLoad(app.slug, async () => {
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    for (let i = 0; i < 8; i += 1) {
+      const killed = await admin.query(
+        `select pg_terminate_backend(pid) from pg_stat_activity where datname = 'marketplace' and pid <> pg_backend_pid()`,
+      );
+      kills += killed.rowCount ?? 0;
+      await Bun.sleep(250);
+    }
+    await admin.end();
+  });
+  console.info(
+    `${kills} backends killed under load: ${answers.length} requests, ${answers.filter((a) => a.status < 300).length} answered 2xx, ` +
+      `${answers.filter((a) => a.status === 503).length} answered 503; ${found.size} rows found for ${acknowledged.length} acknowledged installs`,
+  );
+  expect(kills).toBeGreaterThan(0);
+  for (const answer of answers) expect([200, 201, 503]).toContain(answer.status);
+  expect(acknowledged.filter((user) => !found.has(user))).toEqual([]);
+  // The service carries on by itself.
+  await eventually(async () => ((await t.call('GET', `/api/apps?search=after-kills`)).status === 200 ? true : null));
+  await eventually(async () => ((await t.call('POST', `/api/apps/${app.slug}/install`, { token: await t.token('after-kills') })).status === 201 ? true : null));
 }, 60_000);
 
 test('a connection killed in the middle of a transaction goes back to the pool (no leak)', async () => {

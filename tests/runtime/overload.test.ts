@@ -72,3 +72,26 @@ test('the developer API is bounded the same way on the ORM pool', async () => {
     await release().catch(() => {});
   }
 });
+
+test('a statement past STATEMENT_TIMEOUT_MS is cancelled by PostgreSQL and answered 503 OVERLOADED; nothing is written', async () => {
+  const slow = await createTestApp({ STATEMENT_TIMEOUT_MS: '300' });
+  try {
+    const app = await insertApp(slow, { developerId: await insertDeveloper(slow) });
+    const client = new pg.Client({ connectionString: slow.runtime.databaseUrl });
+    await client.connect();
+    await client.query('begin');
+    await client.query('lock table installs in access exclusive mode');
+    const started = performance.now();
+    const refused = await slow.call('POST', `/api/apps/${app.slug}/install`, { body: { installationId: 'too-slow' } });
+    const elapsed = performance.now() - started;
+    await client.query('rollback');
+    await client.end();
+    console.info(`statement_timeout: install answered ${refused.status} ${refused.body.code} after ${Math.round(elapsed)} ms`);
+    expect(refused.status).toBe(503);
+    expect(refused.body.code).toBe('OVERLOADED');
+    expect(await slow.sql(`select 1 from installs where installer = 'installation:too-slow'`)).toEqual([]);
+    expect((await slow.call('POST', `/api/apps/${app.slug}/install`, { body: { installationId: 'in-time' } })).status).toBe(201);
+  } finally {
+    await slow.close();
+  }
+}, 30_000);

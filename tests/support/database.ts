@@ -48,7 +48,7 @@ export async function startTestDatabase(testDatabaseUrl: string | undefined): Pr
     await client.query(`create database ${TEMPLATE}`);
   });
   const url = serverUrl(TEMPLATE);
-  const orm = await createOrm(url, silent, 2);
+  const orm = await createOrm(url, silent, { poolMax: 2 });
   await migrate(orm);
   await orm.close();
   const boss = createBoss(url, silent, { supervise: false, migrate: true });
