@@ -1,5 +1,5 @@
 import { deadLetterOf, type QueueDefinition } from './queues.ts';
-import { appStatsQueue, categoryCountsQueue, nightlyStatsQueue } from './stats.ts';
+import { appStatsQueue, categoryCountsQueue, installsRollUpQueue, nightlyStatsQueue } from './stats.ts';
 import { assetChecksQueue } from './asset-checks.ts';
 import { mailQueue } from './mail.ts';
 import { apiKeyExpiryQueue } from './api-key-expiry.ts';
@@ -10,6 +10,7 @@ import { webhookDeliveryQueue, webhookSweepQueue } from './webhooks.ts';
 /** All queues, in the order they are declared. Each feature's job module adds its queue here. */
 export const queues: QueueDefinition<any>[] = [
   appStatsQueue,
+  installsRollUpQueue,
   categoryCountsQueue,
   nightlyStatsQueue,
   assetChecksQueue,

@@ -1,10 +1,12 @@
 import {
   APP_STATS_QUEUE,
   CATEGORY_COUNTS_QUEUE,
+  INSTALLS_ROLL_UP_QUEUE,
   NIGHTLY_STATS_QUEUE,
   recomputeAllAppStats,
   recomputeAppStats,
   recomputeCategoryCounts,
+  rollUpNewInstalls,
 } from '../src/modules/stats/stats.service.ts';
 import { defineQueue } from './queues.ts';
 
@@ -19,6 +21,16 @@ export const appStatsQueue = defineQueue<{ appId: string }>({
   work: { batchSize: 100, localConcurrency: 1, pollingIntervalSeconds: 1 },
   async handler(ctx, jobs) {
     for (const appId of new Set(jobs.map((job) => job.data.appId))) await recomputeAppStats(ctx.orm.em.fork(), appId);
+  },
+});
+
+export const installsRollUpQueue = defineQueue<Record<string, never>>({
+  name: INSTALLS_ROLL_UP_QUEUE,
+  // 'short' keeps one waiting roll-up (the constant singleton key): every install batch joins it.
+  options: { ...retries, policy: 'short' },
+  work: { batchSize: 10, localConcurrency: 1, pollingIntervalSeconds: 1 },
+  async handler(ctx) {
+    await rollUpNewInstalls(ctx.orm.em.fork());
   },
 });
 

@@ -9,8 +9,6 @@ export interface JobQueue {
   send(em: EntityManager, queue: string, data: object, options?: SendOptions): Promise<void>;
   /** Moves one dead-lettered job back to the queue it came from, inside the caller's transaction; false when it is gone. */
   redrive(em: EntityManager, deadLetterQueue: string, jobId: string): Promise<boolean>;
-  /** Many jobs of one queue in one statement (a batch of installs enqueues one per app); a refused singleton is skipped. */
-  sendMany(em: EntityManager, queue: string, jobs: { data: object; singletonKey?: string; startAfter?: number }[]): Promise<void>;
 }
 
 export function createJobQueue(boss: PgBoss): JobQueue {
@@ -20,9 +18,6 @@ export function createJobQueue(boss: PgBoss): JobQueue {
     },
     async redrive(em, deadLetterQueue, jobId) {
       return (await boss.redrive(deadLetterQueue, { ids: [jobId], limit: 1, db: fromKysely(em.getKysely()) })) === 1;
-    },
-    async sendMany(em, queue, jobs) {
-      if (jobs.length > 0) await boss.insert(queue, jobs, { db: fromKysely(em.getKysely()) });
     },
   };
 }

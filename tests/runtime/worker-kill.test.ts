@@ -114,8 +114,8 @@ test('a worker killed mid-roll-up: its uncommitted counts vanish with it, and th
   for (const installationId of ['ws-1', 'ws-2', 'ws-3']) {
     expect((await t.call('POST', `/api/apps/${app.slug}/install`, { body: { installationId } })).status).toBe(201);
   }
-  // The three installs joined one roll-up job (one waits per app).
-  const id = await shortenJob('stats.app', 'singleton_key = ?', [app.id]);
+  // The three installs joined one roll-up job (one waits for every install).
+  const id = await shortenJob('stats.installs', `singleton_key = 'installs'`, []);
 
   const first = startWorker();
   await within(20_000, 'the first worker writing the counters', async () =>

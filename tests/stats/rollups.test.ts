@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { APP_STATS_QUEUE, NIGHTLY_STATS_QUEUE } from '../../src/modules/stats/stats.service.ts';
+import { INSTALLS_ROLL_UP_QUEUE, NIGHTLY_STATS_QUEUE } from '../../src/modules/stats/stats.service.ts';
 import { eventually } from '../apps/fixtures.ts';
 import { addEvents, insertApp, insertDeveloper } from '../support/fixtures.ts';
 import { createTestApp, type TestApp } from '../support/harness.ts';
@@ -31,7 +31,7 @@ describe('roll-ups', () => {
 
     await eventually(async () => (await installCount(app.slug)) === 1_000);
     const caughtUpMs = performance.now() - lastInstall;
-    const rollUps = (await t.sql<{ n: number }>('select count(*)::int as n from pgboss.job where name = ? and singleton_key = ?', [APP_STATS_QUEUE, app.id]))[0]!.n;
+    const rollUps = (await t.sql<{ n: number }>('select count(*)::int as n from pgboss.job where name = ? and created_on >= now() - interval \'1 minute\'', [INSTALLS_ROLL_UP_QUEUE]))[0]!.n;
     console.info(`1,000 installs in ${Math.round(lastInstall - started)} ms; ${rollUps} roll-ups; count exact ${Math.round(caughtUpMs)} ms after the last`);
     expect(caughtUpMs).toBeLessThan(5_000);
     expect(rollUps).toBeGreaterThanOrEqual(1);
@@ -47,6 +47,30 @@ describe('roll-ups', () => {
       await Bun.sleep(300);
     }
     await eventually(async () => (await installCount(app.slug)) === 100);
+  }, 30_000);
+
+  test('installs spread over many apps share one roll-up job, and every app counts every install', async () => {
+    const developer = await insertDeveloper(t);
+    const apps = await Promise.all(Array.from({ length: 40 }, () => insertApp(t, { developerId: developer })));
+    const jobsBefore = (await t.sql<{ n: number }>('select count(*)::int as n from pgboss.job where name = ?', [INSTALLS_ROLL_UP_QUEUE]))[0]!.n;
+    let user = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (let round = 0; round < 15; round += 1) {
+          const app = apps[user % apps.length]!;
+          const token = await t.token(`spread-${user++}`);
+          expect((await t.call('POST', `/api/apps/${app.slug}/install`, { token })).status).toBe(201);
+        }
+      }),
+    );
+    // 120 installs, 3 to each of 40 apps.
+    await eventually(async () => {
+      const counts = await Promise.all(apps.map((app) => installCount(app.slug)));
+      return counts.every((count) => count === 3);
+    });
+    const jobs = (await t.sql<{ n: number }>('select count(*)::int as n from pgboss.job where name = ?', [INSTALLS_ROLL_UP_QUEUE]))[0]!.n - jobsBefore;
+    console.info(`120 installs over 40 apps: ${jobs} roll-up jobs`);
+    expect(jobs).toBeLessThanOrEqual(10);
   }, 30_000);
 
   test('the nightly recompute repairs counters that drifted from their events', async () => {

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { JobQueue } from '../../lib/job-queue.ts';
-import { enqueueAppStatsForApps } from '../stats/stats.service.ts';
+import { enqueueInstallRollUp } from '../stats/stats.service.ts';
 import { findPublicAppId } from '../catalogue/catalogue.service.ts';
 import type { InstallResult } from './installs.model.ts';
 import { CompiledQuery } from 'kysely';
@@ -53,6 +53,8 @@ export async function recordInstalls(em: EntityManager, jobs: JobQueue, requests
   const keys = requests.map((request) => installerKey(request.installer));
   const networks = requests.map((request) => (request.installer.kind === 'installation' ? request.installer.network : null));
   return em.transactional(async (tx) => {
+    // Before the insert: the roll-up must be able to tell when this batch has committed.
+    await enqueueInstallRollUp(jobs, tx);
     const budgeted = [...new Set(requests.flatMap((request, i) => (networks[i] ? [`${request.slug} ${networks[i]}`] : [])))].sort();
     if (budgeted.length > 0) {
       // An approved app's slug never changes, so it names the app as well as its id does.
@@ -95,7 +97,6 @@ export async function recordInstalls(em: EntityManager, jobs: JobQueue, requests
       },
     );
     const byOrd = new Map(rows.map((row) => [Number(row.ord), row]));
-    await enqueueAppStatsForApps(jobs, tx, [...new Set(rows.filter((row) => row.counted).map((row) => row.app_id))]);
     const outcomes: InstallOutcome[] = [];
     for (const [i, request] of requests.entries()) {
       const row = byOrd.get(i + 1);

@@ -5,14 +5,19 @@ import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
 /**
  * Counters are never UPDATEd in place by requests: installs and reviews are appended as event
  * rows, and the roll-ups here recompute the narrow stats rows from them, under a per-app
- * advisory lock, so the last writer always counts every committed event.
+ * advisory lock, so the last writer always counts every committed event. Reviews roll up per
+ * app; installs, far more numerous, share one roll-up that follows a watermark.
  */
 export const APP_STATS_QUEUE = 'stats.app';
 export const CATEGORY_COUNTS_QUEUE = 'stats.categories';
 export const NIGHTLY_STATS_QUEUE = 'stats.nightly';
+export const INSTALLS_ROLL_UP_QUEUE = 'stats.installs';
 
 /** The per-app lock: event writers take it shared, a roll-up exclusive. */
 const APP_STATS_LOCK = `hashtext('app-stats'), hashtext(?)`;
+
+/** The lock install transactions take shared and the installs roll-up exclusive, to see where they end. */
+const INSTALLS_LOCK = `hashtext('install-roll-up')`;
 
 /** Upserts the stats rows of the apps `where` selects (one `?`), from their events; returns how many changed. */
 async function rollUp(tx: EntityManager, where: string, param: unknown): Promise<number> {
@@ -109,15 +114,45 @@ export async function enqueueAppStats(jobs: JobQueue, tx: EntityManager, appId: 
 /** How long a roll-up waits for more events to join it. */
 export const ROLL_UP_DELAY_SECONDS = 1;
 
-/** The same for several apps at once, in one statement (a batch of installs): one coalescing job per app, as `enqueueAppStats` sends it. */
-export async function enqueueAppStatsForApps(jobs: JobQueue, tx: EntityManager, appIds: string[]): Promise<void> {
-  const ids = [...new Set(appIds)].sort();
-  if (ids.length === 0) return;
-  await tx.execute(
-    `select pg_advisory_xact_lock_shared(hashtext('app-stats'), hashtext(id)) from unnest(cast(? as text[])) as id`,
-    [`{${ids.join(',')}}`],
-  );
-  await jobs.sendMany(tx, APP_STATS_QUEUE, ids.map((appId) => ({ data: { appId }, singletonKey: appId, startAfter: ROLL_UP_DELAY_SECONDS })));
+/**
+ * Call first in a transaction that appends installs. Installs arrive by the thousand across many
+ * apps, so they share one roll-up instead of one per app: the queue keeps one waiting job (a
+ * constant singleton key), deferred by a second, and it recomputes every app with installs past
+ * its watermark. The shared lock, held from before the insert to the commit, lets the roll-up see
+ * exactly where the committed installs end (`rollUpNewInstalls`).
+ */
+export async function enqueueInstallRollUp(jobs: JobQueue, tx: EntityManager): Promise<void> {
+  await tx.execute(`select pg_advisory_xact_lock_shared(${INSTALLS_LOCK})`);
+  await jobs.send(tx, INSTALLS_ROLL_UP_QUEUE, {}, { singletonKey: 'installs', startAfter: ROLL_UP_DELAY_SECONDS });
+}
+
+/**
+ * Recomputes the counters of every app with installs since the last run. First, briefly under the
+ * exclusive lock (no install transaction in flight), the newest install id: every install up to it
+ * has committed, and any later one gets a higher id. Then those apps are rolled up under their own
+ * locks and the watermark moves to that id. Returns how many apps' counters moved.
+ */
+export async function rollUpNewInstalls(em: EntityManager): Promise<number> {
+  const newest = await em.transactional(async (tx) => {
+    await tx.execute(`select pg_advisory_xact_lock(${INSTALLS_LOCK})`);
+    const [row] = await tx.execute<{ newest: string }[]>('select coalesce(max(id), 0) as newest from installs');
+    return row!.newest;
+  });
+  return em.transactional(async (tx) => {
+    const [mark] = await tx.execute<{ last_id: string }[]>(`select last_id from stats_watermarks where name = 'installs' for update`);
+    if (!mark || BigInt(newest) <= BigInt(mark.last_id)) return 0;
+    const ids = (
+      await tx.execute<{ app_id: string }[]>('select distinct app_id from installs where id > ? and id <= ?', [mark.last_id, newest])
+    ).map((row) => row.app_id);
+    await tx.execute(
+      `select pg_advisory_xact_lock(hashtext('app-stats'), hashtext(id))
+       from jsonb_array_elements_text(cast(? as jsonb)) as id order by hashtext(id)`,
+      [JSON.stringify(ids)],
+    );
+    const changed = await rollUp(tx, 'a.id in (select cast(id as uuid) from jsonb_array_elements_text(cast(? as jsonb)) as id)', JSON.stringify(ids));
+    await tx.execute(`update stats_watermarks set last_id = ?, updated_at = now() where name = 'installs'`, [newest]);
+    return changed;
+  });
 }
 
 /** Call inside the transaction that changed which apps are publicly visible. */
