@@ -1,4 +1,3 @@
-import mjml2html from 'mjml';
 import { escapeHtml } from '../escape.ts';
 
 /** A message as templates describe it: plain text only, escaped here for the HTML version. */
@@ -68,8 +67,16 @@ function toText(content: EmailContent): string {
   ].join('\n\n');
 }
 
+/**
+ * MJML and its dependencies take ~70 MB: loaded on the first e-mail rendered, so processes that
+ * never render one (API processes) do not carry them.
+ */
+let mjml: Promise<typeof import('mjml')> | undefined;
+const loadMjml = () => (mjml ??= import('mjml').then((module) => module.default as typeof import('mjml')));
+
 /** MJML → HTML (strict: a template error fails loudly, never sends a broken mail) plus the text version. */
 export async function renderEmail(content: EmailContent): Promise<RenderedEmail> {
+  const mjml2html = await loadMjml();
   const { html } = await mjml2html(toMjml(content), { validationLevel: 'strict', ignoreIncludes: true, keepComments: false });
   return { subject: content.subject, html, text: toText(content) };
 }

@@ -20,7 +20,8 @@ import type { CatalogueQuery, FeaturedQuery } from './catalogue.model.ts';
  * mappers alone: nothing owner-only can be in it.
  */
 export const VERSION_MAX_AGE_MS = 250;
-const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+// Serialised bodies, counted in characters: with the runtime's own ~150 MB, the process stays under 250 MB.
+const MAX_RESPONSE_BYTES = 40 * 1024 * 1024;
 const MAX_RESPONSES = 50_000;
 const MAX_TOTALS = 1_000;
 const MAX_WORDS = 50_000;
