@@ -1,8 +1,5 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { createTestApp, type TestApp } from '../support/harness.ts';
+import { createTestApp, runCli, type TestApp } from '../support/harness.ts';
 import { buildWorld, type World } from './world.ts';
 import { ConsoleClient, createAdminAccount, signedIn, type AdminAccount } from './support.ts';
 
@@ -112,14 +109,8 @@ describe('disabling an admin', () => {
   test('bun run cli admin:disable --email E ends their sessions and refuses their sign-in, audited as the CLI', async () => {
     const target = await createAdminAccount(t, 'reviewer');
     const targetClient = await signedIn(t, target);
-    const child = Bun.spawn(['bun', 'src/cli/index.ts', 'admin:disable', '--email', target.email.toUpperCase()], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', APP_ENV: 'test', DATABASE_URL: t.runtime.databaseUrl, DATA_DIR: mkdtempSync(join(tmpdir(), 'marketplace-cli-')), LOG_LEVEL: 'error' },
-      stdout: 'pipe',
-      stderr: 'pipe',
-    });
-    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-    expect(code, stderr).toBe(0);
-    expect(stdout.trim()).toBe(`disabled admin ${target.email}; their sessions ended`);
+    const stdout = await runCli(t, ['admin:disable', '--email', target.email.toUpperCase()]);
+    expect(stdout).toBe(`disabled admin ${target.email}; their sessions ended`);
     expect((await targetClient.get('/admin')).status).toBe(303);
     expect((await new ConsoleClient(t).signIn(target.email, target.password)).status).toBe(403);
     expect(await t.sql(`select actor from audit_log where subject_id = ? and action = 'admin.disable'`, [target.id])).toEqual([{ actor: 'cli' }]);

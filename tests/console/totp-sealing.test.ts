@@ -1,8 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createTestApp, type TestApp } from '../support/harness.ts';
+import { createTestApp, runCli, type TestApp } from '../support/harness.ts';
 import { loadConfig } from '../../src/config.ts';
 import { currentTotpCode, newTotpSecret } from '../../src/modules/admins/totp.ts';
 import { openTotpSecret } from '../../src/modules/admins/totp-secrets.ts';
@@ -44,16 +41,7 @@ async function signInWithCode(account: AdminAccount, secret: string, at = Date.n
   return (await client.post('/admin/login/code', { code: currentTotpCode(secret, at), next: '/admin' })).status;
 }
 
-async function cli(command: string, keys: string): Promise<string> {
-  const child = Bun.spawn(['bun', 'src/cli/index.ts', command], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', APP_ENV: 'test', DATABASE_URL: t.runtime.databaseUrl, DATA_DIR: mkdtempSync(join(tmpdir(), 'marketplace-cli-')), WEBHOOK_ENCRYPTION_KEYS: keys, LOG_LEVEL: 'error' },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  expect(code, stderr).toBe(0);
-  return stdout.trim();
-}
+const cli = (command: string, keys: string) => runCli(t, [command], { WEBHOOK_ENCRYPTION_KEYS: keys });
 
 test('a dump of the admins table does not reveal a TOTP secret, and signing in with the code still works', async () => {
   const admin = await createAdminAccount(t, 'reviewer');

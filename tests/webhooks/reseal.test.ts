@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
+import { createTestApp, mintKey, registerDeveloper, runCli, type TestApp } from '../support/harness.ts';
 import { loadConfig } from '../../src/config.ts';
 import { signedHeaders } from '../../src/modules/webhooks/webhook-secrets.ts';
 
@@ -21,16 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function reseal(keys: string) {
-  const child = Bun.spawn(['bun', 'src/cli/index.ts', 'webhooks:reseal'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', APP_ENV: 'test', DATABASE_URL: t.runtime.databaseUrl, DATA_DIR: mkdtempSync(join(tmpdir(), 'marketplace-cli-')), WEBHOOK_ENCRYPTION_KEYS: keys, LOG_LEVEL: 'error' },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  expect(code, stderr).toBe(0);
-  return stdout.trim();
-}
+const reseal = (keys: string) => runCli(t, ['webhooks:reseal'], { WEBHOOK_ENCRYPTION_KEYS: keys });
 
 test('webhooks:reseal moves every secret under the new key; the old key can then be dropped and receivers notice nothing', async () => {
   const key = await mintKey(t, await registerDeveloper(t));

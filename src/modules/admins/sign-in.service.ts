@@ -75,7 +75,7 @@ async function underReservation<T>(release: () => Promise<void>, check: () => Pr
   return result;
 }
 
-/** Kept for the account's owner to see (when, from where, which step); a month of them. */
+/** Kept for the account's owner to see (when, from where, which step) for a month. */
 async function recordFailure(em: EntityManager, adminId: string, address: string, step: SignInStep): Promise<void> {
   await em.execute('insert into admin_sign_in_failures (admin_id, address, step) values (?, ?, ?)', [adminId, address, step]);
 }
@@ -153,7 +153,8 @@ async function finishSignIn(em: EntityManager, admin: { id: string; role: AdminR
       text: `${failures} failed sign-in ${failures === 1 ? 'attempt' : 'attempts'} on your account since your last sign-in; Your account lists when and from where.`,
     });
   }
-  await em.execute(`delete from admin_sign_in_failures where admin_id = ? and failed_at < now() - interval '30 days'`, [admin.id]);
+  // Batch work: failures older than the month shown are swept as sign-ins happen (every admin's: some never sign in again).
+  await em.execute(`delete from admin_sign_in_failures where failed_at < now() - interval '30 days'`);
 }
 
 /** The failed sign-ins of the last 30 days, newest first, for the account page. */
