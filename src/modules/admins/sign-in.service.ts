@@ -134,27 +134,28 @@ export async function signInWithPassword(
 
 /** A completed sign-in: audited, and the admin told of failed attempts on their account since their last one. */
 async function finishSignIn(em: EntityManager, admin: { id: string; role: AdminRole }, token: string): Promise<void> {
-  recordAudit(em, { label: `admin:${admin.id}`, role: admin.role }, { action: 'admin.sign-in', subjectType: 'admin', subjectId: admin.id });
-  await em.flush();
-  const [since] = await em.execute<{ failures: number }[]>(
-    `with previous as (
-       select last_sign_in_at from admins where id = ?
-     ), touched as (
-       update admins set last_sign_in_at = now() where id = ?
-     )
-     select count(*)::int as failures from admin_sign_in_failures, previous
-     where admin_id = ? and failed_at > coalesce(previous.last_sign_in_at, '-infinity')`,
-    [admin.id, admin.id, admin.id],
-  );
-  const failures = since?.failures ?? 0;
-  if (failures > 0) {
-    await setFlash(em, hashSessionToken(token), {
-      kind: 'error',
-      text: `${failures} failed sign-in ${failures === 1 ? 'attempt' : 'attempts'} on your account since your last sign-in; Your account lists when and from where.`,
-    });
-  }
-  // Batch work: failures older than the month shown are swept as sign-ins happen (every admin's: some never sign in again).
-  await em.execute(`delete from admin_sign_in_failures where failed_at < now() - interval '30 days'`);
+  await em.transactional(async (tx) => {
+    recordAudit(tx, { label: `admin:${admin.id}`, role: admin.role }, { action: 'admin.sign-in', subjectType: 'admin', subjectId: admin.id });
+    const [since] = await tx.execute<{ failures: number }[]>(
+      `with previous as (
+         select last_sign_in_at from admins where id = ?
+       ), touched as (
+         update admins set last_sign_in_at = now() where id = ?
+       )
+       select count(*)::int as failures from admin_sign_in_failures, previous
+       where admin_id = ? and failed_at > coalesce(previous.last_sign_in_at, '-infinity')`,
+      [admin.id, admin.id, admin.id],
+    );
+    const failures = since?.failures ?? 0;
+    if (failures > 0) {
+      await setFlash(tx, hashSessionToken(token), {
+        kind: 'error',
+        text: `${failures} failed sign-in ${failures === 1 ? 'attempt' : 'attempts'} on your account since your last sign-in; Your account lists when and from where.`,
+      });
+    }
+    // Batch work: failures older than the month shown are swept as sign-ins happen (every admin's: some never sign in again).
+    await tx.execute(`delete from admin_sign_in_failures where failed_at < now() - interval '30 days'`);
+  });
 }
 
 /** The failed sign-ins of the last 30 days, newest first, for the account page. */
