@@ -226,8 +226,17 @@ function parseEncryptionKeys(raw: string | undefined, env: AppEnv): EncryptionKe
   });
 }
 
+/** In production the token verifier is reached over TLS only: the introspection client secret, and the keys, must not travel in clear. */
+function assertHttpsInProduction(name: 'OAUTH_JWKS_URL' | 'OAUTH_INTROSPECTION_URL', url: string | undefined, appEnv: AppEnv): void {
+  if (appEnv === 'production' && url !== undefined && !/^https:\/\//i.test(url)) {
+    throw new ConfigError(`${name} must be an https:// URL in production`);
+  }
+}
+
 function parseOAuth(env: Env, appEnv: AppEnv): OAuthConfig {
   const allowedClients = list(env.OAUTH_ALLOWED_CLIENTS);
+  assertHttpsInProduction('OAUTH_JWKS_URL', env.OAUTH_JWKS_URL, appEnv);
+  assertHttpsInProduction('OAUTH_INTROSPECTION_URL', env.OAUTH_INTROSPECTION_URL, appEnv);
   if (env.OAUTH_JWKS_URL) {
     if (!env.OAUTH_ISSUER || !env.OAUTH_AUDIENCE) {
       throw new ConfigError('OAUTH_JWKS_URL needs OAUTH_ISSUER and OAUTH_AUDIENCE');
