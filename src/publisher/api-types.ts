@@ -7,7 +7,6 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The process is up (does not touch the database) */
         get: operations["getLivez"];
         put?: never;
         post?: never;
@@ -24,7 +23,6 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The database and the job queue are reachable */
         get: operations["getReadyz"];
         put?: never;
         post?: never;
@@ -43,10 +41,6 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * Register a developer profile
-         * @description Takes the platform OAuth token; `platformUserId` must be the token subject, and when the token carries a verified e-mail claim, `email` must be that address. The profile starts PENDING_VERIFICATION.
-         */
         post: operations["postApiDevRegister"];
         delete?: never;
         options?: never;
@@ -61,15 +55,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Read your developer profile
-         * @description Needs an API key (any scope).
-         */
         get: operations["getApiDevMe"];
-        /**
-         * Update your developer profile
-         * @description OAuth token or any API key. Omitted fields are unchanged; `null` clears an optional field. platformUserId never changes. Changing `email` needs the OAuth token (403 OAUTH_TOKEN_REQUIRED with a key); when the token carries a verified e-mail claim, `email` must be that address; the old address is told of the change.
-         */
         put: operations["putApiDevMe"];
         post?: never;
         delete?: never;
@@ -85,13 +71,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List your API keys (masked) */
         get: operations["getApiDevApi-keys"];
         put?: never;
-        /**
-         * Create an API key
-         * @description OAuth token or an existing API key. The full key is in `key`, in this response only. A key minted with a key holds only scopes its parent has and expires no later than it.
-         */
         post: operations["postApiDevApi-keys"];
         delete?: never;
         options?: never;
@@ -109,10 +90,6 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /**
-         * Revoke an API key
-         * @description Revokes the key and every key minted from it. With a key, only itself and keys it minted can be revoked.
-         */
         delete: operations["deleteApiDevApi-keysById"];
         options?: never;
         head?: never;
@@ -126,16 +103,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * List your apps
-         * @description Needs APP_READ. Newest first; `page` ≥ 1, `limit` 1–100 (default 20), page × limit ≤ 10,000.
-         */
         get: operations["getApiDevApps"];
         put?: never;
-        /**
-         * Create an app listing
-         * @description Needs APP_CREATE. The app starts as a DRAFT at version 1 with a slug made from its name. Drafts may be incomplete; at most 6 screenshots. `oauthClientId` must name a client support registered to you.
-         */
         post: operations["postApiDevApps"];
         delete?: never;
         options?: never;
@@ -150,21 +119,9 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Read one of your apps
-         * @description Needs APP_READ. Includes asset check results and any pending revision.
-         */
         get: operations["getApiDevAppsById"];
-        /**
-         * Update one of your apps
-         * @description Needs APP_UPDATE. Omitted fields are unchanged; `null` clears an optional field; `environment` cannot change. Allowed while DRAFT, PENDING (stays PENDING, keeps its place in the queue, and must stay complete: 400 SUBMISSION_INCOMPLETE otherwise) or REJECTED; an APPROVED or SUSPENDED app is 409 APP_NOT_EDITABLE (open a revision). Every edit increments `version`.
-         */
         put: operations["putApiDevAppsById"];
         post?: never;
-        /**
-         * Delete one of your apps
-         * @description Needs APP_DELETE. Returns the deleted app. Not allowed for APPROVED or SUSPENDED apps (409 APP_NOT_EDITABLE). Its slug is never reused.
-         */
         delete: operations["deleteApiDevAppsById"];
         options?: never;
         head?: never;
@@ -180,10 +137,6 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * Submit an app for review
-         * @description Needs APP_UPDATE. DRAFT or REJECTED → PENDING. Needs a verified developer (403 DEVELOPER_NOT_VERIFIED) and a complete listing: logoUrl and 2–6 screenshots (400 SUBMISSION_INCOMPLETE, `errors` names what is missing).
-         */
         post: operations["postApiDevAppsByIdSubmit"];
         delete?: never;
         options?: never;
@@ -200,10 +153,6 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * Check whether an app can be submitted
-         * @description Needs APP_READ. The submission checklist, without submitting or changing anything.
-         */
         post: operations["postApiDevAppsByIdPreflight"];
         delete?: never;
         options?: never;
@@ -218,16 +167,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * An app's revisions and their outcomes
-         * @description Needs APP_READ. Newest first (the last 100): each with its status, the fields it changed, and the reason when it was rejected.
-         */
         get: operations["getApiDevAppsByIdRevisions"];
         put?: never;
-        /**
-         * Propose a change to an approved app
-         * @description Needs APP_UPDATE. Body as PUT. Only for APPROVED or SUSPENDED apps (else 409 INVALID_STATE_TRANSITION). The live listing is unchanged until an admin approves. A proposal made while one is pending merges into it (its fields win) and bumps `pendingRevision.version`. The listing the revision would produce must stay complete (logo, 2–6 screenshots; else 400 SUBMISSION_INCOMPLETE). Returns the app with `pendingRevision`.
-         */
         post: operations["postApiDevAppsByIdRevisions"];
         delete?: never;
         options?: never;
@@ -242,10 +183,6 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * List and search approved apps
-         * @description Summaries (the app without `longDescription`, `longDescriptionHtml` and `screenshots`: `GET /api/apps/{slug}` has them). Filters combine with AND. `search` uses full-text search on the name and description, each word corrected to the catalogue's words one typo away (one typo still matches); an exact name match ranks first. A search considers at most 1,000 matching apps (exact names first, then the most installed). `page × limit` may not exceed 10,000. Cacheable: `ETag` (send it back in `If-None-Match` for a 304), `Cache-Control: public` with a short `max-age`, `s-maxage` and `stale-while-revalidate`.
-         */
         get: operations["getApiApps"];
         put?: never;
         post?: never;
@@ -262,10 +199,6 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Featured apps, most installed first
-         * @description Summaries, as in the list. Cacheable: `ETag` (send it back in `If-None-Match` for a 304), `Cache-Control: public` with a short `max-age`, `s-maxage` and `stale-while-revalidate`.
-         */
         get: operations["getApiAppsFeaturedList"];
         put?: never;
         post?: never;
@@ -282,10 +215,6 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * All ten categories with their app counts
-         * @description Counts APPROVED apps of developers who are not suspended; updated by a background job within seconds of a change. Cacheable: `ETag` (send it back in `If-None-Match` for a 304), `Cache-Control: public` with a short `max-age`, `s-maxage` and `stale-while-revalidate`.
-         */
         get: operations["getApiAppsCategoriesList"];
         put?: never;
         post?: never;
@@ -302,10 +231,6 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * One approved app
-         * @description 404 for a slug that was never public; 410 `APP_UNAVAILABLE` for an app that was approved once and is suspended now, or whose developer is. Cacheable: `ETag` (send it back in `If-None-Match` for a 304), `Cache-Control: public` with a short `max-age`, `s-maxage` and `stale-while-revalidate`.
-         */
         get: operations["getApiAppsBySlug"];
         put?: never;
         post?: never;
@@ -324,10 +249,6 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * Record an installation
-         * @description No authentication needed; an optional platform OAuth bearer token identifies the user. Each installer counts once per app: the OAuth user, else `installationId`, else the client address (an IPv6 /64) per UTC day. Anonymous installation ids count only within a budget of 3 per address per app per UTC day; beyond it an install is answered and recorded, but not counted. A repeat answers 201 with the first `installedAt`. `installCount` reflects a new install within seconds.
-         */
         post: operations["postApiAppsBySlugInstall"];
         delete?: never;
         options?: never;
@@ -342,16 +263,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * An app's reviews, most recently written first
-         * @description No authentication. Hidden reviews are left out. Each review carries the app developer's `reply` (`null` when there is none).
-         */
         get: operations["getApiAppsBySlugReviews"];
         put?: never;
-        /**
-         * Review an app (or replace your review)
-         * @description Takes the platform OAuth token of a user who installed the app with that token (else 403 `INSTALL_REQUIRED`); the app's own developer may not review it (403 `OWN_APP`). One review per user per app: 201 for a new one, 200 when it replaces the earlier one.
-         */
         post: operations["postApiAppsBySlugReviews"];
         delete?: never;
         options?: never;
@@ -366,10 +279,6 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Your app's analytics
-         * @description Needs an API key with ANALYTICS_READ. Counters are updated by a background job within seconds of an install or review.
-         */
         get: operations["getApiDevAppsByIdAnalytics"];
         put?: never;
         post?: never;
@@ -386,10 +295,6 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * A mirrored listing image
-         * @description Images of approved listings are served from here, by the SHA-256 of their bytes, exactly as they were when reviewed. Immutable: `Cache-Control: public, max-age=31536000, immutable`.
-         */
         get: operations["getAssetsByFile"];
         put?: never;
         post?: never;
@@ -406,16 +311,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * List your webhook endpoints
-         * @description The OAuth token, or an API key with APP_UPDATE. Oldest first; secrets are never shown again.
-         */
         get: operations["getApiDevWebhooks"];
         put?: never;
-        /**
-         * Register a webhook endpoint
-         * @description The OAuth token, or an API key with APP_UPDATE. Events are POSTed to `url`, signed per Standard Webhooks with the `secret` returned here (once: store it). The URL must use https in production and resolve to a public address on port 80 or 443 (400 otherwise). At most 10 endpoints (409 LIMIT_EXCEEDED). See docs/webhooks.md for the payloads and how to verify a signature.
-         */
         post: operations["postApiDevWebhooks"];
         delete?: never;
         options?: never;
@@ -430,21 +327,9 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Read one of your webhook endpoints
-         * @description The OAuth token, or an API key with APP_UPDATE. Another developer's endpoint is 404.
-         */
         get: operations["getApiDevWebhooksById"];
-        /**
-         * Update a webhook endpoint
-         * @description The OAuth token, or an API key with APP_UPDATE. Omitted fields are unchanged; `null` clears `description`. `enabled: false` pauses deliveries; `enabled: true` resumes them, also after the service disabled the endpoint for failing.
-         */
         put: operations["putApiDevWebhooksById"];
         post?: never;
-        /**
-         * Delete a webhook endpoint
-         * @description The OAuth token, or an API key with APP_UPDATE. Returns the deleted endpoint; its deliveries go with it.
-         */
         delete: operations["deleteApiDevWebhooksById"];
         options?: never;
         head?: never;
@@ -460,10 +345,6 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * Rotate the signing secret
-         * @description The OAuth token, or an API key with APP_UPDATE. Returns the new secret (once). For 24 hours (`previousSecretExpiresAt`) deliveries carry a signature with each secret, so the receiver can switch over without rejecting any. Takes no body.
-         */
         post: operations["postApiDevWebhooksByIdRotate-secret"];
         delete?: never;
         options?: never;
@@ -480,10 +361,6 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * Send a test event
-         * @description The OAuth token, or an API key with APP_UPDATE. Sends a `ping` event to this endpoint (one attempt, no retries) and returns its delivery, pending; its result appears in the deliveries list within seconds. A disabled endpoint is 409 CONFLICT. Takes no body.
-         */
         post: operations["postApiDevWebhooksByIdTest"];
         delete?: never;
         options?: never;
@@ -498,10 +375,6 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * An endpoint's deliveries, newest first
-         * @description The OAuth token, or an API key with APP_UPDATE. One delivery per event, with its latest attempt: status code, latency, error and when the next retry is due. Failed attempts are retried with exponential backoff (the first after about 30 s) for at least 24 hours, then the delivery is `failed`. `status` filters.
-         */
         get: operations["getApiDevWebhooksByIdDeliveries"];
         put?: never;
         post?: never;
@@ -520,10 +393,6 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * Send a delivery again
-         * @description The OAuth token, or an API key with APP_UPDATE. Attempts the delivery again now, with the same `webhook-id`. A settled delivery (succeeded or failed) gets one more attempt; a pending one has its next retry brought forward. 409 CONFLICT while an attempt is in flight or the endpoint is disabled. Takes no body.
-         */
         post: operations["postApiDevWebhooksByIdDeliveriesByDeliveryIdRedeliver"];
         delete?: never;
         options?: never;
@@ -538,10 +407,6 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Your app's reviews, to answer them
-         * @description Needs APP_READ. Every review of the app, most recently written first, hidden ones included and marked `hidden: true`, each with your `reply`.
-         */
         get: operations["getApiDevAppsByIdReviews"];
         put?: never;
         post?: never;
@@ -559,16 +424,8 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /**
-         * Reply to a review (or replace your reply)
-         * @description Needs APP_UPDATE. One public reply per review, 1–2,000 characters (line breaks allowed): 201 for the first, 200 when it replaces the earlier one. It shows on the review in the public list. The reviewer is not notified; your webhooks subscribed to `review.replied` get the event.
-         */
         put: operations["putApiDevAppsByIdReviewsByReviewIdReply"];
         post?: never;
-        /**
-         * Delete your reply to a review
-         * @description Needs APP_UPDATE. Returns the deleted reply; 404 when the review has none.
-         */
         delete: operations["deleteApiDevAppsByIdReviewsByReviewIdReply"];
         options?: never;
         head?: never;
@@ -582,16 +439,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * List the CI workflows that may publish this app
-         * @description Needs APP_UPDATE.
-         */
         get: operations["getApiDevAppsByIdTrusted-publishers"];
         put?: never;
-        /**
-         * Let a CI workflow publish this app without a stored key
-         * @description Needs APP_UPDATE. Tokens of `issuer` (one of TRUSTED_PUBLISHING_ISSUERS) for this repository, workflow file and (when given) environment can then be exchanged for a 15-minute key to this app. One workflow publishes one app: 409 TRUSTED_PUBLISHER_EXISTS otherwise. Audited.
-         */
         post: operations["postApiDevAppsByIdTrusted-publishers"];
         delete?: never;
         options?: never;
@@ -609,10 +458,6 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /**
-         * Stop trusting a CI workflow
-         * @description Needs APP_UPDATE. Keys it already obtained expire on their own within 15 minutes; revoke them to end them sooner.
-         */
         delete: operations["deleteApiDevAppsByIdTrusted-publishersByPublisherId"];
         options?: never;
         head?: never;
@@ -628,10 +473,6 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * Trade a CI job's OIDC token for a short-lived key
-         * @description No other credential. The token must come from a trusted issuer, be addressed to `marketplace`, be unexpired and unused (`jti`), and its repository, workflow file (from `job_workflow_ref`) and environment must match a trusted publisher. Returns an API key with APP_READ and APP_UPDATE for that app only, valid 15 minutes. A refusal is 401 whose detail names the check that failed.
-         */
         post: operations["postApiDevTrusted-publishingExchange"];
         delete?: never;
         options?: never;
@@ -660,7 +501,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -683,7 +523,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -695,7 +534,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -727,21 +565,16 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Display name of the developer */
                     name: string;
-                    /** @description E-mail address */
                     email: string;
-                    /** @description Account id in the task-management product; must equal the token subject */
                     platformUserId: string;
                     companyName?: string;
                     websiteUrl?: string;
-                    /** @description Brief description of the developer or company */
                     bio?: string;
                 };
             };
         };
         responses: {
-            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -768,7 +601,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -788,7 +620,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -808,7 +639,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -828,7 +658,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -848,7 +677,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -883,7 +711,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -910,7 +737,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -930,7 +756,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -950,7 +775,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -986,19 +810,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Display name of the developer */
                     name?: string;
-                    /** @description E-mail address */
                     email?: string;
                     companyName?: string | null;
                     websiteUrl?: string | null;
-                    /** @description Brief description of the developer or company */
                     bio?: string | null;
                 };
             };
         };
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1025,7 +845,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1045,7 +864,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1065,7 +883,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1085,7 +902,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1105,7 +921,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1125,7 +940,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -1160,7 +974,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1172,17 +985,10 @@ export interface operations {
                             id: string;
                             name: string;
                             scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
-                            /** @description Prefix and last four characters */
                             maskedKey: string;
-                            /**
-                             * Format: uuid
-                             * @description The key that minted this one, if any
-                             */
+                            /** Format: uuid */
                             parentKeyId: string | null;
-                            /**
-                             * Format: uuid
-                             * @description Set on a key exchanged by trusted publishing: it reaches only this app (APP_READ, APP_UPDATE) for 15 minutes
-                             */
+                            /** Format: uuid */
                             appId: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -1196,7 +1002,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1216,7 +1021,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1236,7 +1040,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -1272,20 +1075,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Label of the key */
                     name: string;
-                    /** @description At least one scope; duplicates are ignored */
                     scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
-                    /**
-                     * @description Lifetime in days (1–365, default 90)
-                     * @default 90
-                     */
+                    /** @default 90 */
                     expiresInDays?: string | number;
                 };
             };
         };
         responses: {
-            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -1296,17 +1093,10 @@ export interface operations {
                         id: string;
                         name: string;
                         scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
-                        /** @description Prefix and last four characters */
                         maskedKey: string;
-                        /**
-                         * Format: uuid
-                         * @description The key that minted this one, if any
-                         */
+                        /** Format: uuid */
                         parentKeyId: string | null;
-                        /**
-                         * Format: uuid
-                         * @description Set on a key exchanged by trusted publishing: it reaches only this app (APP_READ, APP_UPDATE) for 15 minutes
-                         */
+                        /** Format: uuid */
                         appId: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -1316,12 +1106,10 @@ export interface operations {
                         lastUsedAt: string | null;
                         /** Format: date-time */
                         revokedAt: string | null;
-                        /** @description The full key. Shown only in this response: store it now. */
                         key: string;
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1341,7 +1129,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1361,7 +1148,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1381,7 +1167,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1401,7 +1186,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1421,7 +1205,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 10 key creations per developer a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -1458,7 +1241,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1469,17 +1251,10 @@ export interface operations {
                         id: string;
                         name: string;
                         scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
-                        /** @description Prefix and last four characters */
                         maskedKey: string;
-                        /**
-                         * Format: uuid
-                         * @description The key that minted this one, if any
-                         */
+                        /** Format: uuid */
                         parentKeyId: string | null;
-                        /**
-                         * Format: uuid
-                         * @description Set on a key exchanged by trusted publishing: it reaches only this app (APP_READ, APP_UPDATE) for 15 minutes
-                         */
+                        /** Format: uuid */
                         appId: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -1492,7 +1267,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1512,7 +1286,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1532,7 +1305,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1552,7 +1324,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -1590,7 +1361,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1604,7 +1374,6 @@ export interface operations {
                             name: string;
                             description: string;
                             longDescription: string | null;
-                            /** @description Sanitised HTML rendered from longDescription */
                             longDescriptionHtml: string | null;
                             /** @enum {string} */
                             category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
@@ -1630,7 +1399,6 @@ export interface operations {
                             featured: boolean;
                             installCount: string | number;
                             reviewCount: string | number;
-                            /** @description 0 when there are no reviews */
                             averageRating: number;
                             version: string | number;
                             /** Format: date-time */
@@ -1643,9 +1411,7 @@ export interface operations {
                             reviewedAt: string | null;
                             rejectionReason: string | null;
                             reviewNotes: string | null;
-                            /** @description Advisory results of the checks of the images listed now; an image without an entry has not been checked yet */
                             assetChecks: {
-                                /** @description logoUrl, bannerUrl or screenshots[i] */
                                 field: string;
                                 url: string;
                                 ok: boolean;
@@ -1653,7 +1419,6 @@ export interface operations {
                                 width: (string | number) | null;
                                 height: (string | number) | null;
                                 problems: string[];
-                                /** @description The copy of the image this check stored (what reviewers see, and what an approval publishes). Null: no copy (not fetchable, too large, not PNG or JPEG), so the listing shows the image from its own URL. */
                                 mirrorUrl: string | null;
                                 /** Format: date-time */
                                 checkedAt: string;
@@ -1661,27 +1426,18 @@ export interface operations {
                             pendingRevision: {
                                 /** Format: uuid */
                                 id: string;
-                                /** @description The fields the revision changes, as PUT takes them */
                                 changes: {
                                     [key: string]: unknown;
                                 };
-                                /** @description Bumped each time another proposal is merged in; a reviewer decides a given version */
                                 version: string | number;
                                 /** @constant */
                                 status: "PENDING";
-                                /** @description Where a submission or revision stands in the review queue */
                                 review: {
-                                    /** @description Place in the review queue, oldest first; 1 is reviewed next */
                                     queuePosition: string | number;
-                                    /**
-                                     * Format: date-time
-                                     * @description When a decision is expected: waiting since + the median decision time of the last 30 days (48 h until there is history); never earlier than now
-                                     */
+                                    /** Format: date-time */
                                     expectedDecisionBy: string;
                                 };
-                                /** @description Checks of the images the listing would show once the revision is approved */
                                 assetChecks: {
-                                    /** @description logoUrl, bannerUrl or screenshots[i] */
                                     field: string;
                                     url: string;
                                     ok: boolean;
@@ -1689,7 +1445,6 @@ export interface operations {
                                     width: (string | number) | null;
                                     height: (string | number) | null;
                                     problems: string[];
-                                    /** @description The copy of the image this check stored (what reviewers see, and what an approval publishes). Null: no copy (not fetchable, too large, not PNG or JPEG), so the listing shows the image from its own URL. */
                                     mirrorUrl: string | null;
                                     /** Format: date-time */
                                     checkedAt: string;
@@ -1699,14 +1454,9 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             } | null;
-                            /** @description Where a submission or revision stands in the review queue */
                             review: {
-                                /** @description Place in the review queue, oldest first; 1 is reviewed next */
                                 queuePosition: string | number;
-                                /**
-                                 * Format: date-time
-                                 * @description When a decision is expected: waiting since + the median decision time of the last 30 days (48 h until there is history); never earlier than now
-                                 */
+                                /** Format: date-time */
                                 expectedDecisionBy: string;
                             } | null;
                         }[];
@@ -1719,7 +1469,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1739,7 +1488,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1759,7 +1507,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1779,7 +1526,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -1816,39 +1562,29 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    /** @description One or two sentences shown in listings */
                     description: string;
-                    /** @description Markdown; rendered and sanitised into longDescriptionHtml */
                     longDescription?: string;
                     /** @enum {string} */
                     category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
                     /** @enum {string} */
                     environment: "localhost" | "staging" | "production";
-                    /** @description Square PNG or JPG, at least 512x512 */
                     logoUrl?: string;
-                    /** @description PNG or JPG, 1200x600 */
                     bannerUrl?: string;
                     websiteUrl?: string;
                     supportUrl?: string;
                     privacyPolicyUrl?: string;
                     termsOfServiceUrl?: string;
-                    /** @description A client that support registered to you */
                     oauthClientId?: string;
-                    /** @description 2 to 6 are needed to submit */
                     screenshots?: {
-                        /** @description Publicly accessible image, at least 1280x720 */
                         url: string;
                         caption?: string | null;
-                        /** @description Display position, zero-based */
                         order?: string | number;
                     }[];
-                    /** @description Notes for reviewers (test accounts, how to try the app); never public */
                     reviewNotes?: string;
                 };
             };
         };
         responses: {
-            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -1861,7 +1597,6 @@ export interface operations {
                         name: string;
                         description: string;
                         longDescription: string | null;
-                        /** @description Sanitised HTML rendered from longDescription */
                         longDescriptionHtml: string | null;
                         /** @enum {string} */
                         category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
@@ -1887,7 +1622,6 @@ export interface operations {
                         featured: boolean;
                         installCount: string | number;
                         reviewCount: string | number;
-                        /** @description 0 when there are no reviews */
                         averageRating: number;
                         version: string | number;
                         /** Format: date-time */
@@ -1900,9 +1634,7 @@ export interface operations {
                         reviewedAt: string | null;
                         rejectionReason: string | null;
                         reviewNotes: string | null;
-                        /** @description Advisory results of the checks of the images listed now; an image without an entry has not been checked yet */
                         assetChecks: {
-                            /** @description logoUrl, bannerUrl or screenshots[i] */
                             field: string;
                             url: string;
                             ok: boolean;
@@ -1910,7 +1642,6 @@ export interface operations {
                             width: (string | number) | null;
                             height: (string | number) | null;
                             problems: string[];
-                            /** @description The copy of the image this check stored (what reviewers see, and what an approval publishes). Null: no copy (not fetchable, too large, not PNG or JPEG), so the listing shows the image from its own URL. */
                             mirrorUrl: string | null;
                             /** Format: date-time */
                             checkedAt: string;
@@ -1918,27 +1649,18 @@ export interface operations {
                         pendingRevision: {
                             /** Format: uuid */
                             id: string;
-                            /** @description The fields the revision changes, as PUT takes them */
                             changes: {
                                 [key: string]: unknown;
                             };
-                            /** @description Bumped each time another proposal is merged in; a reviewer decides a given version */
                             version: string | number;
                             /** @constant */
                             status: "PENDING";
-                            /** @description Where a submission or revision stands in the review queue */
                             review: {
-                                /** @description Place in the review queue, oldest first; 1 is reviewed next */
                                 queuePosition: string | number;
-                                /**
-                                 * Format: date-time
-                                 * @description When a decision is expected: waiting since + the median decision time of the last 30 days (48 h until there is history); never earlier than now
-                                 */
+                                /** Format: date-time */
                                 expectedDecisionBy: string;
                             };
-                            /** @description Checks of the images the listing would show once the revision is approved */
                             assetChecks: {
-                                /** @description logoUrl, bannerUrl or screenshots[i] */
                                 field: string;
                                 url: string;
                                 ok: boolean;
@@ -1946,7 +1668,6 @@ export interface operations {
                                 width: (string | number) | null;
                                 height: (string | number) | null;
                                 problems: string[];
-                                /** @description The copy of the image this check stored (what reviewers see, and what an approval publishes). Null: no copy (not fetchable, too large, not PNG or JPEG), so the listing shows the image from its own URL. */
                                 mirrorUrl: string | null;
                                 /** Format: date-time */
                                 checkedAt: string;
@@ -1956,20 +1677,14 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                         } | null;
-                        /** @description Where a submission or revision stands in the review queue */
                         review: {
-                            /** @description Place in the review queue, oldest first; 1 is reviewed next */
                             queuePosition: string | number;
-                            /**
-                             * Format: date-time
-                             * @description When a decision is expected: waiting since + the median decision time of the last 30 days (48 h until there is history); never earlier than now
-                             */
+                            /** Format: date-time */
                             expectedDecisionBy: string;
                         } | null;
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1989,7 +1704,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2009,7 +1723,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2029,7 +1742,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -2066,7 +1778,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2079,7 +1790,6 @@ export interface operations {
                         name: string;
                         description: string;
                         longDescription: string | null;
-                        /** @description Sanitised HTML rendered from longDescription */
                         longDescriptionHtml: string | null;
                         /** @enum {string} */
                         category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
@@ -2105,7 +1815,6 @@ export interface operations {
                         featured: boolean;
                         installCount: string | number;
                         reviewCount: string | number;
-                        /** @description 0 when there are no reviews */
                         averageRating: number;
                         version: string | number;
                         /** Format: date-time */
@@ -2118,9 +1827,7 @@ export interface operations {
                         reviewedAt: string | null;
                         rejectionReason: string | null;
                         reviewNotes: string | null;
-                        /** @description Advisory results of the checks of the images listed now; an image without an entry has not been checked yet */
                         assetChecks: {
-                            /** @description logoUrl, bannerUrl or screenshots[i] */
                             field: string;
                             url: string;
                             ok: boolean;
@@ -2128,7 +1835,6 @@ export interface operations {
                             width: (string | number) | null;
                             height: (string | number) | null;
                             problems: string[];
-                            /** @description The copy of the image this check stored (what reviewers see, and what an approval publishes). Null: no copy (not fetchable, too large, not PNG or JPEG), so the listing shows the image from its own URL. */
                             mirrorUrl: string | null;
                             /** Format: date-time */
                             checkedAt: string;
@@ -2136,27 +1842,18 @@ export interface operations {
                         pendingRevision: {
                             /** Format: uuid */
                             id: string;
-                            /** @description The fields the revision changes, as PUT takes them */
                             changes: {
                                 [key: string]: unknown;
                             };
-                            /** @description Bumped each time another proposal is merged in; a reviewer decides a given version */
                             version: string | number;
                             /** @constant */
                             status: "PENDING";
-                            /** @description Where a submission or revision stands in the review queue */
                             review: {
-                                /** @description Place in the review queue, oldest first; 1 is reviewed next */
                                 queuePosition: string | number;
-                                /**
-                                 * Format: date-time
-                                 * @description When a decision is expected: waiting since + the median decision time of the last 30 days (48 h until there is history); never earlier than now
-                                 */
+                                /** Format: date-time */
                                 expectedDecisionBy: string;
                             };
-                            /** @description Checks of the images the listing would show once the revision is approved */
                             assetChecks: {
-                                /** @description logoUrl, bannerUrl or screenshots[i] */
                                 field: string;
                                 url: string;
                                 ok: boolean;
@@ -2164,7 +1861,6 @@ export interface operations {
                                 width: (string | number) | null;
                                 height: (string | number) | null;
                                 problems: string[];
-                                /** @description The copy of the image this check stored (what reviewers see, and what an approval publishes). Null: no copy (not fetchable, too large, not PNG or JPEG), so the listing shows the image from its own URL. */
                                 mirrorUrl: string | null;
                                 /** Format: date-time */
                                 checkedAt: string;
@@ -2174,20 +1870,14 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                         } | null;
-                        /** @description Where a submission or revision stands in the review queue */
                         review: {
-                            /** @description Place in the review queue, oldest first; 1 is reviewed next */
                             queuePosition: string | number;
-                            /**
-                             * Format: date-time
-                             * @description When a decision is expected: waiting since + the median decision time of the last 30 days (48 h until there is history); never earlier than now
-                             */
+                            /** Format: date-time */
                             expectedDecisionBy: string;
                         } | null;
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2207,7 +1897,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2227,7 +1916,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2247,7 +1935,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2267,7 +1954,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -2306,9 +1992,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
-                    /** @description One or two sentences shown in listings */
                     description?: string;
-                    /** @description Markdown; rendered and sanitised into longDescriptionHtml */
                     longDescription?: string | null;
                     /** @enum {string} */
                     category?: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
@@ -2318,23 +2002,17 @@ export interface operations {
                     supportUrl?: string | null;
                     privacyPolicyUrl?: string | null;
                     termsOfServiceUrl?: string | null;
-                    /** @description A client that support registered to you */
                     oauthClientId?: string | null;
-                    /** @description 2 to 6 are needed to submit */
                     screenshots?: {
-                        /** @description Publicly accessible image, at least 1280x720 */
                         url: string;
                         caption?: string | null;
-                        /** @description Display position, zero-based */
                         order?: string | number;
                     }[];
-                    /** @description Notes for reviewers (test accounts, how to try the app); never public */
                     reviewNotes?: string | null;
                 };
             };
         };
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2347,7 +2025,6 @@ export interface operations {
                         name: string;
                         description: string;
                         longDescription: string | null;
-                        /** @description Sanitised HTML rendered from longDescription */
                         longDescriptionHtml: string | null;
                         /** @enum {string} */
                         category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
@@ -2373,7 +2050,6 @@ export interface operations {
                         featured: boolean;
                         installCount: string | number;
                         reviewCount: string | number;
-                        /** @description 0 when there are no reviews */
                         averageRating: number;
                         version: string | number;
                         /** Format: date-time */
@@ -2386,9 +2062,7 @@ export interface operations {
                         reviewedAt: string | null;
                         rejectionReason: string | null;
                         reviewNotes: string | null;
-                        /** @description Advisory results of the checks of the images listed now; an image without an entry has not been checked yet */
                         assetChecks: {
-                            /** @description logoUrl, bannerUrl or screenshots[i] */
                             field: string;
                             url: string;
                             ok: boolean;
@@ -2396,7 +2070,6 @@ export interface operations {
                             width: (string | number) | null;
                             height: (string | number) | null;
                             problems: string[];
-                            /** @description The copy of the image this check stored (what reviewers see, and what an approval publishes). Null: no copy (not fetchable, too large, not PNG or JPEG), so the listing shows the image from its own URL. */
                             mirrorUrl: string | null;
                             /** Format: date-time */
                             checkedAt: string;
@@ -2404,27 +2077,18 @@ export interface operations {
                         pendingRevision: {
                             /** Format: uuid */
                             id: string;
-                            /** @description The fields the revision changes, as PUT takes them */
                             changes: {
                                 [key: string]: unknown;
                             };
-                            /** @description Bumped each time another proposal is merged in; a reviewer decides a given version */
                             version: string | number;
                             /** @constant */
                             status: "PENDING";
-                            /** @description Where a submission or revision stands in the review queue */
                             review: {
-                                /** @description Place in the review queue, oldest first; 1 is reviewed next */
                                 queuePosition: string | number;
-                                /**
-                                 * Format: date-time
-                                 * @description When a decision is expected: waiting since + the median decision time of the last 30 days (48 h until there is history); never earlier than now
-                                 */
+                                /** Format: date-time */
                                 expectedDecisionBy: string;
                             };
-                            /** @description Checks of the images the listing would show once the revision is approved */
                             assetChecks: {
-                                /** @description logoUrl, bannerUrl or screenshots[i] */
                                 field: string;
                                 url: string;
                                 ok: boolean;
@@ -2432,7 +2096,6 @@ export interface operations {
                                 width: (string | number) | null;
                                 height: (string | number) | null;
                                 problems: string[];
-                                /** @description The copy of the image this check stored (what reviewers see, and what an approval publishes). Null: no copy (not fetchable, too large, not PNG or JPEG), so the listing shows the image from its own URL. */
                                 mirrorUrl: string | null;
                                 /** Format: date-time */
                                 checkedAt: string;
@@ -2442,20 +2105,14 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                         } | null;
-                        /** @description Where a submission or revision stands in the review queue */
                         review: {
-                            /** @description Place in the review queue, oldest first; 1 is reviewed next */
                             queuePosition: string | number;
-                            /**
-                             * Format: date-time
-                             * @description When a decision is expected: waiting since + the median decision time of the last 30 days (48 h until there is history); never earlier than now
-                             */
+                            /** Format: date-time */
                             expectedDecisionBy: string;
                         } | null;
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2475,7 +2132,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2495,7 +2151,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2515,7 +2170,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2535,7 +2189,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2555,7 +2208,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -2592,7 +2244,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2605,7 +2256,6 @@ export interface operations {
                         name: string;
                         description: string;
                         longDescription: string | null;
-                        /** @description Sanitised HTML rendered from longDescription */
                         longDescriptionHtml: string | null;
                         /** @enum {string} */
                         category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
@@ -2631,7 +2281,6 @@ export interface operations {
                         featured: boolean;
                         installCount: string | number;
                         reviewCount: string | number;
-                        /** @description 0 when there are no reviews */
                         averageRating: number;
                         version: string | number;
                         /** Format: date-time */
@@ -2644,9 +2293,7 @@ export interface operations {
                         reviewedAt: string | null;
                         rejectionReason: string | null;
                         reviewNotes: string | null;
-                        /** @description Advisory results of the checks of the images listed now; an image without an entry has not been checked yet */
                         assetChecks: {
-                            /** @description logoUrl, bannerUrl or screenshots[i] */
                             field: string;
                             url: string;
                             ok: boolean;
@@ -2654,7 +2301,6 @@ export interface operations {
                             width: (string | number) | null;
                             height: (string | number) | null;
                             problems: string[];
-                            /** @description The copy of the image this check stored (what reviewers see, and what an approval publishes). Null: no copy (not fetchable, too large, not PNG or JPEG), so the listing shows the image from its own URL. */
                             mirrorUrl: string | null;
                             /** Format: date-time */
                             checkedAt: string;
@@ -2662,27 +2308,18 @@ export interface operations {
                         pendingRevision: {
                             /** Format: uuid */
                             id: string;
-                            /** @description The fields the revision changes, as PUT takes them */
                             changes: {
                                 [key: string]: unknown;
                             };
-                            /** @description Bumped each time another proposal is merged in; a reviewer decides a given version */
                             version: string | number;
                             /** @constant */
                             status: "PENDING";
-                            /** @description Where a submission or revision stands in the review queue */
                             review: {
-                                /** @description Place in the review queue, oldest first; 1 is reviewed next */
                                 queuePosition: string | number;
-                                /**
-                                 * Format: date-time
-                                 * @description When a decision is expected: waiting since + the median decision time of the last 30 days (48 h until there is history); never earlier than now
-                                 */
+                                /** Format: date-time */
                                 expectedDecisionBy: string;
                             };
-                            /** @description Checks of the images the listing would show once the revision is approved */
                             assetChecks: {
-                                /** @description logoUrl, bannerUrl or screenshots[i] */
                                 field: string;
                                 url: string;
                                 ok: boolean;
@@ -2690,7 +2327,6 @@ export interface operations {
                                 width: (string | number) | null;
                                 height: (string | number) | null;
                                 problems: string[];
-                                /** @description The copy of the image this check stored (what reviewers see, and what an approval publishes). Null: no copy (not fetchable, too large, not PNG or JPEG), so the listing shows the image from its own URL. */
                                 mirrorUrl: string | null;
                                 /** Format: date-time */
                                 checkedAt: string;
@@ -2700,20 +2336,14 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                         } | null;
-                        /** @description Where a submission or revision stands in the review queue */
                         review: {
-                            /** @description Place in the review queue, oldest first; 1 is reviewed next */
                             queuePosition: string | number;
-                            /**
-                             * Format: date-time
-                             * @description When a decision is expected: waiting since + the median decision time of the last 30 days (48 h until there is history); never earlier than now
-                             */
+                            /** Format: date-time */
                             expectedDecisionBy: string;
                         } | null;
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2733,7 +2363,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2753,7 +2382,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2773,7 +2401,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2793,7 +2420,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2813,7 +2439,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -2850,7 +2475,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2863,7 +2487,6 @@ export interface operations {
                         name: string;
                         description: string;
                         longDescription: string | null;
-                        /** @description Sanitised HTML rendered from longDescription */
                         longDescriptionHtml: string | null;
                         /** @enum {string} */
                         category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
@@ -2889,7 +2512,6 @@ export interface operations {
                         featured: boolean;
                         installCount: string | number;
                         reviewCount: string | number;
-                        /** @description 0 when there are no reviews */
                         averageRating: number;
                         version: string | number;
                         /** Format: date-time */
@@ -2902,9 +2524,7 @@ export interface operations {
                         reviewedAt: string | null;
                         rejectionReason: string | null;
                         reviewNotes: string | null;
-                        /** @description Advisory results of the checks of the images listed now; an image without an entry has not been checked yet */
                         assetChecks: {
-                            /** @description logoUrl, bannerUrl or screenshots[i] */
                             field: string;
                             url: string;
                             ok: boolean;
@@ -2912,7 +2532,6 @@ export interface operations {
                             width: (string | number) | null;
                             height: (string | number) | null;
                             problems: string[];
-                            /** @description The copy of the image this check stored (what reviewers see, and what an approval publishes). Null: no copy (not fetchable, too large, not PNG or JPEG), so the listing shows the image from its own URL. */
                             mirrorUrl: string | null;
                             /** Format: date-time */
                             checkedAt: string;
@@ -2920,27 +2539,18 @@ export interface operations {
                         pendingRevision: {
                             /** Format: uuid */
                             id: string;
-                            /** @description The fields the revision changes, as PUT takes them */
                             changes: {
                                 [key: string]: unknown;
                             };
-                            /** @description Bumped each time another proposal is merged in; a reviewer decides a given version */
                             version: string | number;
                             /** @constant */
                             status: "PENDING";
-                            /** @description Where a submission or revision stands in the review queue */
                             review: {
-                                /** @description Place in the review queue, oldest first; 1 is reviewed next */
                                 queuePosition: string | number;
-                                /**
-                                 * Format: date-time
-                                 * @description When a decision is expected: waiting since + the median decision time of the last 30 days (48 h until there is history); never earlier than now
-                                 */
+                                /** Format: date-time */
                                 expectedDecisionBy: string;
                             };
-                            /** @description Checks of the images the listing would show once the revision is approved */
                             assetChecks: {
-                                /** @description logoUrl, bannerUrl or screenshots[i] */
                                 field: string;
                                 url: string;
                                 ok: boolean;
@@ -2948,7 +2558,6 @@ export interface operations {
                                 width: (string | number) | null;
                                 height: (string | number) | null;
                                 problems: string[];
-                                /** @description The copy of the image this check stored (what reviewers see, and what an approval publishes). Null: no copy (not fetchable, too large, not PNG or JPEG), so the listing shows the image from its own URL. */
                                 mirrorUrl: string | null;
                                 /** Format: date-time */
                                 checkedAt: string;
@@ -2958,20 +2567,14 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                         } | null;
-                        /** @description Where a submission or revision stands in the review queue */
                         review: {
-                            /** @description Place in the review queue, oldest first; 1 is reviewed next */
                             queuePosition: string | number;
-                            /**
-                             * Format: date-time
-                             * @description When a decision is expected: waiting since + the median decision time of the last 30 days (48 h until there is history); never earlier than now
-                             */
+                            /** Format: date-time */
                             expectedDecisionBy: string;
                         } | null;
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2991,7 +2594,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3011,7 +2613,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3031,7 +2632,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3051,7 +2651,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3071,7 +2670,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 10 submissions per developer a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -3108,16 +2706,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description Whether submitting now would succeed */
                         ready: boolean;
-                        /** @description What stands in the way; empty when ready */
                         errors: {
                             path: string;
                             message: string;
@@ -3125,7 +2720,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3145,7 +2739,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3165,7 +2758,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3185,7 +2777,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3205,7 +2796,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -3242,7 +2832,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3258,7 +2847,6 @@ export interface operations {
                              */
                             status: "PENDING" | "APPROVED" | "REJECTED";
                             version: string | number;
-                            /** @description The fields the revision changed (or proposes to), as PUT takes them */
                             changes: {
                                 [key: string]: unknown;
                             };
@@ -3271,7 +2859,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3291,7 +2878,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3311,7 +2897,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3331,7 +2916,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3351,7 +2935,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -3390,9 +2973,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
-                    /** @description One or two sentences shown in listings */
                     description?: string;
-                    /** @description Markdown; rendered and sanitised into longDescriptionHtml */
                     longDescription?: string | null;
                     /** @enum {string} */
                     category?: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
@@ -3402,23 +2983,17 @@ export interface operations {
                     supportUrl?: string | null;
                     privacyPolicyUrl?: string | null;
                     termsOfServiceUrl?: string | null;
-                    /** @description A client that support registered to you */
                     oauthClientId?: string | null;
-                    /** @description 2 to 6 are needed to submit */
                     screenshots?: {
-                        /** @description Publicly accessible image, at least 1280x720 */
                         url: string;
                         caption?: string | null;
-                        /** @description Display position, zero-based */
                         order?: string | number;
                     }[];
-                    /** @description Notes for reviewers (test accounts, how to try the app); never public */
                     reviewNotes?: string | null;
                 };
             };
         };
         responses: {
-            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3431,7 +3006,6 @@ export interface operations {
                         name: string;
                         description: string;
                         longDescription: string | null;
-                        /** @description Sanitised HTML rendered from longDescription */
                         longDescriptionHtml: string | null;
                         /** @enum {string} */
                         category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
@@ -3457,7 +3031,6 @@ export interface operations {
                         featured: boolean;
                         installCount: string | number;
                         reviewCount: string | number;
-                        /** @description 0 when there are no reviews */
                         averageRating: number;
                         version: string | number;
                         /** Format: date-time */
@@ -3470,9 +3043,7 @@ export interface operations {
                         reviewedAt: string | null;
                         rejectionReason: string | null;
                         reviewNotes: string | null;
-                        /** @description Advisory results of the checks of the images listed now; an image without an entry has not been checked yet */
                         assetChecks: {
-                            /** @description logoUrl, bannerUrl or screenshots[i] */
                             field: string;
                             url: string;
                             ok: boolean;
@@ -3480,7 +3051,6 @@ export interface operations {
                             width: (string | number) | null;
                             height: (string | number) | null;
                             problems: string[];
-                            /** @description The copy of the image this check stored (what reviewers see, and what an approval publishes). Null: no copy (not fetchable, too large, not PNG or JPEG), so the listing shows the image from its own URL. */
                             mirrorUrl: string | null;
                             /** Format: date-time */
                             checkedAt: string;
@@ -3488,27 +3058,18 @@ export interface operations {
                         pendingRevision: {
                             /** Format: uuid */
                             id: string;
-                            /** @description The fields the revision changes, as PUT takes them */
                             changes: {
                                 [key: string]: unknown;
                             };
-                            /** @description Bumped each time another proposal is merged in; a reviewer decides a given version */
                             version: string | number;
                             /** @constant */
                             status: "PENDING";
-                            /** @description Where a submission or revision stands in the review queue */
                             review: {
-                                /** @description Place in the review queue, oldest first; 1 is reviewed next */
                                 queuePosition: string | number;
-                                /**
-                                 * Format: date-time
-                                 * @description When a decision is expected: waiting since + the median decision time of the last 30 days (48 h until there is history); never earlier than now
-                                 */
+                                /** Format: date-time */
                                 expectedDecisionBy: string;
                             };
-                            /** @description Checks of the images the listing would show once the revision is approved */
                             assetChecks: {
-                                /** @description logoUrl, bannerUrl or screenshots[i] */
                                 field: string;
                                 url: string;
                                 ok: boolean;
@@ -3516,7 +3077,6 @@ export interface operations {
                                 width: (string | number) | null;
                                 height: (string | number) | null;
                                 problems: string[];
-                                /** @description The copy of the image this check stored (what reviewers see, and what an approval publishes). Null: no copy (not fetchable, too large, not PNG or JPEG), so the listing shows the image from its own URL. */
                                 mirrorUrl: string | null;
                                 /** Format: date-time */
                                 checkedAt: string;
@@ -3526,20 +3086,14 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                         } | null;
-                        /** @description Where a submission or revision stands in the review queue */
                         review: {
-                            /** @description Place in the review queue, oldest first; 1 is reviewed next */
                             queuePosition: string | number;
-                            /**
-                             * Format: date-time
-                             * @description When a decision is expected: waiting since + the median decision time of the last 30 days (48 h until there is history); never earlier than now
-                             */
+                            /** Format: date-time */
                             expectedDecisionBy: string;
                         } | null;
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3559,7 +3113,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3579,7 +3132,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3599,7 +3151,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3619,7 +3170,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3639,7 +3189,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 10 revisions per developer a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -3682,7 +3231,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3714,7 +3262,6 @@ export interface operations {
                             featured: boolean;
                             installCount: string | number;
                             reviewCount: string | number;
-                            /** @description 0 when there are no reviews */
                             averageRating: number;
                             version: string | number;
                             /** Format: date-time */
@@ -3736,7 +3283,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3756,7 +3302,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 1200 catalogue reads per client address (an IPv6 /64) a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -3794,7 +3339,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3826,7 +3370,6 @@ export interface operations {
                             featured: boolean;
                             installCount: string | number;
                             reviewCount: string | number;
-                            /** @description 0 when there are no reviews */
                             averageRating: number;
                             version: string | number;
                             /** Format: date-time */
@@ -3842,7 +3385,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3862,7 +3404,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 1200 catalogue reads per client address (an IPv6 /64) a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -3897,7 +3438,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3907,13 +3447,11 @@ export interface operations {
                         data: {
                             /** @enum {string} */
                             category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                            /** @description APPROVED apps of developers who are not suspended */
                             count: string | number;
                         }[];
                     };
                 };
             };
-            /** @description Too many requests: 1200 catalogue reads per client address (an IPv6 /64) a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -3950,7 +3488,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3963,7 +3500,6 @@ export interface operations {
                         name: string;
                         description: string;
                         longDescription: string | null;
-                        /** @description Sanitised HTML rendered from longDescription */
                         longDescriptionHtml: string | null;
                         /** @enum {string} */
                         category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
@@ -3989,7 +3525,6 @@ export interface operations {
                         featured: boolean;
                         installCount: string | number;
                         reviewCount: string | number;
-                        /** @description 0 when there are no reviews */
                         averageRating: number;
                         version: string | number;
                         /** Format: date-time */
@@ -4004,7 +3539,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4024,7 +3558,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4044,7 +3577,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 1200 catalogue reads per client address (an IPv6 /64) a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -4079,17 +3611,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Optional: an empty request body is read as `{}` */
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A stable id of this installation (for example of a workspace); counted once per app */
                     installationId?: string;
                 };
             };
         };
         responses: {
-            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -4102,7 +3631,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4122,7 +3650,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4142,7 +3669,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4162,7 +3688,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4182,7 +3707,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 300 installs and reviews per client address (an IPv6 /64), shared by every process a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -4222,7 +3746,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4235,19 +3758,14 @@ export interface operations {
                             rating: string | number;
                             title: string | null;
                             body: string | null;
-                            /** @description The reviewer's name from their platform account, when it has one */
                             authorName: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
-                            /** @description The app developer's public reply; null when there is none */
                             reply: {
                                 body: string;
-                                /**
-                                 * Format: date-time
-                                 * @description When the reply was last written
-                                 */
+                                /** Format: date-time */
                                 repliedAt: string;
                             } | null;
                         }[];
@@ -4260,7 +3778,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4280,7 +3797,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4300,7 +3816,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4320,7 +3835,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 1200 catalogue reads per client address (an IPv6 /64) a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -4358,7 +3872,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Whole stars, 1 to 5 */
                     rating: string | number;
                     title?: string;
                     body?: string;
@@ -4366,7 +3879,6 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4378,7 +3890,6 @@ export interface operations {
                         rating: string | number;
                         title: string | null;
                         body: string | null;
-                        /** @description The reviewer's name from their platform account, when it has one */
                         authorName: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -4387,7 +3898,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -4399,7 +3909,6 @@ export interface operations {
                         rating: string | number;
                         title: string | null;
                         body: string | null;
-                        /** @description The reviewer's name from their platform account, when it has one */
                         authorName: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -4408,7 +3917,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4428,7 +3936,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4448,7 +3955,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4468,7 +3974,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4488,7 +3993,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -4508,7 +4012,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 300 installs and reviews per client address (an IPv6 /64), shared by every process a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -4545,7 +4048,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4554,7 +4056,6 @@ export interface operations {
                     "application/json": {
                         installCount: string | number;
                         reviewCount: string | number;
-                        /** @description 0 when there are no reviews */
                         averageRating: number;
                         /**
                          * @default DRAFT
@@ -4562,19 +4063,14 @@ export interface operations {
                          */
                         status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
                         featured: boolean;
-                        /** @description New installs on each of the last 30 UTC days (today included), oldest first; days without installs are 0 */
                         installsByDay: {
-                            /**
-                             * Format: date
-                             * @description UTC day
-                             */
+                            /** Format: date */
                             date: string;
                             count: string | number;
                         }[];
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4594,7 +4090,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4614,7 +4109,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4634,7 +4128,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4654,7 +4147,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -4691,7 +4183,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The image bytes (image/png or image/jpeg) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4700,7 +4191,6 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
-            /** @description Response for status 304 */
             304: {
                 headers: {
                     [name: string]: unknown;
@@ -4709,7 +4199,6 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4740,7 +4229,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4754,22 +4242,13 @@ export interface operations {
                             description: string | null;
                             events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
                             enabled: boolean;
-                            /**
-                             * @description `failing` when the service disabled the endpoint after 3 days of failed deliveries
-                             * @constant
-                             */
+                            /** @constant */
                             disabledReason: "failing";
                             /** Format: date-time */
                             disabledAt: string | null;
-                            /**
-                             * Format: date-time
-                             * @description Start of the current run of failed attempts; null after a success
-                             */
+                            /** Format: date-time */
                             failingSince: string | null;
-                            /**
-                             * Format: date-time
-                             * @description Until then deliveries are also signed with the secret replaced by the last rotation
-                             */
+                            /** Format: date-time */
                             previousSecretExpiresAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -4779,7 +4258,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4799,7 +4277,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4819,7 +4296,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4839,7 +4315,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -4875,19 +4350,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Where events are POSTed; https in production; must resolve to a public address on port 80 or 443 */
                     url: string;
-                    /** @description The event types to deliver (at least one, no repeats) */
                     events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
-                    /** @description A label for your own use */
                     description?: string;
-                    /** @description Default true */
                     enabled?: boolean;
                 };
             };
         };
         responses: {
-            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -4900,33 +4370,22 @@ export interface operations {
                         description: string | null;
                         events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
                         enabled: boolean;
-                        /**
-                         * @description `failing` when the service disabled the endpoint after 3 days of failed deliveries
-                         * @constant
-                         */
+                        /** @constant */
                         disabledReason: "failing";
                         /** Format: date-time */
                         disabledAt: string | null;
-                        /**
-                         * Format: date-time
-                         * @description Start of the current run of failed attempts; null after a success
-                         */
+                        /** Format: date-time */
                         failingSince: string | null;
-                        /**
-                         * Format: date-time
-                         * @description Until then deliveries are also signed with the secret replaced by the last rotation
-                         */
+                        /** Format: date-time */
                         previousSecretExpiresAt: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
-                        /** @description The signing secret (`whsec_…`). Shown only in this response: store it now. */
                         secret: string;
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4946,7 +4405,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4966,7 +4424,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4986,7 +4443,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5006,7 +4462,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5026,7 +4481,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -5063,7 +4517,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5076,22 +4529,13 @@ export interface operations {
                         description: string | null;
                         events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
                         enabled: boolean;
-                        /**
-                         * @description `failing` when the service disabled the endpoint after 3 days of failed deliveries
-                         * @constant
-                         */
+                        /** @constant */
                         disabledReason: "failing";
                         /** Format: date-time */
                         disabledAt: string | null;
-                        /**
-                         * Format: date-time
-                         * @description Start of the current run of failed attempts; null after a success
-                         */
+                        /** Format: date-time */
                         failingSince: string | null;
-                        /**
-                         * Format: date-time
-                         * @description Until then deliveries are also signed with the secret replaced by the last rotation
-                         */
+                        /** Format: date-time */
                         previousSecretExpiresAt: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -5100,7 +4544,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5120,7 +4563,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5140,7 +4582,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5160,7 +4601,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5180,7 +4620,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -5218,19 +4657,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Where events are POSTed; https in production; must resolve to a public address on port 80 or 443 */
                     url?: string;
-                    /** @description The event types to deliver (at least one, no repeats) */
                     events?: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
-                    /** @description A label for your own use */
                     description?: string | null;
-                    /** @description true also re-enables an endpoint the service disabled after failures */
                     enabled?: boolean;
                 };
             };
         };
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5243,22 +4677,13 @@ export interface operations {
                         description: string | null;
                         events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
                         enabled: boolean;
-                        /**
-                         * @description `failing` when the service disabled the endpoint after 3 days of failed deliveries
-                         * @constant
-                         */
+                        /** @constant */
                         disabledReason: "failing";
                         /** Format: date-time */
                         disabledAt: string | null;
-                        /**
-                         * Format: date-time
-                         * @description Start of the current run of failed attempts; null after a success
-                         */
+                        /** Format: date-time */
                         failingSince: string | null;
-                        /**
-                         * Format: date-time
-                         * @description Until then deliveries are also signed with the secret replaced by the last rotation
-                         */
+                        /** Format: date-time */
                         previousSecretExpiresAt: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -5267,7 +4692,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5287,7 +4711,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5307,7 +4730,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5327,7 +4749,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5347,7 +4768,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -5384,7 +4804,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5397,22 +4816,13 @@ export interface operations {
                         description: string | null;
                         events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
                         enabled: boolean;
-                        /**
-                         * @description `failing` when the service disabled the endpoint after 3 days of failed deliveries
-                         * @constant
-                         */
+                        /** @constant */
                         disabledReason: "failing";
                         /** Format: date-time */
                         disabledAt: string | null;
-                        /**
-                         * Format: date-time
-                         * @description Start of the current run of failed attempts; null after a success
-                         */
+                        /** Format: date-time */
                         failingSince: string | null;
-                        /**
-                         * Format: date-time
-                         * @description Until then deliveries are also signed with the secret replaced by the last rotation
-                         */
+                        /** Format: date-time */
                         previousSecretExpiresAt: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -5421,7 +4831,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5441,7 +4850,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5461,7 +4869,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5481,7 +4888,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5501,7 +4907,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -5538,7 +4943,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5551,33 +4955,22 @@ export interface operations {
                         description: string | null;
                         events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
                         enabled: boolean;
-                        /**
-                         * @description `failing` when the service disabled the endpoint after 3 days of failed deliveries
-                         * @constant
-                         */
+                        /** @constant */
                         disabledReason: "failing";
                         /** Format: date-time */
                         disabledAt: string | null;
-                        /**
-                         * Format: date-time
-                         * @description Start of the current run of failed attempts; null after a success
-                         */
+                        /** Format: date-time */
                         failingSince: string | null;
-                        /**
-                         * Format: date-time
-                         * @description Until then deliveries are also signed with the secret replaced by the last rotation
-                         */
+                        /** Format: date-time */
                         previousSecretExpiresAt: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
-                        /** @description The signing secret (`whsec_…`). Shown only in this response: store it now. */
                         secret: string;
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5597,7 +4990,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5617,7 +5009,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5637,7 +5028,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5657,7 +5047,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -5694,7 +5083,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -5703,29 +5091,19 @@ export interface operations {
                     "application/json": {
                         /** Format: uuid */
                         id: string;
-                        /**
-                         * Format: uuid
-                         * @description Also the `webhook-id` header and the payload `id`: the same on every attempt
-                         */
+                        /** Format: uuid */
                         eventId: string;
                         eventType: string;
                         /**
-                         * @description `pending` until an attempt succeeds or the retries are used up
                          * @default pending
                          * @enum {string}
                          */
                         status: "pending" | "succeeded" | "failed";
-                        /** @description Attempts made so far */
                         attempt: string | number;
-                        /** @description The status of the latest attempt; null when no response came */
                         statusCode: (string | number) | null;
                         latencyMs: (string | number) | null;
-                        /** @description Why the latest attempt failed; null after a success */
                         error: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When the next attempt is due; null once the delivery is settled
-                         */
+                        /** Format: date-time */
                         nextAttemptAt: string | null;
                         /** Format: date-time */
                         lastAttemptAt: string | null;
@@ -5734,7 +5112,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5754,7 +5131,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5774,7 +5150,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5794,7 +5169,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5814,7 +5188,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5834,7 +5207,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -5875,7 +5247,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5885,29 +5256,19 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
-                            /**
-                             * Format: uuid
-                             * @description Also the `webhook-id` header and the payload `id`: the same on every attempt
-                             */
+                            /** Format: uuid */
                             eventId: string;
                             eventType: string;
                             /**
-                             * @description `pending` until an attempt succeeds or the retries are used up
                              * @default pending
                              * @enum {string}
                              */
                             status: "pending" | "succeeded" | "failed";
-                            /** @description Attempts made so far */
                             attempt: string | number;
-                            /** @description The status of the latest attempt; null when no response came */
                             statusCode: (string | number) | null;
                             latencyMs: (string | number) | null;
-                            /** @description Why the latest attempt failed; null after a success */
                             error: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When the next attempt is due; null once the delivery is settled
-                             */
+                            /** Format: date-time */
                             nextAttemptAt: string | null;
                             /** Format: date-time */
                             lastAttemptAt: string | null;
@@ -5923,7 +5284,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5943,7 +5303,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5963,7 +5322,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5983,7 +5341,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6003,7 +5360,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -6041,7 +5397,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6050,29 +5405,19 @@ export interface operations {
                     "application/json": {
                         /** Format: uuid */
                         id: string;
-                        /**
-                         * Format: uuid
-                         * @description Also the `webhook-id` header and the payload `id`: the same on every attempt
-                         */
+                        /** Format: uuid */
                         eventId: string;
                         eventType: string;
                         /**
-                         * @description `pending` until an attempt succeeds or the retries are used up
                          * @default pending
                          * @enum {string}
                          */
                         status: "pending" | "succeeded" | "failed";
-                        /** @description Attempts made so far */
                         attempt: string | number;
-                        /** @description The status of the latest attempt; null when no response came */
                         statusCode: (string | number) | null;
                         latencyMs: (string | number) | null;
-                        /** @description Why the latest attempt failed; null after a success */
                         error: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When the next attempt is due; null once the delivery is settled
-                         */
+                        /** Format: date-time */
                         nextAttemptAt: string | null;
                         /** Format: date-time */
                         lastAttemptAt: string | null;
@@ -6081,7 +5426,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6101,7 +5445,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6121,7 +5464,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6141,7 +5483,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6161,7 +5502,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6181,7 +5521,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -6221,7 +5560,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6234,22 +5572,16 @@ export interface operations {
                             rating: string | number;
                             title: string | null;
                             body: string | null;
-                            /** @description The reviewer's name from their platform account, when it has one */
                             authorName: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
-                            /** @description The app developer's public reply; null when there is none */
                             reply: {
                                 body: string;
-                                /**
-                                 * Format: date-time
-                                 * @description When the reply was last written
-                                 */
+                                /** Format: date-time */
                                 repliedAt: string;
                             } | null;
-                            /** @description Hidden by moderation: not in the public list or the rating */
                             hidden: boolean;
                         }[];
                         pagination: {
@@ -6261,7 +5593,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6281,7 +5612,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6301,7 +5631,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6321,7 +5650,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6341,7 +5669,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -6380,13 +5707,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description 1 to 2,000 characters, not only white space; line breaks allowed */
                     body: string;
                 };
             };
         };
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6396,15 +5721,11 @@ export interface operations {
                         /** Format: uuid */
                         reviewId: string;
                         body: string;
-                        /**
-                         * Format: date-time
-                         * @description When the reply was last written
-                         */
+                        /** Format: date-time */
                         repliedAt: string;
                     };
                 };
             };
-            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -6414,15 +5735,11 @@ export interface operations {
                         /** Format: uuid */
                         reviewId: string;
                         body: string;
-                        /**
-                         * Format: date-time
-                         * @description When the reply was last written
-                         */
+                        /** Format: date-time */
                         repliedAt: string;
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6442,7 +5759,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6462,7 +5778,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6482,7 +5797,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6502,7 +5816,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -6540,7 +5853,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6550,15 +5862,11 @@ export interface operations {
                         /** Format: uuid */
                         reviewId: string;
                         body: string;
-                        /**
-                         * Format: date-time
-                         * @description When the reply was last written
-                         */
+                        /** Format: date-time */
                         repliedAt: string;
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6578,7 +5886,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6598,7 +5905,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6618,7 +5924,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6638,7 +5943,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -6675,7 +5979,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6695,7 +5998,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6715,7 +6017,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6735,7 +6036,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6755,7 +6055,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6775,7 +6074,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -6813,25 +6111,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The CI identity provider, as its tokens name it in `iss` (one of TRUSTED_PUBLISHING_ISSUERS) */
                     issuer: string;
-                    /**
-                     * @description The repository the workflow runs in, as owner/name (compared case-insensitively)
-                     * @example acme/focus-timer
-                     */
                     repository: string;
-                    /**
-                     * @description The workflow file under .github/workflows/
-                     * @example publish.yml
-                     */
                     workflow: string;
-                    /** @description A deployment environment the job must run in; any when omitted */
                     environment?: string;
                 };
             };
         };
         responses: {
-            /** @description A CI workflow allowed to publish this app without a stored key */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -6849,7 +6136,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6869,7 +6155,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6889,7 +6174,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6909,7 +6193,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6929,7 +6212,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6949,7 +6231,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -6987,7 +6268,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A CI workflow allowed to publish this app without a stored key */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7005,7 +6285,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7025,7 +6304,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7045,7 +6323,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7065,7 +6342,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7085,7 +6361,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: 600 requests per API key (per account for the OAuth token) a minute; 30 failed authentications per client address a minute. Wait for `Retry-After` seconds. */
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -7121,20 +6396,17 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The OIDC ID token the CI job obtained */
                     token: string;
                 };
             };
         };
         responses: {
-            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description An API key with APP_READ and APP_UPDATE for this one app. Shown only here. */
                         key: string;
                         /** Format: date-time */
                         expiresAt: string;
@@ -7143,7 +6415,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7163,7 +6434,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem details */
             401: {
                 headers: {
                     [name: string]: unknown;

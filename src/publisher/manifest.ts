@@ -20,7 +20,7 @@ const PLACEMENT_KEYS = new Set(['$schema', 'app', 'teamId', 'longDescriptionFile
 /** The listing fields the manifest can hold, from the schema the service serves (bundled, checked equal by a test). */
 export const LISTING_FIELDS = Object.keys(listingSchema.properties).filter((key) => !PLACEMENT_KEYS.has(key));
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+const ajv = new Ajv({ allErrors: true, strict: false, verbose: true, logger: false });
 ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
 const validateSchema = ajv.compile(listingSchema);
 
