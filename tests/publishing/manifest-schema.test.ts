@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { createTestApp, type TestApp } from '../support/harness.ts';
 import { CreateAppBody } from '../../src/modules/apps/apps.model.ts';
 import { generatedSchema, generatedTypes } from '../../src/publisher/generate.ts';
+import { withReference } from '../../src/publisher/reference.ts';
 
 const PUBLISHER = resolve(import.meta.dir, '../../src/publisher');
 let t: TestApp;
@@ -40,6 +41,13 @@ describe('what the CLI knows of the service cannot drift', () => {
     const document = (await t.call('GET', '/swagger/json')).body;
     expect(readFileSync(join(PUBLISHER, 'api-types.ts'), 'utf8')).toBe(await generatedTypes(document));
   }, 30_000);
+
+  test("docs/publishing.md's manifest reference is the schema's", async () => {
+    const served = (await t.call('GET', '/api/schemas/listing.json')).body;
+    const docs = readFileSync(resolve(PUBLISHER, '../../docs/publishing.md'), 'utf8');
+    expect(docs).toBe(withReference(docs, served));
+    expect(docs).toContain('| `longDescriptionFile` | no |');
+  });
 
   test("the CLI imports none of the service's code, so it can ship as a package of its own", () => {
     for (const file of readdirSync(PUBLISHER).filter((name) => name.endsWith('.ts'))) {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
 import { createApp, completeApp } from '../apps/fixtures.ts';
 import { createIssuerKeys } from '../../src/modules/trusted-publishing/issuer-keys.ts';
+import { applyRetention } from '../../src/modules/retention/retention.service.ts';
 import { startIssuer, type TestIssuer } from './oidc-issuer.ts';
 
 let t: TestApp;
@@ -116,6 +117,14 @@ describe('the exchange', () => {
     const replay = await exchange(token);
     expect(replay.status).toBe(401);
     expect(replay.body.detail).toContain('already used');
+  });
+
+  test('a spent token is remembered until it expires, then housekeeping forgets it', async () => {
+    await t.sql(`insert into trusted_publishing_tokens (issuer, jti, expires_at) values (?, 'old', now() - interval '1 second'), (?, 'live', now() + interval '5 minutes')`, [issuer.url, issuer.url]);
+    const removed = await applyRetention(t.ctx.orm.em.fork(), t.ctx.config.retention);
+    expect(removed['spent trusted-publishing tokens']).toBe(1);
+    const left = await t.sql(`select jti from trusted_publishing_tokens where jti in ('old', 'live')`);
+    expect(left).toEqual([{ jti: 'live' }]);
   });
 
   test('two concurrent exchanges of one token: exactly one key', async () => {
