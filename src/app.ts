@@ -62,7 +62,7 @@ export function createApp(ctx: AppContext) {
     .use(installsApi(ctx, auth, rateLimits))
     .use(reviewsApi(ctx, auth, rateLimits))
     .use(analyticsApi(ctx, auth))
-    .use(assetsApi(ctx))
+    .use(assetsApi(ctx, auth))
     .use(webhooksApi(ctx, auth))
     .use(reviewRepliesApi(ctx, auth))
     .use(metricsApi(ctx, queueCatalog()))
