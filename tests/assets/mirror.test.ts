@@ -4,7 +4,8 @@ import { decideRevision } from '../../src/modules/apps/revisions.service.ts';
 import { collectUnreferencedAssets } from '../../src/modules/assets/asset-gc.ts';
 import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
 import { deps, eventually } from '../apps/fixtures.ts';
-import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
+import { createTestApp, listen, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
+import { launchBrowser } from '../console/browser.ts';
 import { image, startImageServer, type ImageServer } from './image-server.ts';
 import { createAdminAccount, signedIn } from '../console/support.ts';
 import { jpeg, mirrorOf, png, pngDeclaring, sha256 } from './images.ts';
@@ -122,6 +123,34 @@ describe('the reviewer looks at the stored copies', () => {
       expect(page.headers.get('content-security-policy')).toContain("img-src 'self' data:;");
     }
   });
+});
+
+describe('the reviewer looks at the stored copies, in a browser', () => {
+  test('opening a review page asks the developer\'s server for nothing; the stored copies load from the console', async () => {
+    const app = await submitted(listing({ logo: '/logo.png', shots: ['/shot.png', '/missing.png'] }));
+    await checked(app.id);
+    const reviewer = await signedIn(t, await createAdminAccount(t, 'reviewer'));
+    const served = listen(t);
+    const browser = await launchBrowser();
+    try {
+      const context = await browser.newContext({ viewport: { width: 1400, height: 4000 } });
+      await context.addCookies([...reviewer.cookies].map(([name, value]) => ({ name, value, url: served.baseUrl })));
+      const page = await context.newPage();
+      const requested: string[] = [];
+      page.on('request', (request) => void requested.push(request.url()));
+      const hitsBefore = server.hits.length;
+      await page.goto(`${served.baseUrl}/admin/review/apps/${app.id}`, { waitUntil: 'load' });
+      // In the page (strings: the test's own types have no DOM): every image settled, then each one's decoded width.
+      await page.waitForFunction('[...document.images].every((image) => image.complete)');
+      const widths = await page.evaluate<number[]>('[...document.images].map((image) => image.naturalWidth)');
+      expect(widths).toEqual([512, 1280]);
+      expect(requested.filter((address) => !address.startsWith(served.baseUrl))).toEqual([]);
+      expect(server.hits.slice(hitsBefore)).toEqual([]);
+    } finally {
+      await browser.close();
+      await served.stop();
+    }
+  }, 60_000);
 });
 
 describe('stale decisions and new copies', () => {
