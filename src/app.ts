@@ -64,7 +64,7 @@ export function createApp(ctx: AppContext) {
     .use(installsApi(ctx, auth, rateLimits))
     .use(reviewsApi(ctx, auth, rateLimits))
     .use(analyticsApi(ctx, auth))
-    .use(assetsApi(ctx))
+    .use(assetsApi(ctx, auth))
     .use(webhooksApi(ctx, auth))
     .use(reviewRepliesApi(ctx, auth))
     .use(trustedPublishingApi(ctx, auth))

@@ -66,6 +66,19 @@ async function review(options: { replied?: boolean } = {}) {
   if (options.replied) await t.call('PUT', `/api/dev/apps/${app.id}/reviews/${created.body.id}/reply`, { token: ownerKey, body: { body: 'Thank you!' } });
   return { id: app.id, reviewId: created.body.id as string };
 }
+/** A draft whose logo check stored a copy (written directly: no image server here); the copy's file name. */
+async function storedCopy() {
+  const id = await draft();
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  const sha256 = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
+  await t.sql(`insert into assets (sha256, extension, content_type, byte_size, bytes) values (?, 'png', 'image/png', 32, ?)`, [sha256, Buffer.from(bytes)]);
+  await t.sql(
+    `insert into asset_checks (app_id, field, url, ok, format, width, height, sha256, checked_at)
+     select id, 'logoUrl', logo_url, true, 'png', 512, 512, ?, now() from apps where id = ?`,
+    [sha256, id],
+  );
+  return { id, file: `${sha256}.png` };
+}
 async function hook() {
   const created = await t.call('POST', '/api/dev/webhooks', { token: ownerKey, body: { url: 'http://127.0.0.1:9/hook', events: ['app.approved'] } });
   if (created.status !== 201) throw new Error(`webhook failed: ${created.status} ${JSON.stringify(created.body)}`);
@@ -205,6 +218,12 @@ const ROUTES: Record<string, RouteSpec> = {
     probe: { body: { token: 'not-a-jwt' }, status: 401, code: 'UNAUTHENTICATED' },
     target: async () => ({ body: { token: (await trustedPublisher()).token } }),
     ok: 201,
+  },
+  'GET /api/dev/apps/:id/assets/:file': {
+    needs: { takes: 'api-key', scope: 'APP_READ' },
+    probe: unknownId,
+    target: async () => ({ params: await storedCopy() }),
+    ok: 200,
   },
   'GET /api/dev/apps/:id/analytics': {
     needs: { takes: 'api-key', scope: 'ANALYTICS_READ' },

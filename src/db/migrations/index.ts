@@ -17,6 +17,7 @@ import { Migration20261203000001_install_watermark } from './Migration2026120300
 import { Migration20261211000001_admin_sign_in_failures } from './Migration20261211000001_admin_sign_in_failures.ts';
 import { Migration20261211000002_admin_disable_and_enrolment_codes } from './Migration20261211000002_admin_disable_and_enrolment_codes.ts';
 import { Migration20261218000001_trusted_publishing } from './Migration20261218000001_trusted_publishing.ts';
+import { Migration20261210000001_revision_versions } from './Migration20261210000001_revision_versions.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -39,4 +40,5 @@ export const migrations = [
   { name: 'Migration20261211000001_admin_sign_in_failures', class: Migration20261211000001_admin_sign_in_failures },
   { name: 'Migration20261211000002_admin_disable_and_enrolment_codes', class: Migration20261211000002_admin_disable_and_enrolment_codes },
   { name: 'Migration20261218000001_trusted_publishing', class: Migration20261218000001_trusted_publishing },
+  { name: 'Migration20261210000001_revision_versions', class: Migration20261210000001_revision_versions },
 ];
