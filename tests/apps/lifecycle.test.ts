@@ -16,7 +16,7 @@ beforeAll(async () => {
   t = await createTestApp();
   dev = await registerDeveloper(t);
   key = await mintKey(t, dev);
-});
+}, 30_000);
 afterAll(() => t.close());
 
 const submit = (id: string) => t.call('POST', `/api/dev/apps/${id}/submit`, { token: key });
