@@ -6,6 +6,7 @@ import { CreateAppBody, OwnerAppView, UpdateAppBody } from './apps.model.ts';
 import { createApp, deleteApp, getOwnApp, listOwnApps, updateApp } from './apps.service.ts';
 import { preflight, submitApp } from './submission.ts';
 import { openRevision } from './revisions.service.ts';
+import { withdrawRevision, withdrawSubmission } from './withdrawal.ts';
 
 const PreflightResult = t.Object({
   ready: t.Boolean({ description: 'Whether submitting now would succeed' }),
@@ -96,5 +97,25 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
             'Needs APP_UPDATE. Body as PUT. Only for APPROVED or SUSPENDED apps (else 409 INVALID_STATE_TRANSITION). The live listing is unchanged until an admin approves. A proposal made while one is pending merges into it (its fields win) and bumps `pendingRevision.version`. The listing the revision would produce must stay complete (logo, 2–6 screenshots; else 400 SUBMISSION_INCOMPLETE). Returns the app with `pendingRevision`.',
         },
       },
-    );
+    )
+    .post('/:id/withdraw', async ({ principal, params }) => withdrawSubmission(deps(), principal.developerId, params.id), {
+      apiKey: 'APP_UPDATE',
+      params: IdParams,
+      response: { 200: OwnerAppView, ...problems(400, 401, 403, 404, 409) },
+      detail: {
+        summary: 'Withdraw a submission',
+        description:
+          'Needs APP_UPDATE. PENDING → DRAFT: the app leaves the review queue (a reviewer working on it is released) and can be edited and submitted again. Any other state is 409 INVALID_STATE_TRANSITION.',
+      },
+    })
+    .delete('/:id/revision', async ({ principal, params }) => withdrawRevision(deps(), principal.developerId, params.id), {
+      apiKey: 'APP_UPDATE',
+      params: IdParams,
+      response: { 200: OwnerAppView, ...problems(400, 401, 403, 404) },
+      detail: {
+        summary: 'Withdraw the pending revision',
+        description:
+          'Needs APP_UPDATE. The pending revision leaves the review queue; the live listing is unchanged. 404 when the app has no pending revision. Returns the app.',
+      },
+    });
 }

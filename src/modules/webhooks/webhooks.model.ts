@@ -4,6 +4,7 @@ import { Clearable, HttpUrl, NullableTimestamp, PageQuery, SingleLine, Timestamp
 /** What a developer can subscribe to. `ping` (sent by the test route) needs no subscription. */
 export const WEBHOOK_EVENT_TYPES = [
   'app.submitted',
+  'app.withdrawn',
   'app.approved',
   'app.rejected',
   'app.suspended',
@@ -11,6 +12,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'app.edited_by_support',
   'revision.approved',
   'revision.rejected',
+  'revision.withdrawn',
   'review.created',
   'review.updated',
   'review.replied',
