@@ -32,7 +32,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await receiver.stop();
   await t.close();
-});
+}, 30_000);
 
 const queueIds = async () =>
   (await reviewQueuePage(t.ctx.orm.em.fork(), { q: null, kind: null, page: 1, limit: 100, offset: 0 })).data.map((entry) => entry.id);

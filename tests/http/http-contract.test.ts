@@ -11,6 +11,7 @@ import { createTokenVerifier } from '../../src/modules/identity/platform-identit
 import { createBoss } from '../../jobs/queues.ts';
 import { generateKey } from '../../src/modules/api-keys/key-format.ts';
 import type { AppContext } from '../../src/app-context.ts';
+import { dereferenced } from '../support/openapi.ts';
 import { createTestApp, type TestApp } from '../support/harness.ts';
 
 let t: TestApp;
@@ -76,7 +77,7 @@ describe('errors are problem+json', () => {
 
 describe('OpenAPI', () => {
   test('/swagger/json documents every route with a bearer scheme; /swagger serves the UI', async () => {
-    const document = (await t.call('GET', '/swagger/json')).body;
+    const document = dereferenced((await t.call('GET', '/swagger/json')).body);
     expect(document.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const path of ['/api/dev/register', '/api/dev/me', '/api/dev/api-keys', '/api/dev/api-keys/{id}', '/livez', '/readyz']) {
       expect(document.paths[path]).toBeDefined();

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { mirrorPath } from '../assets/asset-files.ts';
+import { mirrorUrl } from '../assets/asset-files.ts';
+import { ownPath } from '../../lib/public-url.ts';
 import type { OwnerAppView } from './apps.model.ts';
 import { listedAssets, type ListedAsset, type ListingImages } from './listed-assets.ts';
 
@@ -39,7 +40,7 @@ export function withPublishedAssets<T extends ListingImages>(listing: T, publish
   if (!published) return listing;
   const shown = (field: string, url: string) => {
     const copy = published[field];
-    return copy && copy[0] === url ? mirrorPath(copy[1], copy[2]) : url;
+    return copy && copy[0] === url ? mirrorUrl(copy[1], copy[2]) : url;
   };
   const screenshots = [...listing.screenshots].sort((a, b) => a.order - b.order);
   return {
@@ -68,7 +69,7 @@ export function imagesForReview(view: Pick<OwnerAppView, 'logoUrl' | 'bannerUrl'
 } {
   const shown = (asset: ListedAsset): ShownImage => {
     const check = view.assetChecks.find((c) => c.field === asset.field && c.url === asset.url);
-    return check?.mirrorUrl ? { url: check.mirrorUrl, mirrored: true } : { url: asset.url, mirrored: false };
+    return check?.mirrorUrl ? { url: ownPath(check.mirrorUrl), mirrored: true } : { url: asset.url, mirrored: false };
   };
   const listed = listedAssets(view);
   const at = (field: string) => listed.find((asset) => asset.field === field);

@@ -45,7 +45,13 @@ export async function withdrawRevision({ em, jobs }: AppServiceDeps, developerId
     recordTransition(tx, locked, { actor: developerActor(developerId), action: 'revision.withdraw', from: locked.status });
     await releaseClaim(tx, claimSubject('revision', revision.id));
     await emitAppEvent(jobs, tx, 'revision.withdrawn', locked.id, {
-      revision: { id: revision.id, version: revision.version, status: revision.status, changes: revision.changes, withdrawnAt: revision.decidedAt.toISOString() },
+      revision: {
+        id: revision.id,
+        version: revision.version,
+        status: revision.status,
+        changes: revision.changes,
+        withdrawnAt: revision.decidedAt.toISOString(),
+      },
     });
     return locked;
   });

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import { notFound } from '../../http/problem.ts';
-import { problems } from '../../http/schemas.ts';
+import { MEDIA_TYPES, problems } from '../../http/schemas.ts';
 import { parseAssetFile } from './asset-files.ts';
 import { readAsset } from './asset-store.ts';
 
@@ -28,7 +28,11 @@ export function assetsApi(ctx: AppContext) {
     },
     {
       params: t.Object({ file: t.String({ description: '`<sha256>.png` or `<sha256>.jpg`' }) }),
-      response: { 200: t.Any({ description: 'The image bytes (image/png or image/jpeg)' }), 304: t.Any(), ...problems(404) },
+      response: {
+        200: t.Any({ description: 'The image bytes, exactly as reviewed', [MEDIA_TYPES]: ['image/png', 'image/jpeg'] }),
+        304: t.Any({ description: 'Not modified: the copy named in `If-None-Match` is current' }),
+        ...problems('NOT_FOUND'),
+      },
       detail: {
         summary: 'A mirrored listing image',
         description:
