@@ -28,7 +28,7 @@ beforeAll(async () => {
     body: { url: receiver.url('/hook'), events: ['app.withdrawn', 'revision.withdrawn'] },
   });
   expect(hook.status).toBe(201);
-});
+}, 30_000);
 afterAll(async () => {
   await receiver.stop();
   await t.close();

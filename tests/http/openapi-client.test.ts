@@ -17,7 +17,7 @@ beforeAll(async () => {
   const document = await t.call('GET', '/swagger/json');
   expect(document.status).toBe(200);
   await Bun.write(join(dir, 'openapi.json'), JSON.stringify(document.body));
-});
+}, 30_000);
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
   await t.close();

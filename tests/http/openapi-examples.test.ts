@@ -15,7 +15,7 @@ beforeAll(async () => {
   // The webhook example is a receiver on this machine, as in development.
   t = await createTestApp({ ALLOW_PRIVATE_FETCH: 'true' });
   document = (await t.call('GET', '/swagger/json')).body;
-});
+}, 30_000);
 afterAll(() => t.close(), 30_000);
 
 interface Target {

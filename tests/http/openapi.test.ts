@@ -7,7 +7,7 @@ let t: TestApp;
 beforeAll(async () => {
   // Rate limits on (the default), so the document states them.
   t = await createTestApp({ RATE_LIMITS: 'developer=600' });
-});
+}, 30_000);
 afterAll(() => t.close(), 30_000);
 
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, '{$1}');
@@ -58,7 +58,7 @@ describe('the document developers build on (issue 15)', () => {
   beforeAll(async () => {
     pub = await createTestApp({ PUBLIC_URL: 'https://marketplace.example.com/', RATE_LIMITS: 'developer=600' });
     doc = (await pub.call('GET', '/swagger/json')).body;
-  });
+  }, 30_000);
   afterAll(() => pub.close(), 30_000);
 
   const operations = () =>
