@@ -40,7 +40,8 @@ describe('errors are problem+json', () => {
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toBe('application/problem+json');
     expect(response.body).toMatchObject({ status: 404, code: 'NOT_FOUND', title: 'Not Found' });
-    expect(response.body.type).toStartWith('https://');
+    // Absolute, under PUBLIC_URL (its default here), leading to the page that explains the code.
+    expect(response.body.type).toBe('http://localhost:3000/problems/NOT_FOUND');
   });
 
   test('malformed JSON is 400 VALIDATION_FAILED, never 422', async () => {
