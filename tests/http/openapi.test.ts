@@ -181,3 +181,44 @@ describe('the documented codes are the codes the service answers with', () => {
     }
   }, 60_000);
 });
+
+describe('generic refusals of every operation are documented', () => {
+  test('no credential, a bad one, a bad path parameter, a non-JSON, malformed or oversized body: each code is in the enum of its operation and status', async () => {
+    const local = await createTestApp({ MAX_BODY_BYTES: '4096', RATE_LIMITS: 'developer=600' });
+    try {
+      const doc = (await local.call('GET', '/swagger/json')).body;
+      const key = await mintKey(local, await registerDeveloper(local));
+      let checked = 0;
+      for (const [template, item] of Object.entries<any>(doc.paths)) {
+        for (const [method, operation] of Object.entries<any>(item)) {
+          const label = `${method.toUpperCase()} ${template}`;
+          const concrete = (value: string) => template.replace(/\{[^}]+\}/g, value);
+          const attempts: Parameters<TestApp['call']>[2][] = [];
+          const needsCredential = (operation.security ?? []).length > 0 && !operation.security.some((requirement: object) => Object.keys(requirement).length === 0);
+          if (needsCredential) attempts.push({}, { token: 'not-a-token' });
+          if (operation.requestBody) {
+            const big = JSON.stringify({ padding: 'x'.repeat(5000) });
+            attempts.push(
+              { token: key, rawBody: 'name=x', headers: { 'content-type': 'text/plain' } },
+              { token: key, rawBody: '{"unterminated' },
+              { token: key, rawBody: big, headers: { 'content-length': String(big.length) } },
+            );
+          }
+          const paths = [concrete('00000000-0000-4000-8000-000000000000')];
+          if (operation.parameters?.some((parameter: any) => parameter.in === 'path' && parameter.schema.pattern)) paths.push(concrete('not-a-uuid'));
+          for (const path of paths) {
+            for (const options of [...attempts, { token: key }]) {
+              const response = await local.call(method.toUpperCase(), path, options);
+              if (response.status < 400) continue;
+              expect(codesOf(doc, method, template, response.status), `${label} (${path}) answered ${response.status} ${response.body.code}`).toContain(response.body.code);
+              checked += 1;
+            }
+          }
+        }
+      }
+      expect(checked).toBeGreaterThan(100);
+    } finally {
+      await local.close();
+    }
+  }, 120_000);
+});
