@@ -154,6 +154,26 @@ const ROUTES: Record<string, RouteSpec> = {
     target: async () => ({ params: { id: await draft() } }),
     ok: 200,
   },
+  'POST /api/dev/apps/:id/withdraw': {
+    needs: { takes: 'api-key', scope: 'APP_UPDATE' },
+    probe: unknownId,
+    async target() {
+      const id = await draft();
+      await t.call('POST', `/api/dev/apps/${id}/submit`, { token: ownerKey });
+      return { params: { id } };
+    },
+    ok: 200,
+  },
+  'DELETE /api/dev/apps/:id/revision': {
+    needs: { takes: 'api-key', scope: 'APP_UPDATE' },
+    probe: unknownId,
+    async target() {
+      const { id } = await approved();
+      await t.call('POST', `/api/dev/apps/${id}/revisions`, { token: ownerKey, body: { description: 'To be withdrawn.' } });
+      return { params: { id } };
+    },
+    ok: 200,
+  },
   'POST /api/dev/apps/:id/revisions': {
     needs: { takes: 'api-key', scope: 'APP_UPDATE' },
     probe: invalidBody,
