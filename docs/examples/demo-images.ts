@@ -21,7 +21,12 @@ export function solidPng(width: number, height: number, [red, green, blue]: [num
   for (let x = 0; x < width; x++) row.set([red, green, blue], 1 + x * 3);
   const pixels = deflateSync(Buffer.concat(Array.from({ length: height }, () => row)));
   return new Uint8Array(
-    Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', pixels), chunk('IEND', Buffer.alloc(0))]),
+    Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      chunk('IHDR', header),
+      chunk('IDAT', pixels),
+      chunk('IEND', Buffer.alloc(0)),
+    ]),
   );
 }
 

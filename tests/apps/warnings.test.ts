@@ -41,7 +41,11 @@ test('a small logo and a missing screenshot are warnings at their paths, in pref
   const app = await createApp(
     t,
     key,
-    completeApp({ environment: 'staging', logoUrl: url('/small-logo.png'), screenshots: [{ url: url('/shot.png') }, { url: url('/missing.png') }] }),
+    completeApp({
+      environment: 'staging',
+      logoUrl: url('/small-logo.png'),
+      screenshots: [{ url: url('/shot.png') }, { url: url('/missing.png') }],
+    }),
   );
   await assetChecksSettled(t, app.id);
 
@@ -61,12 +65,23 @@ test('a small logo and a missing screenshot are warnings at their paths, in pref
 });
 
 test('an image whose check has not finished is a pending warning; a clean listing has none', async () => {
-  const pending = await createApp(t, key, completeApp({ environment: 'staging', logoUrl: url('/slow.png'), screenshots: [{ url: url('/shot.png') }, { url: url('/shot.png') }] }));
+  const pending = await createApp(
+    t,
+    key,
+    completeApp({ environment: 'staging', logoUrl: url('/slow.png'), screenshots: [{ url: url('/shot.png') }, { url: url('/shot.png') }] }),
+  );
   const first = await t.call('POST', `/api/dev/apps/${pending.id}/preflight`, { token: key });
-  expect(first.body.warnings).toContainEqual({ path: 'logoUrl', message: 'not checked yet: the image is fetched and checked in the background' });
+  expect(first.body.warnings).toContainEqual({
+    path: 'logoUrl',
+    message: 'not checked yet: the image is fetched and checked in the background',
+  });
   releaseSlow();
 
-  const clean = await createApp(t, key, completeApp({ environment: 'staging', logoUrl: url('/logo.png'), screenshots: [{ url: url('/shot.png') }, { url: url('/shot.png') }] }));
+  const clean = await createApp(
+    t,
+    key,
+    completeApp({ environment: 'staging', logoUrl: url('/logo.png'), screenshots: [{ url: url('/shot.png') }, { url: url('/shot.png') }] }),
+  );
   await assetChecksSettled(t, clean.id);
   const settled = await eventually(async () => {
     const response = await t.call('POST', `/api/dev/apps/${clean.id}/preflight`, { token: key });

@@ -52,7 +52,10 @@ test('each request body example is accepted as it stands', async () => {
     ['POST /api/dev/apps/{id}/revisions', async () => ({ path: `/api/dev/apps/${approved!.id}/revisions`, token: key })],
     ['POST /api/apps/{slug}/install', async () => ({ path: `/api/apps/${approved!.slug}/install`, token: reviewer })],
     ['POST /api/apps/{slug}/reviews', async () => ({ path: `/api/apps/${approved!.slug}/reviews`, token: reviewer })],
-    ['PUT /api/dev/apps/{id}/reviews/{reviewId}/reply', async () => ({ path: `/api/dev/apps/${approved!.id}/reviews/${reviewId}/reply`, token: key })],
+    [
+      'PUT /api/dev/apps/{id}/reviews/{reviewId}/reply',
+      async () => ({ path: `/api/dev/apps/${approved!.id}/reviews/${reviewId}/reply`, token: key }),
+    ],
     ['POST /api/dev/webhooks', async () => ({ path: '/api/dev/webhooks', token: key })],
     ['PUT /api/dev/webhooks/{id}', async () => ({ path: `/api/dev/webhooks/${webhookId}`, token: key })],
   ];

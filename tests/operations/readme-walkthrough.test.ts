@@ -35,10 +35,20 @@ beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'walkthrough-'));
   t = await createTestApp({ ALLOW_PRIVATE_FETCH: 'true', PORT: String(ports.service) });
   t.app.listen({ hostname: '127.0.0.1', port: ports.service });
-  images = Bun.spawn(['bun', 'run', 'demo:images'], { cwd: ROOT, env: { ...process.env, PORT: String(ports.images) }, stdout: 'ignore', stderr: 'ignore' });
+  images = Bun.spawn(['bun', 'run', 'demo:images'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(ports.images) },
+    stdout: 'ignore',
+    stderr: 'ignore',
+  });
   // Started when it serves the logo.
   const started = Date.now() + 15_000;
-  while (!(await fetch(`http://127.0.0.1:${ports.images}/focus-timer/logo.png`).then((response) => response.ok, () => false))) {
+  while (
+    !(await fetch(`http://127.0.0.1:${ports.images}/focus-timer/logo.png`).then(
+      (response) => response.ok,
+      () => false,
+    ))
+  ) {
     if (Date.now() > started) throw new Error('bun run demo:images did not start');
     await Bun.sleep(100);
   }

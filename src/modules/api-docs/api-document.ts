@@ -127,6 +127,9 @@ function completeOperation(operation: Json, path: string, schemas: Json, options
     codes.add('VALIDATION_FAILED').add('PAYLOAD_TOO_LARGE').add('UNSUPPORTED_MEDIA_TYPE');
   }
   if (operation.parameters?.length) codes.add('VALIDATION_FAILED');
+  // Swagger UI fills "Try it out" from a parameter's own example.
+  for (const parameter of operation.parameters ?? [])
+    if (parameter.schema?.examples?.[0] !== undefined) parameter.example ??= parameter.schema.examples[0];
   // Everything under /api and /assets reads the database: a pool that stays busy, or a database that is away, is a 503.
   if (path.startsWith('/api/') || path.startsWith('/assets/')) codes.add('OVERLOADED').add('UNAVAILABLE');
 
