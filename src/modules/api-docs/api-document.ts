@@ -49,7 +49,6 @@ export function buildApiDocument(app: AnyElysia, options: DocumentOptions): Json
       description:
         'Developers register, mint scoped API keys and submit app listings for review; the public catalogue lists, searches and installs approved apps. Every error is RFC 9457 `application/problem+json` with a stable `code`; each code is explained at its `type` URI.',
       license: { name: 'Proprietary', url: `${options.publicUrl}/swagger` },
-      contact: { name: 'Marketplace developer support', url: `${options.publicUrl}/swagger` },
     },
     servers: [{ url: options.publicUrl, description: 'This deployment (PUBLIC_URL)' }],
     security: [],
@@ -166,6 +165,14 @@ function problemResponse(status: number, codes: ErrorCode[], declared: Json | un
     ...(headers ? { headers } : {}),
     content: {
       'application/problem+json': {
+        example: {
+          type: `${options.publicUrl}/problems/${codes[0]}`,
+          title: statusTitle(status),
+          status,
+          detail: PROBLEM_TYPES[codes[0]!].meaning,
+          code: codes[0],
+          requestId: '0193a5c2-7b4e-7c8d-9e0f-1a2b3c4d5e6f',
+        },
         schema: {
           allOf: [
             { $ref: `${COMPONENT_PREFIX}Problem` },
