@@ -77,10 +77,17 @@ export const NullableTimestamp = t.Union([Timestamp, t.Null()]);
 export const Clearable = <T extends TSchema>(schema: T) => t.Optional(t.Union([schema, t.Null()]));
 
 const problemProperties = (codes: readonly ErrorCode[]) => ({
-  type: t.String({ format: 'uri', description: 'Where the code is explained: `/problems/<code>` on this service', examples: ['http://localhost:3000/problems/APP_NOT_EDITABLE'] }),
+  type: t.String({
+    format: 'uri',
+    description: 'Where the code is explained: `/problems/<code>` on this service',
+    examples: ['http://localhost:3000/problems/APP_NOT_EDITABLE'],
+  }),
   title: t.String({ description: 'The HTTP reason phrase', examples: ['Conflict'] }),
   status: Integer({ description: 'The HTTP status', examples: [409] }),
-  detail: t.String({ description: 'What went wrong with this request, in words', examples: ['An APPROVED app cannot be edited; open a revision instead'] }),
+  detail: t.String({
+    description: 'What went wrong with this request, in words',
+    examples: ['An APPROVED app cannot be edited; open a revision instead'],
+  }),
   code: t.UnionEnum(codes as [ErrorCode, ...ErrorCode[]], { description: 'Stable, machine-readable: branch on this', default: undefined }),
   requestId: t.String({ description: 'Quote it to support; also in `X-Request-Id`', examples: ['01938f7e-2c4b-7d1a-9b3c-5e6f7a8b9c0d'] }),
   errors: t.Optional(
@@ -150,13 +157,13 @@ export const PageQuery = {
 export const Paginated = <T extends TSchema>(item: T, description: string) =>
   t.Object(
     {
-    data: t.Array(item),
-    pagination: t.Object({
-      page: Integer({ examples: [1] }),
-      limit: Integer({ examples: [20] }),
-      total: Integer({ description: 'Items across all pages', examples: [42] }),
-      totalPages: Integer({ examples: [3] }),
-    }),
+      data: t.Array(item),
+      pagination: t.Object({
+        page: Integer({ examples: [1] }),
+        limit: Integer({ examples: [20] }),
+        total: Integer({ description: 'Items across all pages', examples: [42] }),
+        totalPages: Integer({ examples: [3] }),
+      }),
     },
     { description },
   );
