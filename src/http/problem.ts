@@ -32,6 +32,7 @@ export type ErrorCode =
   | 'INVALID_STATE_TRANSITION'
   | 'DEVELOPER_EXISTS'
   | 'STALE_VERSION'
+  | 'TRUSTED_PUBLISHER_EXISTS'
   | 'CONFLICT'
   | 'LIMIT_EXCEEDED'
   | 'RATE_LIMITED'
@@ -150,6 +151,11 @@ export const PROBLEM_TYPES: Record<ErrorCode, ProblemType> = {
     status: 409,
     meaning: 'What you decided on changed since you read it.',
     action: 'Read it again and decide on the version you now see.',
+  },
+  TRUSTED_PUBLISHER_EXISTS: {
+    status: 409,
+    meaning: 'This CI workflow (repository, workflow file and environment) already publishes an app; one workflow publishes one app.',
+    action: 'Use another workflow file or environment for this app, or remove the workflow from the other app first.',
   },
   CONFLICT: {
     status: 409,

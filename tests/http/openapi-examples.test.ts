@@ -3,6 +3,7 @@ import { createTestApp, mintKey, type TestApp, type TestDeveloper } from '../sup
 import { approvedApp } from '../apps/fixtures.ts';
 import { transitionDeveloper } from '../../src/modules/developers/developers.service.ts';
 import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
+import { startIssuer, type TestIssuer } from '../publishing/oidc-issuer.ts';
 
 /**
  * "Try it out" works: every request body the document shows as an example is accepted as it is
@@ -11,16 +12,24 @@ import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
  */
 let t: TestApp;
 let document: any;
+let issuer: TestIssuer;
 beforeAll(async () => {
-  // The webhook example is a receiver on this machine, as in development.
-  t = await createTestApp({ ALLOW_PRIVATE_FETCH: 'true' });
+  // The webhook example is a receiver on this machine, as in development; a CI identity provider
+  // on this machine signs the token the exchange example stands for.
+  issuer = await startIssuer();
+  t = await createTestApp({ ALLOW_PRIVATE_FETCH: 'true', TRUSTED_PUBLISHING_ISSUERS: `https://token.actions.githubusercontent.com,${issuer.url}` });
   document = (await t.call('GET', '/swagger/json')).body;
 }, 30_000);
-afterAll(() => t.close(), 30_000);
+afterAll(async () => {
+  issuer.stop();
+  await t.close();
+}, 30_000);
 
 interface Target {
   path: string;
   token?: string;
+  /** The example with its one value that cannot be written down in advance (a freshly signed token). */
+  body?: object;
 }
 
 test('each request body example is accepted as it stands', async () => {
@@ -58,15 +67,27 @@ test('each request body example is accepted as it stands', async () => {
     ],
     ['POST /api/dev/webhooks', async () => ({ path: '/api/dev/webhooks', token: key })],
     ['PUT /api/dev/webhooks/{id}', async () => ({ path: `/api/dev/webhooks/${webhookId}`, token: key })],
+    ['POST /api/dev/apps/{id}/trusted-publishers', async () => ({ path: `/api/dev/apps/${approved!.id}/trusted-publishers`, token: key })],
+    [
+      'POST /api/dev/trusted-publishing/exchange',
+      async () => {
+        // The example is the shape of a job's token; a real one comes from a trusted issuer, for a workflow registered here.
+        const ci = { issuer: issuer.url, repository: 'acme/focus-timer-ci', workflow: 'publish.yml', environment: 'production' };
+        const registered = await t.call('POST', `/api/dev/apps/${approved!.id}/trusted-publishers`, { token: key, body: ci });
+        expect(registered.status).toBe(201);
+        return { path: '/api/dev/trusted-publishing/exchange', body: { token: await issuer.token({ repository: ci.repository }) } };
+      },
+    ],
   ];
   expect([...examples.keys()].sort(), 'every operation with a body has a case here').toEqual(cases.map(([operation]) => operation).sort());
 
   for (const [operation, target] of cases) {
-    const { path, token } = await target();
+    const { path, token, body } = await target();
     const method = operation.split(' ')[0]!;
     const example = examples.get(operation);
     expect(example, `${operation} has an example`).toBeDefined();
-    const response = await t.call(method, path, { token, body: example });
+    if (body) expect(Object.keys(body).sort()).toEqual(Object.keys(example as object).sort());
+    const response = await t.call(method, path, { token, body: body ?? example });
     expect(response.status, `${operation}: ${JSON.stringify(response.body)}`).toBeGreaterThanOrEqual(200);
     expect(response.status, `${operation}: ${JSON.stringify(response.body)}`).toBeLessThan(300);
 

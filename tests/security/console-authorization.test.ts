@@ -173,6 +173,15 @@ const ROUTES: Record<string, ConsoleRouteSpec> = {
   'POST /admin/admins': { capability: 'admins.manage', target: async () => ({ form: { email: `new-admin-${crypto.randomUUID()}@example.com`, password: 'a long enough password 1', role: 'reviewer' } }) },
   'POST /admin/admins/:id/role': { capability: 'admins.manage', target: async () => ({ params: { id: await otherAdmin() }, form: { role: 'support' } }) },
   'POST /admin/admins/:id/reset-totp': { capability: 'admins.manage', target: async () => ({ params: { id: await otherAdmin() }, form: { confirmed: 'yes' } }) },
+  'POST /admin/admins/:id/disable': { capability: 'admins.manage', target: async () => ({ params: { id: await otherAdmin() }, form: { confirmed: 'yes' } }) },
+  'POST /admin/admins/:id/enable': {
+    capability: 'admins.manage',
+    async target() {
+      const id = await otherAdmin();
+      await t.sql('update admins set disabled_at = now() where id = ?', [id]);
+      return { params: { id } };
+    },
+  },
   // Unknown console paths are console pages too (404 inside the shell), behind the same checks.
   'GET /admin/*': { capability: 'view', target: async () => ({ params: { '*': 'no-such-page' } }), ok: 404 },
   'POST /admin/*': { capability: 'view', target: async () => ({ params: { '*': 'no-such-action' } }), ok: 404 },

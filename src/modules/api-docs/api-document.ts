@@ -208,4 +208,6 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Reviews: "Users' reviews of apps",
   Assets: 'Mirrored listing images, exactly as reviewed',
   Health: 'Liveness and readiness probes',
+  'Trusted publishing': 'CI workflows that publish an app with short-lived keys instead of a stored one',
+  Publishing: 'The listing manifest (`marketplace.json`) the publisher CLI reads',
 };

@@ -18,6 +18,13 @@ import { InstallBody, InstallResult } from '../installs/installs.model.ts';
 import { DeveloperReview, ListedReview, ReplyBody, ReplyView, ReviewBody, ReviewView } from '../reviews/reviews.model.ts';
 import { CreateWebhookBody, DeliveryView, UpdateWebhookBody, WebhookView, WebhookWithSecret } from '../webhooks/webhooks.model.ts';
 import { AppAnalytics } from '../analytics/analytics.model.ts';
+import { RevisionRecordView } from '../apps/revision-history.ts';
+import {
+  CreateTrustedPublisherBody,
+  ExchangedKey,
+  TokenExchangeBody,
+  TrustedPublisherView,
+} from '../trusted-publishing/trusted-publishing.model.ts';
 
 /**
  * The schemas the API document names (`components.schemas`), so a generated client has a type to
@@ -37,6 +44,7 @@ export const API_MODELS = {
   ReviewStanding: ReviewStandingView,
   CreateApp: CreateAppBody,
   UpdateApp: UpdateAppBody,
+  RevisionRecord: RevisionRecordView,
   Developer: DeveloperProfile,
   RegisterDeveloper: RegisterDeveloperBody,
   UpdateDeveloper: UpdateDeveloperBody,
@@ -57,6 +65,10 @@ export const API_MODELS = {
   UpdateWebhook: UpdateWebhookBody,
   WebhookDelivery: DeliveryView,
   AppAnalytics,
+  TrustedPublisher: TrustedPublisherView,
+  CreateTrustedPublisher: CreateTrustedPublisherBody,
+  TokenExchange: TokenExchangeBody,
+  ExchangedKey,
 };
 
 export const apiModels = new Elysia({ name: 'api-models' }).model(API_MODELS);

@@ -1,7 +1,8 @@
 import { Elysia, t } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
-import { IdParams, PageQuery, Paginated, problems } from '../../http/schemas.ts';
+import { DataList, IdParams, PageQuery, Paginated, problems } from '../../http/schemas.ts';
+import { listRevisions, RevisionRecordView } from './revision-history.ts';
 import { CreateAppBody, OwnerAppView, PreflightView, SubmittedAppView, UpdateAppBody } from './apps.model.ts';
 import { createApp, deleteApp, getOwnApp, listOwnApps, updateApp } from './apps.service.ts';
 import { preflight, submitApp } from './submission.ts';
@@ -118,6 +119,15 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
         summary: 'Withdraw the pending revision',
         description:
           'Needs APP_UPDATE. The pending revision leaves the review queue; the live listing is unchanged. 404 when the app has no pending revision. Returns the app.',
+      },
+    })
+    .get('/:id/revisions', async ({ principal, params }) => ({ data: await listRevisions(ctx.orm.em.fork(), principal.developerId, params.id) }), {
+      apiKey: 'APP_READ',
+      params: IdParams,
+      response: { 200: DataList(RevisionRecordView, 'The app’s revisions, newest first'), ...problems('NOT_FOUND') },
+      detail: {
+        summary: "An app's revisions and their outcomes",
+        description: 'Needs APP_READ. Newest first (the last 100): each with its status, the fields it changed, and the reason when it was rejected.',
       },
     });
 }
