@@ -26,7 +26,8 @@ export interface DocumentOptions {
 }
 
 export function buildApiDocument(app: AnyElysia, options: DocumentOptions): Json {
-  const generated = toOpenAPISchema(app, undefined, undefined, undefined, '3.1.0') as { paths: Json; components: { schemas: Json } };
+  // `staticFile: false`: a route whose path has a dot (`/api/schemas/listing.json`) is an API too.
+  const generated = toOpenAPISchema(app, { staticFile: false }, undefined, undefined, '3.1.0') as { paths: Json; components: { schemas: Json } };
   const schemas: Json = Object.fromEntries(
     Object.entries(generated.components.schemas)
       .sort(([a], [b]) => a.localeCompare(b))
