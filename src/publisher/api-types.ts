@@ -1338,7 +1338,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED";
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
                         /** @constant */
                         status?: 403;
                     };
@@ -1444,7 +1444,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "OAUTH_TOKEN_REQUIRED";
+                        code: "INSUFFICIENT_SCOPE" | "OAUTH_TOKEN_REQUIRED";
                         /** @constant */
                         status?: 403;
                     };
@@ -1564,6 +1564,19 @@ export interface operations {
                         code: "UNAUTHENTICATED";
                         /** @constant */
                         status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -1803,6 +1816,19 @@ export interface operations {
                     };
                 };
             };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1916,6 +1942,19 @@ export interface operations {
                     };
                 };
             };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
             429: {
                 headers: {
                     "retry-after"?: string;
@@ -2006,6 +2045,19 @@ export interface operations {
                         code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
                         /** @constant */
                         status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };

@@ -310,7 +310,14 @@ const CREDENTIALS: Credential[] = [
 ];
 
 /** The routes a trusted-publishing key may use, on its own app only. */
-const APP_BOUND_ROUTES = new Set(['/api/dev/apps/:id', '/api/dev/apps/:id/submit', '/api/dev/apps/:id/preflight', '/api/dev/apps/:id/revisions']);
+const APP_BOUND_ROUTES = new Set([
+  '/api/dev/apps/:id',
+  '/api/dev/apps/:id/submit',
+  '/api/dev/apps/:id/preflight',
+  '/api/dev/apps/:id/revisions',
+  '/api/dev/apps/:id/revision',
+  '/api/dev/apps/:id/withdraw',
+]);
 
 /** `probe`: let in (the harmless request gets the route's own answer); `not-found`: let in, but the owner's resource is not theirs. */
 type Expectation = { status: number; code: string } | 'probe' | 'not-found';

@@ -32,7 +32,8 @@ function bearerToken(headers: Record<string, string | undefined>): string {
 const bearerDoc = (codes: ErrorCode[], security: Record<string, string[]>[] = [{ bearer: [] }]): DocumentDecoration =>
   ({ security, [GUARD_PROBLEMS]: codes }) as DocumentDecoration;
 const TOKEN_REFUSALS: ErrorCode[] = ['UNAUTHENTICATED', 'RATE_LIMITED'];
-const scopeRefusals = (scope: Scope | true): ErrorCode[] => (scope === true ? [] : ['INSUFFICIENT_SCOPE']);
+/** A key may lack the route's scope; a key bound to one app (`assertKeyReaches`) is refused elsewhere (403) and on other apps (404). */
+const KEY_REFUSALS: ErrorCode[] = ['INSUFFICIENT_SCOPE', 'NOT_FOUND'];
 
 /** What a key bound to one app (trusted publishing) may do: read, edit, submit and revise that app. */
 const APP_BOUND_ROUTES = new Set([
@@ -178,7 +179,7 @@ export function createAuth(ctx: AppContext) {
     developer: (requirement: Requirement) => {
       const { scope, limit: sharedLimit } = requirementOf(requirement);
       return {
-        detail: bearerDoc([...TOKEN_REFUSALS, 'NOT_FOUND', ...scopeRefusals(scope)]),
+        detail: bearerDoc([...TOKEN_REFUSALS, ...KEY_REFUSALS]),
         response: limitedDoc(sharedLimit),
         ...beforeValidation(async (context) => {
           const principal = await authenticated(context, () => developerFromToken(bearerToken(context.headers)));
@@ -195,7 +196,7 @@ export function createAuth(ctx: AppContext) {
     apiKey: (requirement: Requirement) => {
       const { scope, limit: sharedLimit } = requirementOf(requirement);
       return {
-      detail: bearerDoc([...TOKEN_REFUSALS, 'API_KEY_REQUIRED', ...scopeRefusals(scope)]),
+      detail: bearerDoc([...TOKEN_REFUSALS, 'API_KEY_REQUIRED', ...KEY_REFUSALS]),
       response: limitedDoc(sharedLimit),
       ...beforeValidation(async (context) => {
         const key = await authenticated(context, async () => {
