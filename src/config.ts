@@ -16,6 +16,7 @@ const EnvSchema = Type.Object({
   APP_ENV: Type.Optional(Type.Union([Type.Literal('development'), Type.Literal('test'), Type.Literal('production')])),
   PORT: Type.Optional(PositiveIntString),
   HOST: Type.Optional(Type.String({ minLength: 1 })),
+  PUBLIC_URL: Type.Optional(Type.String({ minLength: 1 })),
   DATABASE_URL: Type.Optional(UrlString),
   DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
   LOG_LEVEL: Type.Optional(Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error'), Type.Literal('silent')])),
@@ -126,6 +127,8 @@ export interface Config {
   env: AppEnv;
   port: number;
   host: string;
+  /** Where clients reach the service (`https://marketplace.example.com`, no trailing slash): the API document's server and the base of absolute asset URLs. */
+  publicUrl: string;
   /** Absent in development and test means "start an embedded PostgreSQL". */
   databaseUrl?: string;
   dataDir: string;
@@ -336,6 +339,16 @@ function parseCorsOrigins(raw: string | undefined): string[] {
   return origins;
 }
 
+/** `PUBLIC_URL`: an http(s) URL without query or fragment; a trailing slash is dropped. */
+function parsePublicUrl(raw: string | undefined, port: number): string {
+  if (raw === undefined) return `http://localhost:${port}`;
+  const url = URL.canParse(raw) ? new URL(raw) : null;
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`PUBLIC_URL must be an http:// or https:// URL without query, fragment or credentials, such as https://marketplace.example.com (got "${raw}")`);
+  }
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+}
+
 /** `MAIL_FROM` is `address`, `Display Name <address>` or `"Display, Name" <address>`, on one line. */
 const MAIL_ADDRESS = String.raw`[^\s<>@",;]+@[^\s<>@",;]+\.[^\s<>@",;]+`;
 const MAIL_FROM_FORMS = new RegExp(String.raw`^(?:${MAIL_ADDRESS}|[^<>\r\n@",;]+ <${MAIL_ADDRESS}>|"[^"\r\n]+" <${MAIL_ADDRESS}>)$`);
@@ -459,6 +472,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     env: appEnv,
     port,
     host: valid.HOST ?? (production ? '0.0.0.0' : '127.0.0.1'),
+    publicUrl: parsePublicUrl(valid.PUBLIC_URL, port),
     databaseUrl: valid.DATABASE_URL,
     dataDir: valid.DATA_DIR ?? '.data',
     logLevel: valid.LOG_LEVEL ?? (appEnv === 'test' ? 'silent' : 'info'),

@@ -176,6 +176,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/dev/apps/{id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postApiDevAppsByIdWithdraw"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dev/apps/{id}/revision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["deleteApiDevAppsByIdRevision"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/apps": {
         parameters: {
             query?: never;
@@ -480,10 +512,597 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/schemas/listing.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getApiSchemasListing.json"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        ApiKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
+            maskedKey: string;
+            /** Format: uuid */
+            parentKeyId: string | null;
+            /** Format: uuid */
+            appId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+        };
+        App: {
+            /** Format: uuid */
+            id: string;
+            slug: string;
+            name: string;
+            description: string;
+            longDescription: string | null;
+            longDescriptionHtml: string | null;
+            /** @enum {string} */
+            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+            /** @enum {string} */
+            environment: "localhost" | "staging" | "production";
+            logoUrl: string | null;
+            bannerUrl: string | null;
+            websiteUrl: string | null;
+            supportUrl: string | null;
+            privacyPolicyUrl: string | null;
+            termsOfServiceUrl: string | null;
+            oauthClientId: string | null;
+            screenshots: {
+                url: string;
+                caption: string | null;
+                order: number;
+            }[];
+            /**
+             * @default DRAFT
+             * @enum {string}
+             */
+            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
+            featured: boolean;
+            installCount: number;
+            reviewCount: number;
+            averageRating: number;
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            developer: {
+                name: string;
+                companyName: string | null;
+                websiteUrl: string | null;
+            };
+        };
+        AppAnalytics: {
+            installCount: number;
+            reviewCount: number;
+            averageRating: number;
+            /**
+             * @default DRAFT
+             * @enum {string}
+             */
+            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
+            featured: boolean;
+            installsByDay: {
+                /** Format: date */
+                date: string;
+                count: number;
+            }[];
+        };
+        AppSummary: {
+            /** Format: uuid */
+            id: string;
+            slug: string;
+            name: string;
+            description: string;
+            /** @enum {string} */
+            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+            /** @enum {string} */
+            environment: "localhost" | "staging" | "production";
+            logoUrl: string | null;
+            bannerUrl: string | null;
+            websiteUrl: string | null;
+            supportUrl: string | null;
+            privacyPolicyUrl: string | null;
+            termsOfServiceUrl: string | null;
+            oauthClientId: string | null;
+            /**
+             * @default DRAFT
+             * @enum {string}
+             */
+            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
+            featured: boolean;
+            installCount: number;
+            reviewCount: number;
+            averageRating: number;
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            developer: {
+                name: string;
+                companyName: string | null;
+                websiteUrl: string | null;
+            };
+        };
+        AssetCheck: {
+            field: string;
+            url: string;
+            ok: boolean;
+            format: string | null;
+            width: number | null;
+            height: number | null;
+            problems: string[];
+            mirrorUrl: string | null;
+            /** Format: date-time */
+            checkedAt: string;
+        };
+        CategoryCount: {
+            /** @enum {string} */
+            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+            count: number;
+        };
+        CreateApiKey: {
+            name: string;
+            scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
+            /** @default 90 */
+            expiresInDays: number;
+        };
+        CreateApp: {
+            name: string;
+            description: string;
+            longDescription?: string;
+            /** @enum {string} */
+            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+            /** @enum {string} */
+            environment: "localhost" | "staging" | "production";
+            logoUrl?: string;
+            bannerUrl?: string;
+            websiteUrl?: string;
+            supportUrl?: string;
+            privacyPolicyUrl?: string;
+            termsOfServiceUrl?: string;
+            oauthClientId?: string;
+            screenshots?: {
+                url: string;
+                caption?: string | null;
+                order?: number;
+            }[];
+            reviewNotes?: string;
+        };
+        CreatedApiKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
+            maskedKey: string;
+            /** Format: uuid */
+            parentKeyId: string | null;
+            /** Format: uuid */
+            appId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+            key: string;
+        };
+        CreateReply: {
+            body: string;
+        };
+        CreateReview: {
+            rating: number;
+            title?: string;
+            body?: string;
+        };
+        CreateTrustedPublisher: {
+            issuer: string;
+            repository: string;
+            workflow: string;
+            environment?: string;
+        };
+        CreateWebhook: {
+            url: string;
+            events: ("app.submitted" | "app.withdrawn" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "revision.withdrawn" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
+            description?: string;
+            enabled?: boolean;
+        };
+        Developer: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            email: string;
+            platformUserId: string;
+            companyName: string | null;
+            websiteUrl: string | null;
+            bio: string | null;
+            /**
+             * @default PENDING_VERIFICATION
+             * @enum {string}
+             */
+            status: "PENDING_VERIFICATION" | "VERIFIED" | "SUSPENDED";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        DeveloperReview: {
+            /** Format: uuid */
+            id: string;
+            rating: number;
+            title: string | null;
+            body: string | null;
+            authorName: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            reply: {
+                body: string;
+                /** Format: date-time */
+                repliedAt: string;
+            } | null;
+            hidden: boolean;
+        };
+        ExchangedKey: {
+            key: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** Format: uuid */
+            appId: string;
+        };
+        Install: {
+            installationId?: string;
+        };
+        InstallResult: {
+            slug: string;
+            /** Format: date-time */
+            installedAt: string;
+        };
+        ListedReview: {
+            /** Format: uuid */
+            id: string;
+            rating: number;
+            title: string | null;
+            body: string | null;
+            authorName: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            reply: {
+                body: string;
+                /** Format: date-time */
+                repliedAt: string;
+            } | null;
+        };
+        OwnerApp: {
+            /** Format: uuid */
+            id: string;
+            slug: string;
+            name: string;
+            description: string;
+            longDescription: string | null;
+            longDescriptionHtml: string | null;
+            /** @enum {string} */
+            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+            /** @enum {string} */
+            environment: "localhost" | "staging" | "production";
+            logoUrl: string | null;
+            bannerUrl: string | null;
+            websiteUrl: string | null;
+            supportUrl: string | null;
+            privacyPolicyUrl: string | null;
+            termsOfServiceUrl: string | null;
+            oauthClientId: string | null;
+            screenshots: {
+                url: string;
+                caption: string | null;
+                order: number;
+            }[];
+            /**
+             * @default DRAFT
+             * @enum {string}
+             */
+            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
+            featured: boolean;
+            installCount: number;
+            reviewCount: number;
+            averageRating: number;
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            submittedAt: string | null;
+            /** Format: date-time */
+            reviewedAt: string | null;
+            rejectionReason: string | null;
+            reviewNotes: string | null;
+            assetChecks: components["schemas"]["AssetCheck"][];
+            pendingRevision: components["schemas"]["PendingRevision"] | null;
+            review: components["schemas"]["ReviewStanding"] | null;
+        };
+        PendingRevision: {
+            /** Format: uuid */
+            id: string;
+            changes: {
+                [key: string]: unknown;
+            };
+            version: number;
+            /** @constant */
+            status: "PENDING";
+            review: components["schemas"]["ReviewStanding"];
+            assetChecks: components["schemas"]["AssetCheck"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        Preflight: {
+            ready: boolean;
+            errors: {
+                path: string;
+                message: string;
+            }[];
+            warnings: {
+                path: string;
+                message: string;
+            }[];
+        };
+        Problem: {
+            /** Format: uri */
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /** @enum {string} */
+            code: "VALIDATION_FAILED" | "SUBMISSION_INCOMPLETE" | "UNKNOWN_OAUTH_CLIENT" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "DEVELOPER_NOT_VERIFIED" | "DEVELOPER_SUSPENDED" | "API_KEY_REQUIRED" | "OAUTH_TOKEN_REQUIRED" | "PLATFORM_USER_MISMATCH" | "INSTALL_REQUIRED" | "OWN_APP" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "APP_UNAVAILABLE" | "APP_NOT_EDITABLE" | "INVALID_STATE_TRANSITION" | "DEVELOPER_EXISTS" | "STALE_VERSION" | "TRUSTED_PUBLISHER_EXISTS" | "CONFLICT" | "LIMIT_EXCEEDED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE" | "OVERLOADED";
+            requestId: string;
+            errors?: {
+                path: string;
+                message: string;
+            }[];
+        };
+        RegisterDeveloper: {
+            name: string;
+            email: string;
+            platformUserId: string;
+            companyName?: string;
+            websiteUrl?: string;
+            bio?: string;
+        };
+        Reply: {
+            /** Format: uuid */
+            reviewId: string;
+            body: string;
+            /** Format: date-time */
+            repliedAt: string;
+        };
+        Review: {
+            /** Format: uuid */
+            id: string;
+            rating: number;
+            title: string | null;
+            body: string | null;
+            authorName: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ReviewStanding: {
+            queuePosition: number;
+            /** Format: date-time */
+            expectedDecisionBy: string;
+        };
+        RevisionRecord: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @default PENDING
+             * @enum {string}
+             */
+            status: "PENDING" | "APPROVED" | "REJECTED" | "WITHDRAWN";
+            version: number;
+            changes: {
+                [key: string]: unknown;
+            };
+            rejectionReason: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            decidedAt: string | null;
+        };
+        SubmittedApp: {
+            /** Format: uuid */
+            id: string;
+            slug: string;
+            name: string;
+            description: string;
+            longDescription: string | null;
+            longDescriptionHtml: string | null;
+            /** @enum {string} */
+            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+            /** @enum {string} */
+            environment: "localhost" | "staging" | "production";
+            logoUrl: string | null;
+            bannerUrl: string | null;
+            websiteUrl: string | null;
+            supportUrl: string | null;
+            privacyPolicyUrl: string | null;
+            termsOfServiceUrl: string | null;
+            oauthClientId: string | null;
+            screenshots: {
+                url: string;
+                caption: string | null;
+                order: number;
+            }[];
+            /**
+             * @default DRAFT
+             * @enum {string}
+             */
+            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
+            featured: boolean;
+            installCount: number;
+            reviewCount: number;
+            averageRating: number;
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            submittedAt: string | null;
+            /** Format: date-time */
+            reviewedAt: string | null;
+            rejectionReason: string | null;
+            reviewNotes: string | null;
+            assetChecks: components["schemas"]["AssetCheck"][];
+            pendingRevision: components["schemas"]["PendingRevision"] | null;
+            review: components["schemas"]["ReviewStanding"] | null;
+            warnings: {
+                path: string;
+                message: string;
+            }[];
+        };
+        TokenExchange: {
+            token: string;
+        };
+        TrustedPublisher: {
+            /** Format: uuid */
+            id: string;
+            issuer: string;
+            repository: string;
+            workflow: string;
+            environment: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        UpdateApp: {
+            name?: string;
+            description?: string;
+            longDescription?: string | null;
+            /** @enum {string} */
+            category?: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+            logoUrl?: string | null;
+            bannerUrl?: string | null;
+            websiteUrl?: string | null;
+            supportUrl?: string | null;
+            privacyPolicyUrl?: string | null;
+            termsOfServiceUrl?: string | null;
+            oauthClientId?: string | null;
+            screenshots?: {
+                url: string;
+                caption?: string | null;
+                order?: number;
+            }[];
+            reviewNotes?: string | null;
+        };
+        UpdateDeveloper: {
+            name?: string;
+            email?: string;
+            companyName?: string | null;
+            websiteUrl?: string | null;
+            bio?: string | null;
+        };
+        UpdateWebhook: {
+            url?: string;
+            events?: ("app.submitted" | "app.withdrawn" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "revision.withdrawn" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
+            description?: string | null;
+            enabled?: boolean;
+        };
+        Webhook: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            description: string | null;
+            events: ("app.submitted" | "app.withdrawn" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "revision.withdrawn" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
+            enabled: boolean;
+            /** @constant */
+            disabledReason: "failing";
+            /** Format: date-time */
+            disabledAt: string | null;
+            /** Format: date-time */
+            failingSince: string | null;
+            /** Format: date-time */
+            previousSecretExpiresAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WebhookDelivery: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            eventId: string;
+            eventType: string;
+            /**
+             * @default pending
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            attempt: number;
+            statusCode: number | null;
+            latencyMs: number | null;
+            error: string | null;
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            lastAttemptAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        WebhookWithSecret: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            description: string | null;
+            events: ("app.submitted" | "app.withdrawn" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "revision.withdrawn" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
+            enabled: boolean;
+            /** @constant */
+            disabledReason: "failing";
+            /** Format: date-time */
+            disabledAt: string | null;
+            /** Format: date-time */
+            failingSince: string | null;
+            /** Format: date-time */
+            previousSecretExpiresAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            secret: string;
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
@@ -536,20 +1155,15 @@ export interface operations {
             };
             503: {
                 headers: {
+                    "retry-after"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -564,14 +1178,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    email: string;
-                    platformUserId: string;
-                    companyName?: string;
-                    websiteUrl?: string;
-                    bio?: string;
-                };
+                "application/json": components["schemas"]["RegisterDeveloper"];
             };
         };
         responses: {
@@ -580,25 +1187,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        email: string;
-                        platformUserId: string;
-                        companyName: string | null;
-                        websiteUrl: string | null;
-                        bio: string | null;
-                        /**
-                         * @default PENDING_VERIFICATION
-                         * @enum {string}
-                         */
-                        status: "PENDING_VERIFICATION" | "VERIFIED" | "SUSPENDED";
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Developer"];
                 };
             };
             400: {
@@ -606,17 +1195,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -625,17 +1208,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -644,17 +1221,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PLATFORM_USER_MISMATCH";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -663,17 +1234,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "DEVELOPER_EXISTS";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -686,17 +1277,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -716,25 +1315,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        email: string;
-                        platformUserId: string;
-                        companyName: string | null;
-                        websiteUrl: string | null;
-                        bio: string | null;
-                        /**
-                         * @default PENDING_VERIFICATION
-                         * @enum {string}
-                         */
-                        status: "PENDING_VERIFICATION" | "VERIFIED" | "SUSPENDED";
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Developer"];
                 };
             };
             401: {
@@ -742,17 +1323,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -761,17 +1336,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -784,17 +1366,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -809,13 +1399,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    email?: string;
-                    companyName?: string | null;
-                    websiteUrl?: string | null;
-                    bio?: string | null;
-                };
+                "application/json": components["schemas"]["UpdateDeveloper"];
             };
         };
         responses: {
@@ -824,25 +1408,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        email: string;
-                        platformUserId: string;
-                        companyName: string | null;
-                        websiteUrl: string | null;
-                        bio: string | null;
-                        /**
-                         * @default PENDING_VERIFICATION
-                         * @enum {string}
-                         */
-                        status: "PENDING_VERIFICATION" | "VERIFIED" | "SUSPENDED";
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Developer"];
                 };
             };
             400: {
@@ -850,17 +1416,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -869,17 +1429,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -888,17 +1442,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE" | "OAUTH_TOKEN_REQUIRED";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -907,17 +1455,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -926,17 +1468,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "DEVELOPER_EXISTS";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -949,17 +1511,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -980,25 +1550,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
-                            maskedKey: string;
-                            /** Format: uuid */
-                            parentKeyId: string | null;
-                            /** Format: uuid */
-                            appId: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            expiresAt: string;
-                            /** Format: date-time */
-                            lastUsedAt: string | null;
-                            /** Format: date-time */
-                            revokedAt: string | null;
-                        }[];
+                        data: components["schemas"]["ApiKey"][];
                     };
                 };
             };
@@ -1007,17 +1559,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -1026,17 +1585,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -1049,17 +1602,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -1074,12 +1635,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
-                    /** @default 90 */
-                    expiresInDays?: string | number;
-                };
+                "application/json": components["schemas"]["CreateApiKey"];
             };
         };
         responses: {
@@ -1088,26 +1644,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
-                        maskedKey: string;
-                        /** Format: uuid */
-                        parentKeyId: string | null;
-                        /** Format: uuid */
-                        appId: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        expiresAt: string;
-                        /** Format: date-time */
-                        lastUsedAt: string | null;
-                        /** Format: date-time */
-                        revokedAt: string | null;
-                        key: string;
-                    };
+                    "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
             400: {
@@ -1115,17 +1652,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -1134,17 +1665,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -1153,17 +1678,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "DEVELOPER_NOT_VERIFIED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -1172,17 +1691,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -1191,17 +1704,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "LIMIT_EXCEEDED";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -1214,17 +1747,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -1246,25 +1787,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
-                        maskedKey: string;
-                        /** Format: uuid */
-                        parentKeyId: string | null;
-                        /** Format: uuid */
-                        appId: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        expiresAt: string;
-                        /** Format: date-time */
-                        lastUsedAt: string | null;
-                        /** Format: date-time */
-                        revokedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["ApiKey"];
                 };
             };
             400: {
@@ -1272,17 +1795,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -1291,17 +1808,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -1310,17 +1834,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -1333,17 +1851,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -1352,8 +1878,8 @@ export interface operations {
     getApiDevApps: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -1367,104 +1893,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            slug: string;
-                            name: string;
-                            description: string;
-                            longDescription: string | null;
-                            longDescriptionHtml: string | null;
-                            /** @enum {string} */
-                            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                            /** @enum {string} */
-                            environment: "localhost" | "staging" | "production";
-                            logoUrl: string | null;
-                            bannerUrl: string | null;
-                            websiteUrl: string | null;
-                            supportUrl: string | null;
-                            privacyPolicyUrl: string | null;
-                            termsOfServiceUrl: string | null;
-                            oauthClientId: string | null;
-                            screenshots: {
-                                url: string;
-                                caption: string | null;
-                                order: string | number;
-                            }[];
-                            /**
-                             * @default DRAFT
-                             * @enum {string}
-                             */
-                            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-                            featured: boolean;
-                            installCount: string | number;
-                            reviewCount: string | number;
-                            averageRating: number;
-                            version: string | number;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            /** Format: date-time */
-                            submittedAt: string | null;
-                            /** Format: date-time */
-                            reviewedAt: string | null;
-                            rejectionReason: string | null;
-                            reviewNotes: string | null;
-                            assetChecks: {
-                                field: string;
-                                url: string;
-                                ok: boolean;
-                                format: string | null;
-                                width: (string | number) | null;
-                                height: (string | number) | null;
-                                problems: string[];
-                                mirrorUrl: string | null;
-                                /** Format: date-time */
-                                checkedAt: string;
-                            }[];
-                            pendingRevision: {
-                                /** Format: uuid */
-                                id: string;
-                                changes: {
-                                    [key: string]: unknown;
-                                };
-                                version: string | number;
-                                /** @constant */
-                                status: "PENDING";
-                                review: {
-                                    queuePosition: string | number;
-                                    /** Format: date-time */
-                                    expectedDecisionBy: string;
-                                };
-                                assetChecks: {
-                                    field: string;
-                                    url: string;
-                                    ok: boolean;
-                                    format: string | null;
-                                    width: (string | number) | null;
-                                    height: (string | number) | null;
-                                    problems: string[];
-                                    mirrorUrl: string | null;
-                                    /** Format: date-time */
-                                    checkedAt: string;
-                                }[];
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            } | null;
-                            review: {
-                                queuePosition: string | number;
-                                /** Format: date-time */
-                                expectedDecisionBy: string;
-                            } | null;
-                        }[];
+                        data: components["schemas"]["OwnerApp"][];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                         };
                     };
                 };
@@ -1474,17 +1908,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -1493,17 +1921,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -1512,17 +1934,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -1535,17 +1964,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -1560,28 +1997,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    description: string;
-                    longDescription?: string;
-                    /** @enum {string} */
-                    category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                    /** @enum {string} */
-                    environment: "localhost" | "staging" | "production";
-                    logoUrl?: string;
-                    bannerUrl?: string;
-                    websiteUrl?: string;
-                    supportUrl?: string;
-                    privacyPolicyUrl?: string;
-                    termsOfServiceUrl?: string;
-                    oauthClientId?: string;
-                    screenshots?: {
-                        url: string;
-                        caption?: string | null;
-                        order?: string | number;
-                    }[];
-                    reviewNotes?: string;
-                };
+                "application/json": components["schemas"]["CreateApp"];
             };
         };
         responses: {
@@ -1590,99 +2006,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        slug: string;
-                        name: string;
-                        description: string;
-                        longDescription: string | null;
-                        longDescriptionHtml: string | null;
-                        /** @enum {string} */
-                        category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                        /** @enum {string} */
-                        environment: "localhost" | "staging" | "production";
-                        logoUrl: string | null;
-                        bannerUrl: string | null;
-                        websiteUrl: string | null;
-                        supportUrl: string | null;
-                        privacyPolicyUrl: string | null;
-                        termsOfServiceUrl: string | null;
-                        oauthClientId: string | null;
-                        screenshots: {
-                            url: string;
-                            caption: string | null;
-                            order: string | number;
-                        }[];
-                        /**
-                         * @default DRAFT
-                         * @enum {string}
-                         */
-                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-                        featured: boolean;
-                        installCount: string | number;
-                        reviewCount: string | number;
-                        averageRating: number;
-                        version: string | number;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** Format: date-time */
-                        submittedAt: string | null;
-                        /** Format: date-time */
-                        reviewedAt: string | null;
-                        rejectionReason: string | null;
-                        reviewNotes: string | null;
-                        assetChecks: {
-                            field: string;
-                            url: string;
-                            ok: boolean;
-                            format: string | null;
-                            width: (string | number) | null;
-                            height: (string | number) | null;
-                            problems: string[];
-                            mirrorUrl: string | null;
-                            /** Format: date-time */
-                            checkedAt: string;
-                        }[];
-                        pendingRevision: {
-                            /** Format: uuid */
-                            id: string;
-                            changes: {
-                                [key: string]: unknown;
-                            };
-                            version: string | number;
-                            /** @constant */
-                            status: "PENDING";
-                            review: {
-                                queuePosition: string | number;
-                                /** Format: date-time */
-                                expectedDecisionBy: string;
-                            };
-                            assetChecks: {
-                                field: string;
-                                url: string;
-                                ok: boolean;
-                                format: string | null;
-                                width: (string | number) | null;
-                                height: (string | number) | null;
-                                problems: string[];
-                                mirrorUrl: string | null;
-                                /** Format: date-time */
-                                checkedAt: string;
-                            }[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        } | null;
-                        review: {
-                            queuePosition: string | number;
-                            /** Format: date-time */
-                            expectedDecisionBy: string;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["OwnerApp"];
                 };
             };
             400: {
@@ -1690,17 +2014,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNKNOWN_OAUTH_CLIENT" | "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -1709,17 +2027,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -1728,17 +2040,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -1751,17 +2096,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -1783,99 +2136,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        slug: string;
-                        name: string;
-                        description: string;
-                        longDescription: string | null;
-                        longDescriptionHtml: string | null;
-                        /** @enum {string} */
-                        category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                        /** @enum {string} */
-                        environment: "localhost" | "staging" | "production";
-                        logoUrl: string | null;
-                        bannerUrl: string | null;
-                        websiteUrl: string | null;
-                        supportUrl: string | null;
-                        privacyPolicyUrl: string | null;
-                        termsOfServiceUrl: string | null;
-                        oauthClientId: string | null;
-                        screenshots: {
-                            url: string;
-                            caption: string | null;
-                            order: string | number;
-                        }[];
-                        /**
-                         * @default DRAFT
-                         * @enum {string}
-                         */
-                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-                        featured: boolean;
-                        installCount: string | number;
-                        reviewCount: string | number;
-                        averageRating: number;
-                        version: string | number;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** Format: date-time */
-                        submittedAt: string | null;
-                        /** Format: date-time */
-                        reviewedAt: string | null;
-                        rejectionReason: string | null;
-                        reviewNotes: string | null;
-                        assetChecks: {
-                            field: string;
-                            url: string;
-                            ok: boolean;
-                            format: string | null;
-                            width: (string | number) | null;
-                            height: (string | number) | null;
-                            problems: string[];
-                            mirrorUrl: string | null;
-                            /** Format: date-time */
-                            checkedAt: string;
-                        }[];
-                        pendingRevision: {
-                            /** Format: uuid */
-                            id: string;
-                            changes: {
-                                [key: string]: unknown;
-                            };
-                            version: string | number;
-                            /** @constant */
-                            status: "PENDING";
-                            review: {
-                                queuePosition: string | number;
-                                /** Format: date-time */
-                                expectedDecisionBy: string;
-                            };
-                            assetChecks: {
-                                field: string;
-                                url: string;
-                                ok: boolean;
-                                format: string | null;
-                                width: (string | number) | null;
-                                height: (string | number) | null;
-                                problems: string[];
-                                mirrorUrl: string | null;
-                                /** Format: date-time */
-                                checkedAt: string;
-                            }[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        } | null;
-                        review: {
-                            queuePosition: string | number;
-                            /** Format: date-time */
-                            expectedDecisionBy: string;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["OwnerApp"];
                 };
             };
             400: {
@@ -1883,17 +2144,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -1902,17 +2157,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -1921,17 +2170,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -1940,17 +2183,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -1963,17 +2200,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -1990,26 +2235,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    description?: string;
-                    longDescription?: string | null;
-                    /** @enum {string} */
-                    category?: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                    logoUrl?: string | null;
-                    bannerUrl?: string | null;
-                    websiteUrl?: string | null;
-                    supportUrl?: string | null;
-                    privacyPolicyUrl?: string | null;
-                    termsOfServiceUrl?: string | null;
-                    oauthClientId?: string | null;
-                    screenshots?: {
-                        url: string;
-                        caption?: string | null;
-                        order?: string | number;
-                    }[];
-                    reviewNotes?: string | null;
-                };
+                "application/json": components["schemas"]["UpdateApp"];
             };
         };
         responses: {
@@ -2018,99 +2244,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        slug: string;
-                        name: string;
-                        description: string;
-                        longDescription: string | null;
-                        longDescriptionHtml: string | null;
-                        /** @enum {string} */
-                        category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                        /** @enum {string} */
-                        environment: "localhost" | "staging" | "production";
-                        logoUrl: string | null;
-                        bannerUrl: string | null;
-                        websiteUrl: string | null;
-                        supportUrl: string | null;
-                        privacyPolicyUrl: string | null;
-                        termsOfServiceUrl: string | null;
-                        oauthClientId: string | null;
-                        screenshots: {
-                            url: string;
-                            caption: string | null;
-                            order: string | number;
-                        }[];
-                        /**
-                         * @default DRAFT
-                         * @enum {string}
-                         */
-                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-                        featured: boolean;
-                        installCount: string | number;
-                        reviewCount: string | number;
-                        averageRating: number;
-                        version: string | number;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** Format: date-time */
-                        submittedAt: string | null;
-                        /** Format: date-time */
-                        reviewedAt: string | null;
-                        rejectionReason: string | null;
-                        reviewNotes: string | null;
-                        assetChecks: {
-                            field: string;
-                            url: string;
-                            ok: boolean;
-                            format: string | null;
-                            width: (string | number) | null;
-                            height: (string | number) | null;
-                            problems: string[];
-                            mirrorUrl: string | null;
-                            /** Format: date-time */
-                            checkedAt: string;
-                        }[];
-                        pendingRevision: {
-                            /** Format: uuid */
-                            id: string;
-                            changes: {
-                                [key: string]: unknown;
-                            };
-                            version: string | number;
-                            /** @constant */
-                            status: "PENDING";
-                            review: {
-                                queuePosition: string | number;
-                                /** Format: date-time */
-                                expectedDecisionBy: string;
-                            };
-                            assetChecks: {
-                                field: string;
-                                url: string;
-                                ok: boolean;
-                                format: string | null;
-                                width: (string | number) | null;
-                                height: (string | number) | null;
-                                problems: string[];
-                                mirrorUrl: string | null;
-                                /** Format: date-time */
-                                checkedAt: string;
-                            }[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        } | null;
-                        review: {
-                            queuePosition: string | number;
-                            /** Format: date-time */
-                            expectedDecisionBy: string;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["OwnerApp"];
                 };
             };
             400: {
@@ -2118,17 +2252,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "SUBMISSION_INCOMPLETE" | "UNKNOWN_OAUTH_CLIENT" | "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -2137,17 +2265,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -2156,17 +2278,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -2175,17 +2291,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -2194,17 +2304,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "APP_NOT_EDITABLE";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -2217,17 +2347,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -2249,99 +2387,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        slug: string;
-                        name: string;
-                        description: string;
-                        longDescription: string | null;
-                        longDescriptionHtml: string | null;
-                        /** @enum {string} */
-                        category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                        /** @enum {string} */
-                        environment: "localhost" | "staging" | "production";
-                        logoUrl: string | null;
-                        bannerUrl: string | null;
-                        websiteUrl: string | null;
-                        supportUrl: string | null;
-                        privacyPolicyUrl: string | null;
-                        termsOfServiceUrl: string | null;
-                        oauthClientId: string | null;
-                        screenshots: {
-                            url: string;
-                            caption: string | null;
-                            order: string | number;
-                        }[];
-                        /**
-                         * @default DRAFT
-                         * @enum {string}
-                         */
-                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-                        featured: boolean;
-                        installCount: string | number;
-                        reviewCount: string | number;
-                        averageRating: number;
-                        version: string | number;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** Format: date-time */
-                        submittedAt: string | null;
-                        /** Format: date-time */
-                        reviewedAt: string | null;
-                        rejectionReason: string | null;
-                        reviewNotes: string | null;
-                        assetChecks: {
-                            field: string;
-                            url: string;
-                            ok: boolean;
-                            format: string | null;
-                            width: (string | number) | null;
-                            height: (string | number) | null;
-                            problems: string[];
-                            mirrorUrl: string | null;
-                            /** Format: date-time */
-                            checkedAt: string;
-                        }[];
-                        pendingRevision: {
-                            /** Format: uuid */
-                            id: string;
-                            changes: {
-                                [key: string]: unknown;
-                            };
-                            version: string | number;
-                            /** @constant */
-                            status: "PENDING";
-                            review: {
-                                queuePosition: string | number;
-                                /** Format: date-time */
-                                expectedDecisionBy: string;
-                            };
-                            assetChecks: {
-                                field: string;
-                                url: string;
-                                ok: boolean;
-                                format: string | null;
-                                width: (string | number) | null;
-                                height: (string | number) | null;
-                                problems: string[];
-                                mirrorUrl: string | null;
-                                /** Format: date-time */
-                                checkedAt: string;
-                            }[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        } | null;
-                        review: {
-                            queuePosition: string | number;
-                            /** Format: date-time */
-                            expectedDecisionBy: string;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["OwnerApp"];
                 };
             };
             400: {
@@ -2349,17 +2395,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -2368,17 +2408,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -2387,17 +2421,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -2406,17 +2434,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -2425,17 +2447,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "APP_NOT_EDITABLE";
+                        /** @constant */
+                        status?: 409;
                     };
                 };
             };
@@ -2448,17 +2464,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -2480,99 +2504,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        slug: string;
-                        name: string;
-                        description: string;
-                        longDescription: string | null;
-                        longDescriptionHtml: string | null;
-                        /** @enum {string} */
-                        category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                        /** @enum {string} */
-                        environment: "localhost" | "staging" | "production";
-                        logoUrl: string | null;
-                        bannerUrl: string | null;
-                        websiteUrl: string | null;
-                        supportUrl: string | null;
-                        privacyPolicyUrl: string | null;
-                        termsOfServiceUrl: string | null;
-                        oauthClientId: string | null;
-                        screenshots: {
-                            url: string;
-                            caption: string | null;
-                            order: string | number;
-                        }[];
-                        /**
-                         * @default DRAFT
-                         * @enum {string}
-                         */
-                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-                        featured: boolean;
-                        installCount: string | number;
-                        reviewCount: string | number;
-                        averageRating: number;
-                        version: string | number;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** Format: date-time */
-                        submittedAt: string | null;
-                        /** Format: date-time */
-                        reviewedAt: string | null;
-                        rejectionReason: string | null;
-                        reviewNotes: string | null;
-                        assetChecks: {
-                            field: string;
-                            url: string;
-                            ok: boolean;
-                            format: string | null;
-                            width: (string | number) | null;
-                            height: (string | number) | null;
-                            problems: string[];
-                            mirrorUrl: string | null;
-                            /** Format: date-time */
-                            checkedAt: string;
-                        }[];
-                        pendingRevision: {
-                            /** Format: uuid */
-                            id: string;
-                            changes: {
-                                [key: string]: unknown;
-                            };
-                            version: string | number;
-                            /** @constant */
-                            status: "PENDING";
-                            review: {
-                                queuePosition: string | number;
-                                /** Format: date-time */
-                                expectedDecisionBy: string;
-                            };
-                            assetChecks: {
-                                field: string;
-                                url: string;
-                                ok: boolean;
-                                format: string | null;
-                                width: (string | number) | null;
-                                height: (string | number) | null;
-                                problems: string[];
-                                mirrorUrl: string | null;
-                                /** Format: date-time */
-                                checkedAt: string;
-                            }[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        } | null;
-                        review: {
-                            queuePosition: string | number;
-                            /** Format: date-time */
-                            expectedDecisionBy: string;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["SubmittedApp"];
                 };
             };
             400: {
@@ -2580,17 +2512,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "SUBMISSION_INCOMPLETE" | "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -2599,17 +2525,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -2618,17 +2538,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_NOT_VERIFIED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -2637,17 +2551,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -2656,17 +2564,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INVALID_STATE_TRANSITION";
+                        /** @constant */
+                        status?: 409;
                     };
                 };
             };
@@ -2679,17 +2581,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -2711,13 +2621,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        ready: boolean;
-                        errors: {
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Preflight"];
                 };
             };
             400: {
@@ -2725,17 +2629,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -2744,17 +2642,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -2763,17 +2655,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -2782,17 +2668,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -2805,17 +2685,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -2838,24 +2726,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /**
-                             * @default PENDING
-                             * @enum {string}
-                             */
-                            status: "PENDING" | "APPROVED" | "REJECTED";
-                            version: string | number;
-                            changes: {
-                                [key: string]: unknown;
-                            };
-                            rejectionReason: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            decidedAt: string | null;
-                        }[];
+                        data: components["schemas"]["RevisionRecord"][];
                     };
                 };
             };
@@ -2864,17 +2735,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -2883,17 +2748,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -2902,17 +2761,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -2921,17 +2774,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -2944,17 +2791,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -2971,26 +2826,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    description?: string;
-                    longDescription?: string | null;
-                    /** @enum {string} */
-                    category?: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                    logoUrl?: string | null;
-                    bannerUrl?: string | null;
-                    websiteUrl?: string | null;
-                    supportUrl?: string | null;
-                    privacyPolicyUrl?: string | null;
-                    termsOfServiceUrl?: string | null;
-                    oauthClientId?: string | null;
-                    screenshots?: {
-                        url: string;
-                        caption?: string | null;
-                        order?: string | number;
-                    }[];
-                    reviewNotes?: string | null;
-                };
+                "application/json": components["schemas"]["UpdateApp"];
             };
         };
         responses: {
@@ -2999,99 +2835,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        slug: string;
-                        name: string;
-                        description: string;
-                        longDescription: string | null;
-                        longDescriptionHtml: string | null;
-                        /** @enum {string} */
-                        category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                        /** @enum {string} */
-                        environment: "localhost" | "staging" | "production";
-                        logoUrl: string | null;
-                        bannerUrl: string | null;
-                        websiteUrl: string | null;
-                        supportUrl: string | null;
-                        privacyPolicyUrl: string | null;
-                        termsOfServiceUrl: string | null;
-                        oauthClientId: string | null;
-                        screenshots: {
-                            url: string;
-                            caption: string | null;
-                            order: string | number;
-                        }[];
-                        /**
-                         * @default DRAFT
-                         * @enum {string}
-                         */
-                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-                        featured: boolean;
-                        installCount: string | number;
-                        reviewCount: string | number;
-                        averageRating: number;
-                        version: string | number;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** Format: date-time */
-                        submittedAt: string | null;
-                        /** Format: date-time */
-                        reviewedAt: string | null;
-                        rejectionReason: string | null;
-                        reviewNotes: string | null;
-                        assetChecks: {
-                            field: string;
-                            url: string;
-                            ok: boolean;
-                            format: string | null;
-                            width: (string | number) | null;
-                            height: (string | number) | null;
-                            problems: string[];
-                            mirrorUrl: string | null;
-                            /** Format: date-time */
-                            checkedAt: string;
-                        }[];
-                        pendingRevision: {
-                            /** Format: uuid */
-                            id: string;
-                            changes: {
-                                [key: string]: unknown;
-                            };
-                            version: string | number;
-                            /** @constant */
-                            status: "PENDING";
-                            review: {
-                                queuePosition: string | number;
-                                /** Format: date-time */
-                                expectedDecisionBy: string;
-                            };
-                            assetChecks: {
-                                field: string;
-                                url: string;
-                                ok: boolean;
-                                format: string | null;
-                                width: (string | number) | null;
-                                height: (string | number) | null;
-                                problems: string[];
-                                mirrorUrl: string | null;
-                                /** Format: date-time */
-                                checkedAt: string;
-                            }[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        } | null;
-                        review: {
-                            queuePosition: string | number;
-                            /** Format: date-time */
-                            expectedDecisionBy: string;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["OwnerApp"];
                 };
             };
             400: {
@@ -3099,17 +2843,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "SUBMISSION_INCOMPLETE" | "UNKNOWN_OAUTH_CLIENT" | "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -3118,17 +2856,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -3137,17 +2869,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -3156,17 +2882,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -3175,17 +2895,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INVALID_STATE_TRANSITION";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -3198,17 +2938,246 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    postApiDevAppsByIdWithdraw: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerApp"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INVALID_STATE_TRANSITION";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    deleteApiDevAppsByIdRevision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerApp"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -3222,8 +3191,8 @@ export interface operations {
                 featured?: boolean;
                 search?: string;
                 sort?: "relevance" | "installs" | "rating" | "newest";
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -3237,48 +3206,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            slug: string;
-                            name: string;
-                            description: string;
-                            /** @enum {string} */
-                            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                            /** @enum {string} */
-                            environment: "localhost" | "staging" | "production";
-                            logoUrl: string | null;
-                            bannerUrl: string | null;
-                            websiteUrl: string | null;
-                            supportUrl: string | null;
-                            privacyPolicyUrl: string | null;
-                            termsOfServiceUrl: string | null;
-                            oauthClientId: string | null;
-                            /**
-                             * @default DRAFT
-                             * @enum {string}
-                             */
-                            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-                            featured: boolean;
-                            installCount: string | number;
-                            reviewCount: string | number;
-                            averageRating: number;
-                            version: string | number;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            developer: {
-                                name: string;
-                                companyName: string | null;
-                                websiteUrl: string | null;
-                            };
-                        }[];
+                        data: components["schemas"]["AppSummary"][];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                         };
                     };
                 };
@@ -3288,17 +3221,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -3311,17 +3238,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -3331,7 +3266,7 @@ export interface operations {
         parameters: {
             query?: {
                 environment?: "localhost" | "staging" | "production";
-                limit?: string | number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -3345,43 +3280,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            slug: string;
-                            name: string;
-                            description: string;
-                            /** @enum {string} */
-                            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                            /** @enum {string} */
-                            environment: "localhost" | "staging" | "production";
-                            logoUrl: string | null;
-                            bannerUrl: string | null;
-                            websiteUrl: string | null;
-                            supportUrl: string | null;
-                            privacyPolicyUrl: string | null;
-                            termsOfServiceUrl: string | null;
-                            oauthClientId: string | null;
-                            /**
-                             * @default DRAFT
-                             * @enum {string}
-                             */
-                            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-                            featured: boolean;
-                            installCount: string | number;
-                            reviewCount: string | number;
-                            averageRating: number;
-                            version: string | number;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            developer: {
-                                name: string;
-                                companyName: string | null;
-                                websiteUrl: string | null;
-                            };
-                        }[];
+                        data: components["schemas"]["AppSummary"][];
                     };
                 };
             };
@@ -3390,17 +3289,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -3413,17 +3306,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -3444,11 +3345,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @enum {string} */
-                            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                            count: string | number;
-                        }[];
+                        data: components["schemas"]["CategoryCount"][];
                     };
                 };
             };
@@ -3461,17 +3358,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -3493,49 +3398,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        slug: string;
-                        name: string;
-                        description: string;
-                        longDescription: string | null;
-                        longDescriptionHtml: string | null;
+                    "application/json": components["schemas"]["App"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                        /** @enum {string} */
-                        environment: "localhost" | "staging" | "production";
-                        logoUrl: string | null;
-                        bannerUrl: string | null;
-                        websiteUrl: string | null;
-                        supportUrl: string | null;
-                        privacyPolicyUrl: string | null;
-                        termsOfServiceUrl: string | null;
-                        oauthClientId: string | null;
-                        screenshots: {
-                            url: string;
-                            caption: string | null;
-                            order: string | number;
-                        }[];
-                        /**
-                         * @default DRAFT
-                         * @enum {string}
-                         */
-                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-                        featured: boolean;
-                        installCount: string | number;
-                        reviewCount: string | number;
-                        averageRating: number;
-                        version: string | number;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        developer: {
-                            name: string;
-                            companyName: string | null;
-                            websiteUrl: string | null;
-                        };
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -3544,17 +3419,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -3563,17 +3432,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "APP_UNAVAILABLE";
+                        /** @constant */
+                        status?: 410;
                     };
                 };
             };
@@ -3586,17 +3449,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -3613,9 +3484,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    installationId?: string;
-                };
+                "application/json": components["schemas"]["Install"];
             };
         };
         responses: {
@@ -3624,11 +3493,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        slug: string;
-                        /** Format: date-time */
-                        installedAt: string;
-                    };
+                    "application/json": components["schemas"]["InstallResult"];
                 };
             };
             400: {
@@ -3636,17 +3501,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -3655,17 +3514,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -3674,17 +3527,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -3693,17 +3540,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "APP_UNAVAILABLE";
+                        /** @constant */
+                        status?: 410;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -3716,17 +3583,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -3735,8 +3610,8 @@ export interface operations {
     getApiAppsBySlugReviews: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path: {
@@ -3752,28 +3627,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            rating: string | number;
-                            title: string | null;
-                            body: string | null;
-                            authorName: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            reply: {
-                                body: string;
-                                /** Format: date-time */
-                                repliedAt: string;
-                            } | null;
-                        }[];
+                        data: components["schemas"]["ListedReview"][];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                         };
                     };
                 };
@@ -3783,17 +3642,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -3802,17 +3655,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -3821,17 +3668,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "APP_UNAVAILABLE";
+                        /** @constant */
+                        status?: 410;
                     };
                 };
             };
@@ -3844,17 +3685,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -3871,11 +3720,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    rating: string | number;
-                    title?: string;
-                    body?: string;
-                };
+                "application/json": components["schemas"]["CreateReview"];
             };
         };
         responses: {
@@ -3884,18 +3729,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        rating: string | number;
-                        title: string | null;
-                        body: string | null;
-                        authorName: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Review"];
                 };
             };
             201: {
@@ -3903,18 +3737,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        rating: string | number;
-                        title: string | null;
-                        body: string | null;
-                        authorName: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Review"];
                 };
             };
             400: {
@@ -3922,17 +3745,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -3941,17 +3758,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -3960,17 +3771,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSTALL_REQUIRED" | "OWN_APP";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -3979,17 +3784,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -3998,17 +3797,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "APP_UNAVAILABLE";
+                        /** @constant */
+                        status?: 410;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -4021,17 +3840,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -4053,22 +3880,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        installCount: string | number;
-                        reviewCount: string | number;
-                        averageRating: number;
-                        /**
-                         * @default DRAFT
-                         * @enum {string}
-                         */
-                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-                        featured: boolean;
-                        installsByDay: {
-                            /** Format: date */
-                            date: string;
-                            count: string | number;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["AppAnalytics"];
                 };
             };
             400: {
@@ -4076,17 +3888,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -4095,17 +3901,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -4114,17 +3914,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -4133,17 +3927,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -4156,17 +3944,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -4188,15 +3984,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "image/png": string;
+                    "image/jpeg": string;
                 };
             };
             304: {
                 headers: {
                     [name: string]: unknown;
                 };
+                content?: never;
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
-                    "application/json": unknown;
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
                 };
             };
             404: {
@@ -4204,17 +4012,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -4235,26 +4051,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            url: string;
-                            description: string | null;
-                            events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
-                            enabled: boolean;
-                            /** @constant */
-                            disabledReason: "failing";
-                            /** Format: date-time */
-                            disabledAt: string | null;
-                            /** Format: date-time */
-                            failingSince: string | null;
-                            /** Format: date-time */
-                            previousSecretExpiresAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
+                        data: components["schemas"]["Webhook"][];
                     };
                 };
             };
@@ -4263,17 +4060,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -4282,17 +4073,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -4301,17 +4086,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -4324,17 +4103,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -4349,12 +4136,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    url: string;
-                    events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
-                    description?: string;
-                    enabled?: boolean;
-                };
+                "application/json": components["schemas"]["CreateWebhook"];
             };
         };
         responses: {
@@ -4363,27 +4145,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        url: string;
-                        description: string | null;
-                        events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
-                        enabled: boolean;
-                        /** @constant */
-                        disabledReason: "failing";
-                        /** Format: date-time */
-                        disabledAt: string | null;
-                        /** Format: date-time */
-                        failingSince: string | null;
-                        /** Format: date-time */
-                        previousSecretExpiresAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        secret: string;
-                    };
+                    "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
             400: {
@@ -4391,17 +4153,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -4410,17 +4166,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -4429,17 +4179,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -4448,17 +4192,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -4467,17 +4205,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "LIMIT_EXCEEDED";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -4490,17 +4248,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -4522,26 +4288,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        url: string;
-                        description: string | null;
-                        events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
-                        enabled: boolean;
-                        /** @constant */
-                        disabledReason: "failing";
-                        /** Format: date-time */
-                        disabledAt: string | null;
-                        /** Format: date-time */
-                        failingSince: string | null;
-                        /** Format: date-time */
-                        previousSecretExpiresAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Webhook"];
                 };
             };
             400: {
@@ -4549,17 +4296,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -4568,17 +4309,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -4587,17 +4322,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -4606,17 +4335,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -4629,17 +4352,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -4656,12 +4387,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    url?: string;
-                    events?: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
-                    description?: string | null;
-                    enabled?: boolean;
-                };
+                "application/json": components["schemas"]["UpdateWebhook"];
             };
         };
         responses: {
@@ -4670,26 +4396,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        url: string;
-                        description: string | null;
-                        events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
-                        enabled: boolean;
-                        /** @constant */
-                        disabledReason: "failing";
-                        /** Format: date-time */
-                        disabledAt: string | null;
-                        /** Format: date-time */
-                        failingSince: string | null;
-                        /** Format: date-time */
-                        previousSecretExpiresAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Webhook"];
                 };
             };
             400: {
@@ -4697,17 +4404,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -4716,17 +4417,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -4735,17 +4430,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -4754,17 +4443,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -4777,17 +4486,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -4809,26 +4526,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        url: string;
-                        description: string | null;
-                        events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
-                        enabled: boolean;
-                        /** @constant */
-                        disabledReason: "failing";
-                        /** Format: date-time */
-                        disabledAt: string | null;
-                        /** Format: date-time */
-                        failingSince: string | null;
-                        /** Format: date-time */
-                        previousSecretExpiresAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Webhook"];
                 };
             };
             400: {
@@ -4836,17 +4534,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -4855,17 +4547,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -4874,17 +4560,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -4893,17 +4573,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -4916,17 +4590,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -4948,27 +4630,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        url: string;
-                        description: string | null;
-                        events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
-                        enabled: boolean;
-                        /** @constant */
-                        disabledReason: "failing";
-                        /** Format: date-time */
-                        disabledAt: string | null;
-                        /** Format: date-time */
-                        failingSince: string | null;
-                        /** Format: date-time */
-                        previousSecretExpiresAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        secret: string;
-                    };
+                    "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
             400: {
@@ -4976,17 +4638,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -4995,17 +4651,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -5014,17 +4664,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -5033,17 +4677,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -5056,17 +4694,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -5088,28 +4734,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        eventId: string;
-                        eventType: string;
-                        /**
-                         * @default pending
-                         * @enum {string}
-                         */
-                        status: "pending" | "succeeded" | "failed";
-                        attempt: string | number;
-                        statusCode: (string | number) | null;
-                        latencyMs: (string | number) | null;
-                        error: string | null;
-                        /** Format: date-time */
-                        nextAttemptAt: string | null;
-                        /** Format: date-time */
-                        lastAttemptAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
             400: {
@@ -5117,17 +4742,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -5136,17 +4755,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -5155,17 +4768,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -5174,17 +4781,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -5193,17 +4794,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "CONFLICT";
+                        /** @constant */
+                        status?: 409;
                     };
                 };
             };
@@ -5216,17 +4811,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -5235,8 +4838,8 @@ export interface operations {
     getApiDevWebhooksByIdDeliveries: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
                 status?: "pending" | "succeeded" | "failed";
             };
             header?: never;
@@ -5253,33 +4856,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            eventId: string;
-                            eventType: string;
-                            /**
-                             * @default pending
-                             * @enum {string}
-                             */
-                            status: "pending" | "succeeded" | "failed";
-                            attempt: string | number;
-                            statusCode: (string | number) | null;
-                            latencyMs: (string | number) | null;
-                            error: string | null;
-                            /** Format: date-time */
-                            nextAttemptAt: string | null;
-                            /** Format: date-time */
-                            lastAttemptAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
+                        data: components["schemas"]["WebhookDelivery"][];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                         };
                     };
                 };
@@ -5289,17 +4871,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -5308,17 +4884,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -5327,17 +4897,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -5346,17 +4910,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -5369,17 +4927,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -5402,28 +4968,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        eventId: string;
-                        eventType: string;
-                        /**
-                         * @default pending
-                         * @enum {string}
-                         */
-                        status: "pending" | "succeeded" | "failed";
-                        attempt: string | number;
-                        statusCode: (string | number) | null;
-                        latencyMs: (string | number) | null;
-                        error: string | null;
-                        /** Format: date-time */
-                        nextAttemptAt: string | null;
-                        /** Format: date-time */
-                        lastAttemptAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
             400: {
@@ -5431,17 +4976,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -5450,17 +4989,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -5469,17 +5002,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -5488,17 +5015,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -5507,17 +5028,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "CONFLICT";
+                        /** @constant */
+                        status?: 409;
                     };
                 };
             };
@@ -5530,17 +5045,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -5549,8 +5072,8 @@ export interface operations {
     getApiDevAppsByIdReviews: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path: {
@@ -5566,29 +5089,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            rating: string | number;
-                            title: string | null;
-                            body: string | null;
-                            authorName: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            reply: {
-                                body: string;
-                                /** Format: date-time */
-                                repliedAt: string;
-                            } | null;
-                            hidden: boolean;
-                        }[];
+                        data: components["schemas"]["DeveloperReview"][];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                         };
                     };
                 };
@@ -5598,17 +5104,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -5617,17 +5117,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -5636,17 +5130,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -5655,17 +5143,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -5678,17 +5160,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -5706,9 +5196,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    body: string;
-                };
+                "application/json": components["schemas"]["CreateReply"];
             };
         };
         responses: {
@@ -5717,13 +5205,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        reviewId: string;
-                        body: string;
-                        /** Format: date-time */
-                        repliedAt: string;
-                    };
+                    "application/json": components["schemas"]["Reply"];
                 };
             };
             201: {
@@ -5731,13 +5213,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        reviewId: string;
-                        body: string;
-                        /** Format: date-time */
-                        repliedAt: string;
-                    };
+                    "application/json": components["schemas"]["Reply"];
                 };
             };
             400: {
@@ -5745,17 +5221,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -5764,17 +5234,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -5783,17 +5247,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -5802,17 +5260,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -5825,17 +5303,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -5858,13 +5344,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        reviewId: string;
-                        body: string;
-                        /** Format: date-time */
-                        repliedAt: string;
-                    };
+                    "application/json": components["schemas"]["Reply"];
                 };
             };
             400: {
@@ -5872,17 +5352,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -5891,17 +5365,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -5910,17 +5378,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -5929,17 +5391,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -5952,17 +5408,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -5985,16 +5449,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            issuer: string;
-                            repository: string;
-                            workflow: string;
-                            environment: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
+                        data: components["schemas"]["TrustedPublisher"][];
                     };
                 };
             };
@@ -6003,17 +5458,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -6022,17 +5471,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -6041,17 +5484,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -6060,17 +5497,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -6083,17 +5514,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -6110,12 +5549,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    issuer: string;
-                    repository: string;
-                    workflow: string;
-                    environment?: string;
-                };
+                "application/json": components["schemas"]["CreateTrustedPublisher"];
             };
         };
         responses: {
@@ -6124,16 +5558,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        issuer: string;
-                        repository: string;
-                        workflow: string;
-                        environment: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["TrustedPublisher"];
                 };
             };
             400: {
@@ -6141,17 +5566,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -6160,17 +5579,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -6179,17 +5592,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -6198,17 +5605,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -6217,17 +5618,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "TRUSTED_PUBLISHER_EXISTS";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -6240,17 +5661,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -6273,16 +5702,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        issuer: string;
-                        repository: string;
-                        workflow: string;
-                        environment: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["TrustedPublisher"];
                 };
             };
             400: {
@@ -6290,17 +5710,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -6309,17 +5723,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -6328,17 +5736,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -6347,17 +5749,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -6370,17 +5766,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -6395,9 +5799,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    token: string;
-                };
+                "application/json": components["schemas"]["TokenExchange"];
             };
         };
         responses: {
@@ -6406,13 +5808,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        key: string;
-                        /** Format: date-time */
-                        expiresAt: string;
-                        /** Format: uuid */
-                        appId: string;
-                    };
+                    "application/json": components["schemas"]["ExchangedKey"];
                 };
             };
             400: {
@@ -6420,17 +5816,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -6439,17 +5829,86 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    "getApiSchemasListing.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };

@@ -49,7 +49,8 @@ describe('the whole lifecycle over HTTP', () => {
     });
     expect(completed.body.version).toBe(2);
     const ready = await t.call('POST', `/api/dev/apps/${app.id}/preflight`, { token: key });
-    expect(ready.body).toEqual({ ready: true, errors: [] });
+    expect(ready.body).toMatchObject({ ready: true, errors: [] });
+    expect(ready.body.warnings).toBeArray(); // the asset checks of example.com images: tests/apps/warnings.test.ts
     expect((await appRow(t, app.id)).status).toBe('DRAFT');
 
     const submitted = await submit(app.id);

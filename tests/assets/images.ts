@@ -82,8 +82,8 @@ export function gif(width: number, height: number): Uint8Array {
 export const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
 
 /** Where the mirror serves these bytes, computed here rather than by the code under test. */
-export const mirrorOf = (bytes: Uint8Array, extension: string) => `/assets/${sha256(bytes)}.${extension}`;
-
+/** A copy's absolute URL under the default `PUBLIC_URL` (tests leave it unset). */
+export const mirrorOf = (bytes: Uint8Array, extension: string) => `http://localhost:3000/assets/${sha256(bytes)}.${extension}`;
 /**
  * A decompression bomb in miniature: a PNG whose header declares `width` × `height` pixels but
  * whose data holds only the first rows, so the file stays small however large it claims to be.

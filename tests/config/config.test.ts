@@ -77,6 +77,16 @@ describe('configuration', () => {
     expect(() => loadConfig(without(key))).toThrow(message);
   });
 
+  test('PUBLIC_URL: http(s) without query, fragment or credentials, its trailing slash dropped; localhost at PORT by default', () => {
+    expect(loadConfig({}).publicUrl).toBe('http://localhost:3000');
+    expect(loadConfig({ PORT: '8080' }).publicUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ PUBLIC_URL: 'https://marketplace.example.com/' }).publicUrl).toBe('https://marketplace.example.com');
+    expect(loadConfig({ PUBLIC_URL: 'https://example.com/marketplace/' }).publicUrl).toBe('https://example.com/marketplace');
+    for (const bad of ['marketplace.example.com', 'ftp://example.com', 'https://example.com/?a=1', 'https://example.com/#top', 'https://user:pw@example.com']) {
+      expect(() => loadConfig({ PUBLIC_URL: bad }), bad).toThrow(/^PUBLIC_URL must be/);
+    }
+  });
+
   test('production refuses to start without a real token verifier (no dev identity)', () => {
     const { OAUTH_JWKS_URL: _j, OAUTH_ISSUER: _i, OAUTH_AUDIENCE: _a, ...rest } = production;
     expect(() => loadConfig(rest)).toThrow(/needs a token verifier/);

@@ -183,6 +183,26 @@ const ROUTES: Record<string, RouteSpec> = {
     target: async () => ({ params: { id: await draft() } }),
     ok: 200,
   },
+  'POST /api/dev/apps/:id/withdraw': {
+    needs: { takes: 'api-key', scope: 'APP_UPDATE' },
+    probe: unknownId,
+    async target() {
+      const id = await draft();
+      await t.call('POST', `/api/dev/apps/${id}/submit`, { token: ownerKey });
+      return { params: { id } };
+    },
+    ok: 200,
+  },
+  'DELETE /api/dev/apps/:id/revision': {
+    needs: { takes: 'api-key', scope: 'APP_UPDATE' },
+    probe: unknownId,
+    async target() {
+      const { id } = await approved();
+      await t.call('POST', `/api/dev/apps/${id}/revisions`, { token: ownerKey, body: { description: 'To be withdrawn.' } });
+      return { params: { id } };
+    },
+    ok: 200,
+  },
   'POST /api/dev/apps/:id/revisions': {
     needs: { takes: 'api-key', scope: 'APP_UPDATE' },
     probe: invalidBody,
@@ -309,7 +329,14 @@ const CREDENTIALS: Credential[] = [
 ];
 
 /** The routes a trusted-publishing key may use, on its own app only. */
-const APP_BOUND_ROUTES = new Set(['/api/dev/apps/:id', '/api/dev/apps/:id/submit', '/api/dev/apps/:id/preflight', '/api/dev/apps/:id/revisions']);
+const APP_BOUND_ROUTES = new Set([
+  '/api/dev/apps/:id',
+  '/api/dev/apps/:id/submit',
+  '/api/dev/apps/:id/preflight',
+  '/api/dev/apps/:id/revisions',
+  '/api/dev/apps/:id/revision',
+  '/api/dev/apps/:id/withdraw',
+]);
 
 /** `probe`: let in (the harmless request gets the route's own answer); `not-found`: let in, but the owner's resource is not theirs. */
 type Expectation = { status: number; code: string } | 'probe' | 'not-found';

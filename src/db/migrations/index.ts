@@ -18,6 +18,7 @@ import { Migration20261211000001_admin_sign_in_failures } from './Migration20261
 import { Migration20261211000002_admin_disable_and_enrolment_codes } from './Migration20261211000002_admin_disable_and_enrolment_codes.ts';
 import { Migration20261218000001_trusted_publishing } from './Migration20261218000001_trusted_publishing.ts';
 import { Migration20261210000001_revision_versions } from './Migration20261210000001_revision_versions.ts';
+import { Migration20261213000001_revision_withdrawal } from './Migration20261213000001_revision_withdrawal.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -41,4 +42,5 @@ export const migrations = [
   { name: 'Migration20261211000002_admin_disable_and_enrolment_codes', class: Migration20261211000002_admin_disable_and_enrolment_codes },
   { name: 'Migration20261218000001_trusted_publishing', class: Migration20261218000001_trusted_publishing },
   { name: 'Migration20261210000001_revision_versions', class: Migration20261210000001_revision_versions },
+  { name: 'Migration20261213000001_revision_withdrawal', class: Migration20261213000001_revision_withdrawal },
 ];

@@ -11,7 +11,7 @@ export function analyticsApi(ctx: AppContext, auth: AuthPlugin) {
     .get('/:id/analytics', ({ principal, params }) => getAppAnalytics(ctx.orm.em.fork(), principal.developerId, params.id), {
       apiKey: 'ANALYTICS_READ',
       params: IdParams,
-      response: { 200: AppAnalytics, ...problems(400, 401, 403, 404) },
+      response: { 200: AppAnalytics, ...problems('NOT_FOUND') },
       detail: {
         summary: "Your app's analytics",
         description: 'Needs an API key with ANALYTICS_READ. Counters are updated by a background job within seconds of an install or review.',

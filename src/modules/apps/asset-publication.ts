@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { consoleMirrorPath, mirrorPath, parseAssetFile } from '../assets/asset-files.ts';
+import { consoleMirrorPath, mirrorUrl, parseAssetFile } from '../assets/asset-files.ts';
 import type { OwnerAppView } from './apps.model.ts';
 import { listedAssets, type ListedAsset, type ListingImages } from './listed-assets.ts';
 
@@ -39,7 +39,7 @@ export function withPublishedAssets<T extends ListingImages>(listing: T, publish
   if (!published) return listing;
   const shown = (field: string, url: string) => {
     const copy = published[field];
-    return copy && copy[0] === url ? mirrorPath(copy[1], copy[2]) : url;
+    return copy && copy[0] === url ? mirrorUrl(copy[1], copy[2]) : url;
   };
   const screenshots = [...listing.screenshots].sort((a, b) => a.order - b.order);
   return {

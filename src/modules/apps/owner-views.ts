@@ -3,7 +3,7 @@ import type { Static } from 'elysia';
 import type { App } from './app.entity.ts';
 import { NO_STATS, toOwnerAppView, type AppStats } from './app-view.ts';
 import type { AssetCheckView, OwnerAppView, UpdateAppInput } from './apps.model.ts';
-import { mirrorPath } from '../assets/asset-files.ts';
+import { mirrorUrl } from '../assets/asset-files.ts';
 import { listedAssets, proposedAssets, sameAsset, type ListedAsset } from './listed-assets.ts';
 import { medianDecisionMs, queueEntriesOf, standingOf, type QueueEntry } from './review-queue.ts';
 
@@ -45,7 +45,7 @@ const checksOf = (rows: AssetCheckRow[], listed: ListedAsset[]): Static<typeof A
       width: row.width,
       height: row.height,
       problems: row.problems,
-      mirrorUrl: row.sha256 && row.extension ? mirrorPath(row.sha256, row.extension) : null,
+      mirrorUrl: row.sha256 && row.extension ? mirrorUrl(row.sha256, row.extension) : null,
       checkedAt: new Date(row.checked_at).toISOString(),
     }));
 

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { t, type Static } from 'elysia';
-import { NullableTimestamp, Timestamp } from '../../http/schemas.ts';
+import { Integer, NullableTimestamp, Timestamp } from '../../http/schemas.ts';
 import { lockOwnApp } from './app-locks.ts';
 import { AppRevision, REVISION_STATUSES } from './app-revision.entity.ts';
 
@@ -8,7 +8,7 @@ export const RevisionRecordView = t.Object(
   {
     id: t.String({ format: 'uuid' }),
     status: t.UnionEnum(REVISION_STATUSES),
-    version: t.Integer(),
+    version: Integer(),
     changes: t.Record(t.String(), t.Unknown(), { description: 'The fields the revision changed (or proposes to), as PUT takes them' }),
     rejectionReason: t.Union([t.String(), t.Null()]),
     createdAt: Timestamp,

@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
 import { notFound } from '../../http/problem.ts';
-import { problems, Uuid } from '../../http/schemas.ts';
+import { MEDIA_TYPES, problems, Uuid } from '../../http/schemas.ts';
 import { App } from '../apps/app.entity.ts';
 import { parseAssetFile } from './asset-files.ts';
 import { readAsset, unpublishedCopyResponse } from './asset-store.ts';
@@ -34,7 +34,11 @@ export function assetsApi(ctx: AppContext, auth: AuthPlugin) {
     },
     {
       params: t.Object({ file: FileParam }),
-      response: { 200: t.Any({ description: 'The image bytes (image/png or image/jpeg)' }), 304: t.Any(), ...problems(404) },
+      response: {
+        200: t.Any({ description: 'The image bytes, exactly as reviewed', [MEDIA_TYPES]: ['image/png', 'image/jpeg'] }),
+        304: t.Any({ description: 'Not modified: the copy named in `If-None-Match` is current' }),
+        ...problems('NOT_FOUND'),
+      },
       detail: {
         summary: 'A mirrored listing image',
         description:
@@ -56,7 +60,7 @@ export function assetsApi(ctx: AppContext, auth: AuthPlugin) {
     {
       apiKey: 'APP_READ',
       params: t.Object({ id: Uuid, file: FileParam }),
-      response: { 200: t.Any({ description: 'The image bytes (image/png or image/jpeg)' }), ...problems(400, 401, 403, 404) },
+      response: { 200: t.Any({ description: 'The image bytes', [MEDIA_TYPES]: ['image/png', 'image/jpeg'] }), ...problems('NOT_FOUND') },
       detail: {
         summary: 'A stored copy of one of your app’s images',
         description:

@@ -1,8 +1,8 @@
-import { Elysia } from 'elysia';
+import { Elysia, type DocumentDecoration } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
-import { ApiError } from '../../http/problem.ts';
+import { ApiError, type ErrorCode } from '../../http/problem.ts';
 import { enforceRateLimit, failedAttemptLimiter, memoryRateLimiter, perMinute, postgresRateLimiter, type RateLimiter } from '../../http/rate-limit.ts';
-import { rateLimitedProblem } from '../../http/schemas.ts';
+import { GUARD_PROBLEMS, rateLimitedProblem } from '../../http/schemas.ts';
 import { beforeValidation, type GuardContext } from '../../http/guard.ts';
 import { createClientAddressResolver, networkOf } from '../../http/client-address.ts';
 import type { PlatformIdentity } from './platform-identity.ts';
@@ -28,7 +28,12 @@ function bearerToken(headers: Record<string, string | undefined>): string {
   return match[1];
 }
 
-const bearerDoc = { security: [{ bearer: [] }] };
+/** The guard's part of a route's document: bearer auth, and the codes the guard below refuses with. */
+const bearerDoc = (codes: ErrorCode[], security: Record<string, string[]>[] = [{ bearer: [] }]): DocumentDecoration =>
+  ({ security, [GUARD_PROBLEMS]: codes }) as DocumentDecoration;
+const TOKEN_REFUSALS: ErrorCode[] = ['UNAUTHENTICATED', 'RATE_LIMITED'];
+/** A key may lack the route's scope; a key bound to one app (`assertKeyReaches`) is refused elsewhere (403) and on other apps (404). */
+const KEY_REFUSALS: ErrorCode[] = ['INSUFFICIENT_SCOPE', 'NOT_FOUND'];
 
 /** What a key bound to one app (trusted publishing) may do: read, edit, submit and revise that app. */
 const APP_BOUND_ROUTES = new Set([
@@ -152,7 +157,7 @@ export function createAuth(ctx: AppContext) {
 
   return new Elysia({ name: 'auth', seed }).macro({
     platformToken: (enabled: true) => ({
-      detail: bearerDoc,
+      detail: bearerDoc(TOKEN_REFUSALS),
       response: failedAuthDoc,
       ...beforeValidation((context) => {
         void enabled;
@@ -161,7 +166,7 @@ export function createAuth(ctx: AppContext) {
     }),
     /** The platform OAuth token if one is sent (`identity` is null without the header); anything else sent is 401. */
     optionalPlatformToken: (enabled: true) => ({
-      detail: { security: [{}, { bearer: [] }] },
+      detail: bearerDoc(TOKEN_REFUSALS, [{}, { bearer: [] }]),
       response: failedAuthDoc,
       ...beforeValidation(async (context) => {
         void enabled;
@@ -174,7 +179,7 @@ export function createAuth(ctx: AppContext) {
     developer: (requirement: Requirement) => {
       const { scope, limit: sharedLimit } = requirementOf(requirement);
       return {
-        detail: bearerDoc,
+        detail: bearerDoc([...TOKEN_REFUSALS, ...KEY_REFUSALS]),
         response: limitedDoc(sharedLimit),
         ...beforeValidation(async (context) => {
           const principal = await authenticated(context, () => developerFromToken(bearerToken(context.headers)));
@@ -191,7 +196,7 @@ export function createAuth(ctx: AppContext) {
     apiKey: (requirement: Requirement) => {
       const { scope, limit: sharedLimit } = requirementOf(requirement);
       return {
-      detail: bearerDoc,
+      detail: bearerDoc([...TOKEN_REFUSALS, 'API_KEY_REQUIRED', ...KEY_REFUSALS]),
       response: limitedDoc(sharedLimit),
       ...beforeValidation(async (context) => {
         const key = await authenticated(context, async () => {

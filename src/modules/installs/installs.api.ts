@@ -28,7 +28,7 @@ export function installsApi(ctx: AppContext, auth: AuthPlugin, rateLimits: Publi
       rateLimit: 'write',
       params: SlugParams,
       body: InstallBody,
-      response: { 201: InstallResult, ...problems(400, 401, 404, 410, 429) },
+      response: { 201: InstallResult, ...problems('NOT_FOUND', 'APP_UNAVAILABLE') },
       detail: {
         summary: 'Record an installation',
         description:

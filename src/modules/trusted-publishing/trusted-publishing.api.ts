@@ -21,7 +21,7 @@ export function trustedPublishingApi(ctx: AppContext, auth: AuthPlugin) {
     .get('/apps/:id/trusted-publishers', async ({ principal, params }) => ({ data: await listTrustedPublishers(em(), principal.developerId, params.id) }), {
       apiKey: 'APP_UPDATE',
       params: IdParams,
-      response: { 200: DataList(TrustedPublisherView), ...problems(400, 401, 403, 404) },
+      response: { 200: DataList(TrustedPublisherView, 'The CI workflows that may publish this app'), ...problems('NOT_FOUND') },
       detail: { summary: 'List the CI workflows that may publish this app', description: 'Needs APP_UPDATE.' },
     })
     .post(
@@ -31,7 +31,7 @@ export function trustedPublishingApi(ctx: AppContext, auth: AuthPlugin) {
         apiKey: 'APP_UPDATE',
         params: IdParams,
         body: CreateTrustedPublisherBody,
-        response: { 201: TrustedPublisherView, ...problems(400, 401, 403, 404, 409) },
+        response: { 201: TrustedPublisherView, ...problems('NOT_FOUND', 'VALIDATION_FAILED', 'TRUSTED_PUBLISHER_EXISTS') },
         detail: {
           summary: 'Let a CI workflow publish this app without a stored key',
           description:
@@ -45,7 +45,7 @@ export function trustedPublishingApi(ctx: AppContext, auth: AuthPlugin) {
       {
         apiKey: 'APP_UPDATE',
         params: TrustedPublisherParams,
-        response: { 200: TrustedPublisherView, ...problems(400, 401, 403, 404) },
+        response: { 200: TrustedPublisherView, ...problems('NOT_FOUND') },
         detail: { summary: 'Stop trusting a CI workflow', description: 'Needs APP_UPDATE. Keys it already obtained expire on their own within 15 minutes; revoke them to end them sooner.' },
       },
     )
@@ -55,7 +55,7 @@ export function trustedPublishingApi(ctx: AppContext, auth: AuthPlugin) {
         status(201, await exchangeToken(em(), { config, issuerKeys, signingSecret: ctx.config.apiKeySecrets[0]! }, body.token)),
       {
         body: TokenExchangeBody,
-        response: { 201: ExchangedKey, ...problems(400, 401) },
+        response: { 201: ExchangedKey, ...problems('UNAUTHENTICATED') },
         detail: {
           summary: "Trade a CI job's OIDC token for a short-lived key",
           description: `No other credential. The token must come from a trusted issuer, be addressed to \`${config.audience}\`, be unexpired and unused (\`jti\`), and its repository, workflow file (from \`job_workflow_ref\`) and environment must match a trusted publisher. Returns an API key with APP_READ and APP_UPDATE for that app only, valid 15 minutes. A refusal is 401 whose detail names the check that failed.`,

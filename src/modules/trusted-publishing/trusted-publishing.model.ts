@@ -21,7 +21,18 @@ export const CreateTrustedPublisherBody = t.Object(
     }),
     environment: t.Optional(SingleLine(1, 255, 'A deployment environment the job must run in; any when omitted')),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description: 'The CI workflow to trust: its identity provider, repository, workflow file and (optionally) environment',
+    examples: [
+      {
+        issuer: 'https://token.actions.githubusercontent.com',
+        repository: 'acme/focus-timer',
+        workflow: 'publish.yml',
+        environment: 'production',
+      },
+    ],
+  },
 );
 export type CreateTrustedPublisherInput = Static<typeof CreateTrustedPublisherBody>;
 
@@ -42,12 +53,25 @@ export const TrustedPublisherParams = t.Object({ id: Uuid, publisherId: Uuid });
 
 export const TokenExchangeBody = t.Object(
   { token: t.String({ minLength: 1, maxLength: 8192, description: 'The OIDC ID token the CI job obtained' }) },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description: "The CI job's OIDC token, requested with the audience the service expects",
+    // The shape of a job's token (header.claims.signature); a real one is minted by the CI provider for each job.
+    examples: [
+      {
+        token:
+          'eyJhbGciOiJSUzI1NiIsImtpZCI6ImtleS0xIn0.eyJpc3MiOiJodHRwczovL3Rva2VuLmFjdGlvbnMuZ2l0aHVidXNlcmNvbnRlbnQuY29tIn0.c2lnbmF0dXJl',
+      },
+    ],
+  },
 );
 
-export const ExchangedKey = t.Object({
-  key: t.String({ description: 'An API key with APP_READ and APP_UPDATE for this one app. Shown only here.' }),
-  expiresAt: Timestamp,
-  appId: t.String({ format: 'uuid' }),
-});
+export const ExchangedKey = t.Object(
+  {
+    key: t.String({ description: 'An API key with APP_READ and APP_UPDATE for this one app. Shown only here.' }),
+    expiresAt: Timestamp,
+    appId: t.String({ format: 'uuid' }),
+  },
+  { description: 'A 15-minute API key for the one app the workflow publishes' },
+);
 export type ExchangedKey = Static<typeof ExchangedKey>;
