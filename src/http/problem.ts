@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'OAUTH_TOKEN_REQUIRED'
   | 'PLATFORM_USER_MISMATCH'
   | 'INSTALL_REQUIRED'
+  | 'NOT_INSTALLED'
   | 'OWN_APP'
   | 'FORBIDDEN'
   | 'NOT_FOUND'

@@ -33,7 +33,7 @@ export function appRow(app: AppSummary, buttons: AppButtons, form: FormContext, 
     <td>${badge(app.status)} ${app.featured ? badge('FEATURED') : ''} ${app.hasPendingRevision ? badge('REVISION') : ''}</td>
     <td>${app.category}</td>
     <td class="num">${app.version}</td>
-    <td class="num">${app.installCount}</td>
+    <td class="num">${app.activeInstalls} <span class="muted">of ${app.installCount}</span></td>
     <td>${formatTime(app.updatedAt)}</td>
     <td class="actions">${appButtons(app, buttons, form, 'row')}${notice(message)}</td>
   </tr>`;
@@ -67,7 +67,7 @@ export function appList(data: AppListData): SafeHtml {
         { label: 'Status' },
         { label: 'Category' },
         { label: 'Version', kind: 'num' },
-        { label: 'Installs', kind: 'num' },
+        { label: 'Active installs', kind: 'num' },
         { label: 'Updated' },
         { label: 'Actions' },
       ],

@@ -57,8 +57,8 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
   if (apps.length === 0) return [];
   const ids = apps.map((app) => app.id);
   const [stats, checks, revisions] = await Promise.all([
-    em.execute<{ app_id: string; install_count: number; review_count: number; average_rating: string }[]>(
-      `select app_id, install_count, review_count, average_rating from app_stats where app_id in (${inList(ids)})`,
+    em.execute<{ app_id: string; install_count: number; active_installs: number; review_count: number; average_rating: string }[]>(
+      `select app_id, install_count, active_installs, review_count, average_rating from app_stats where app_id in (${inList(ids)})`,
       ids,
     ),
     em.execute<AssetCheckRow[]>(
@@ -82,7 +82,7 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
   return apps.map((app) => {
     const stat = stats.find((row) => row.app_id === app.id);
     const appStats: AppStats = stat
-      ? { installCount: stat.install_count, reviewCount: stat.review_count, averageRating: Number(stat.average_rating) }
+      ? { installCount: stat.install_count, activeInstalls: stat.active_installs, reviewCount: stat.review_count, averageRating: Number(stat.average_rating) }
       : NO_STATS;
     const appChecks = checks.filter((row) => row.app_id === app.id);
     const revision = revisions.find((row) => row.app_id === app.id);
