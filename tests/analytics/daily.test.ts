@@ -56,7 +56,8 @@ beforeAll(async () => {
   await rollUpNewInstalls(t.ctx.orm.em.fork());
   for (const id of [app.id, second.id]) await recomputeAppStats(t.ctx.orm.em.fork(), id);
 });
-afterAll(() => t.close());
+// Closing waits for the workers' jobs, slow on a loaded machine.
+afterAll(() => t.close(), 30_000);
 
 const daily = (id: string, query = '', headers: Record<string, string> = {}) =>
   t.call('GET', `/api/dev/apps/${id}/analytics/daily${query}`, { token: key, headers });

@@ -12,7 +12,8 @@ beforeAll(async () => {
   t = await createTestApp();
   developer = await insertDeveloper(t);
 });
-afterAll(() => t.close());
+// Closing waits for the workers' jobs, slow on a loaded machine.
+afterAll(() => t.close(), 30_000);
 
 const fresh = (fixture: Partial<Parameters<typeof insertApp>[1]> = {}) => insertApp(t, { developerId: developer, ...fixture });
 const install = (app: FixtureApp, options: { token?: string; installationId?: string; forwarded?: string } = {}) =>
