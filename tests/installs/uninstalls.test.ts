@@ -175,4 +175,27 @@ describe('POST /api/apps/:slug/uninstall', () => {
       { installer: 'user:budget-user', kind: 'UNINSTALL', counted: true },
     ]);
   });
+
+  test('sort=installs ranks by activeInstalls, and every view shows them within 5 s of an uninstall', async () => {
+    // An environment of their own, so the list holds these two apps only.
+    const kept = await fresh({ environment: 'staging', category: 'FINANCE', name: 'Kept' });
+    const churned = await fresh({ environment: 'staging', category: 'FINANCE', name: 'Churned' });
+    const tokens = await Promise.all(['r1', 'r2', 'r3'].map((subject) => t.token(subject)));
+    for (const token of tokens) await install(churned, { token });
+    for (const token of tokens.slice(0, 2)) await install(kept, { token });
+    const order = async () =>
+      ((await t.call('GET', '/api/apps?sort=installs&category=FINANCE&environment=staging')).body.data as { slug: string; installCount: number; activeInstalls: number }[]);
+    await eventually(async () => (await order()).map((app) => app.slug).join() === [churned.slug, kept.slug].join());
+    for (const token of tokens.slice(0, 2)) await uninstall(churned, { token });
+    const started = performance.now();
+    const listed = await eventually(async () => {
+      const apps = await order();
+      return apps.map((app) => app.slug).join() === [kept.slug, churned.slug].join() && apps;
+    });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(listed.map((app) => [app.installCount, app.activeInstalls])).toEqual([[2, 2], [3, 1]]);
+    expect((await t.call('GET', `/api/apps/${churned.slug}`)).body).toMatchObject({ installCount: 3, activeInstalls: 1 });
+    const search = await t.call('GET', '/api/apps?search=Churned&environment=staging');
+    expect(search.body.data[0]).toMatchObject({ slug: churned.slug, activeInstalls: 1 });
+  });
 });

@@ -1,3 +1,4 @@
+import { activityChart, type ActivityDay } from './activity-chart.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { AppDossier, AppSummary } from '../../src/modules/apps/app-directory.ts';
 import { actionButton, badge, dataTable, filterForm, hiddenFields, notice, pager, type FormContext, type Paging } from './components.ts';
@@ -117,7 +118,14 @@ export function supportEditForm(data: { appId: string; version: number; fields: 
   </section>`;
 }
 
-export function appPage(data: { dossier: AppDossier; buttons: AppButtons; form: FormContext; supportEdit: SafeHtml | null; message?: Message }): SafeHtml {
+export function appPage(data: {
+  dossier: AppDossier;
+  activity: ActivityDay[];
+  buttons: AppButtons;
+  form: FormContext;
+  supportEdit: SafeHtml | null;
+  message?: Message;
+}): SafeHtml {
   const { dossier } = data;
   return html`<div id="app-page">
     ${appActionsPanel(dossier.app, data.buttons, data.form, data.message ?? null)}
@@ -127,6 +135,7 @@ export function appPage(data: { dossier: AppDossier; buttons: AppButtons; form: 
       ${listingPreview(dossier.app, dossier.developer, dossier.images)}
       ${reviewerContext(dossier)}
     </div>
+    <section class="panel" id="app-activity"><h2>Installs, uninstalls and active installs</h2>${activityChart(data.activity, `in the last ${data.activity.length} days`)}</section>
     ${data.supportEdit ?? ''}
     ${assetChecksTable(dossier.app)}
     ${historyTable(dossier.history)}

@@ -183,8 +183,15 @@ export async function getDailyAnalytics(
 ): Promise<{ slug: string; range: { from: string; to: string }; rows: DailyAnalyticsRow[] }> {
   const range = seriesRange(query);
   const app = await ownedApp(em, developerId, appId);
-  const rows = await series(em, [app.id], range);
-  return { slug: app.slug, range, rows: rows.filter((row) => row.app_id === null).map(toRow) };
+  return { slug: app.slug, range, rows: await seriesOfApp(em, app.id, range) };
+}
+
+const seriesOfApp = async (em: EntityManager, appId: string, range: { from: string; to: string }) =>
+  (await series(em, [appId], range)).filter((row) => row.app_id === null).map(toRow);
+
+/** Any app's last `days` UTC days, today included (for the console, whose routes check the admin's role). */
+export function recentActivity(em: EntityManager, appId: string, days: number): Promise<DailyAnalyticsRow[]> {
+  return seriesOfApp(em, appId, seriesRange({ from: isoDay(new Date(Date.now() - (days - 1) * DAY_MS)) }));
 }
 
 /**
