@@ -1,13 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { createTestApp, type TestApp } from '../support/harness.ts';
 import { eventually } from '../apps/fixtures.ts';
 import { createTeam, join, member, teamOfThree, type Member } from './team-fixtures.ts';
 
 let t: TestApp;
+// The machine is shared: setting up the service and its members may take a while.
+setDefaultTimeout(60_000);
 beforeAll(async () => {
   t = await createTestApp();
-});
-afterAll(() => t.close());
+}, 60_000);
+afterAll(() => t.close(), 60_000);
 
 const auditActions = async (teamId: string) =>
   (await t.sql<{ action: string }>('select action from team_audit where team_id = ? order by created_at, id', [teamId])).map((row) => row.action);

@@ -2,6 +2,8 @@ import { Elysia, t } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
 import { IdParams, problems } from '../../http/schemas.ts';
+import { OwnerAppView } from '../apps/apps.model.ts';
+import { transferApp } from './transfers.service.ts';
 import { callerOf } from './access.ts';
 import { InvitationParams, MemberParams, TeamParams, teamModels } from './teams.model.ts';
 import { createTeam, deleteTeam, getTeam, listTeams, updateTeam } from './teams.service.ts';
@@ -141,5 +143,17 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
           description: `${AUTH} Owners remove anyone; any member removes themselves (leaves). The last owner can neither leave nor be removed (409 LAST_OWNER). Every right through the team ends at once: the member's team keys are revoked. ${MEMBERS_ONLY}`,
         },
       },
-    );
+    )
+    .post('/api/dev/apps/:id/transfer', async ({ principal, params, body }) => transferApp(em(), callerOf(principal), params.id, body.teamId), {
+      apiKey: 'APP_UPDATE',
+      params: IdParams,
+      body: 'TransferBody',
+      response: { 200: OwnerAppView, ...problems(400, 401, 403, 404, 409) },
+      detail: {
+        tags: ['Developer apps'],
+        summary: 'Transfer an app to a team, between teams, or back to you',
+        description:
+          'Needs APP_UPDATE. A personal app moves to a team where you are maintainer or owner; a team app moves to another team only when you own both; `teamId: null` returns a team app to you personally (team owners only). Status, slug, installs, reviews, history and a pending revision move with it. Audited in the app history and in each team’s audit. To its current owner: 409 CONFLICT.',
+      },
+    });
 }
