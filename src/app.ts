@@ -16,6 +16,7 @@ import { analyticsApi } from './modules/analytics/analytics.api.ts';
 import { assetsApi } from './modules/assets/assets.api.ts';
 import { webhooksApi } from './modules/webhooks/webhooks.api.ts';
 import { reviewRepliesApi } from './modules/reviews/review-replies.api.ts';
+import { teamsApi } from './modules/teams/teams.api.ts';
 import { adminConsole } from './modules/admins/console.ts';
 import { metricsApi } from './modules/metrics/metrics.api.ts';
 import { queueCatalog } from '../jobs/catalog.ts';
@@ -65,6 +66,7 @@ export function createApp(ctx: AppContext) {
     .use(assetsApi(ctx))
     .use(webhooksApi(ctx, auth))
     .use(reviewRepliesApi(ctx, auth))
+    .use(teamsApi(ctx, auth))
     .use(metricsApi(ctx, queueCatalog()))
     .use(adminConsole(ctx, queueCatalog()));
 }

@@ -96,6 +96,7 @@ class Model {
   }
 }
 
+const caller = () => ({ developerId: owner.id, keyTeamId: null });
 const isoDay = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
 
 test('installs, uninstalls and reinstalls in any order: counters, daily rows and their sums agree with a model', async () => {
@@ -132,14 +133,14 @@ test('installs, uninstalls and reinstalls in any order: counters, daily rows and
       }
       await rollUpNewInstalls(em());
 
-      const analytics = await getAppAnalytics(em(), owner.id, app.id);
+      const analytics = await getAppAnalytics(em(), caller(), app.id);
       expect({ installCount: analytics.installCount, activeInstalls: analytics.activeInstalls, uninstallCount: analytics.uninstallCount }).toEqual({
         installCount: model.installCount,
         activeInstalls: model.activeInstalls,
         uninstallCount: model.uninstallCount,
       });
       const from = isoDay(schedule.length - 1);
-      const { rows } = await getDailyAnalytics(em(), owner.id, app.id, { from, to: isoDay(0) });
+      const { rows } = await getDailyAnalytics(em(), caller(), app.id, { from, to: isoDay(0) });
       expect(rows.map((row) => ({ installs: row.installs, uninstalls: row.uninstalls }))).toEqual(model.daily);
       let active = 0;
       for (const row of rows) {

@@ -14,6 +14,7 @@ import { Migration20261130000001_webhooks } from './Migration20261130000001_webh
 import { Migration20261130000002_review_replies } from './Migration20261130000002_review_replies.ts';
 import { Migration20261201000001_catalogue_performance } from './Migration20261201000001_catalogue_performance.ts';
 import { Migration20261203000001_install_watermark } from './Migration20261203000001_install_watermark.ts';
+import { Migration20261214000001_teams } from './Migration20261214000001_teams.ts';
 import { Migration20261215000001_uninstalls } from './Migration20261215000001_uninstalls.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
@@ -34,5 +35,6 @@ export const migrations = [
   { name: 'Migration20261130000002_review_replies', class: Migration20261130000002_review_replies },
   { name: 'Migration20261201000001_catalogue_performance', class: Migration20261201000001_catalogue_performance },
   { name: 'Migration20261203000001_install_watermark', class: Migration20261203000001_install_watermark },
+  { name: 'Migration20261214000001_teams', class: Migration20261214000001_teams },
   { name: 'Migration20261215000001_uninstalls', class: Migration20261215000001_uninstalls },
 ];

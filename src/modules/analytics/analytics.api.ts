@@ -7,12 +7,13 @@ import { dailyCsv, getAppAnalytics, getDailyAnalytics } from './analytics.servic
 
 /** `Accept: text/csv` asks for the CSV; anything else (or nothing) gets JSON. */
 const wantsCsv = (accept: string | null) => accept !== null && /(^|,)\s*text\/csv\s*(;|,|$)/i.test(accept);
+import { callerOf } from '../teams/access.ts';
 
 export function analyticsApi(ctx: AppContext, auth: AuthPlugin) {
   return new Elysia({ prefix: '/api/dev/apps', tags: ['Analytics'] })
     .model({ AppAnalytics, DailyAnalytics, AppsAnalytics })
     .use(auth)
-    .get('/:id/analytics', ({ principal, params }) => getAppAnalytics(ctx.orm.em.fork(), principal.developerId, params.id), {
+    .get('/:id/analytics', ({ principal, params }) => getAppAnalytics(ctx.orm.em.fork(), callerOf(principal), params.id), {
       apiKey: 'ANALYTICS_READ',
       params: IdParams,
       response: { 200: 'AppAnalytics', ...problems(400, 401, 403, 404) },
@@ -25,7 +26,7 @@ export function analyticsApi(ctx: AppContext, auth: AuthPlugin) {
     .get(
       '/:id/analytics/daily',
       async ({ principal, params, query, request, set }) => {
-        const daily = await getDailyAnalytics(ctx.orm.em.fork(), principal.developerId, params.id, query);
+        const daily = await getDailyAnalytics(ctx.orm.em.fork(), callerOf(principal), params.id, query);
         if (!wantsCsv(request.headers.get('accept'))) return { data: daily.rows };
         set.headers['content-type'] = 'text/csv; charset=utf-8';
         set.headers['content-disposition'] = `attachment; filename="${daily.slug}-${daily.range.from}-${daily.range.to}.csv"`;

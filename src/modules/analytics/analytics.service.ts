@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { notFound, validationFailed } from '../../http/problem.ts';
+import { validationFailed } from '../../http/problem.ts';
+import { authorizeApp, type Caller } from '../teams/access.ts';
 import { executeNamed } from '../../lib/named-sql.ts';
-import type { AppStatus } from '../apps/app.entity.ts';
 import {
   ANALYTICS_DAYS,
   MAX_SERIES_DAYS,
@@ -17,14 +17,10 @@ import {
  * any length up to a year costs a few hundred narrow rows however many installs an app has.
  */
 
-/** The developer's own app (another developer's app is 404, like an unknown one). */
-async function ownedApp(em: EntityManager, developerId: string, appId: string) {
-  const [app] = await em.execute<{ id: string; slug: string; status: AppStatus; featured: boolean }[]>(
-    'select id, slug, status, featured from apps where id = ? and developer_id = ?',
-    [appId, developerId],
-  );
-  if (!app) throw notFound('App');
-  return app;
+/** An app the caller may read analytics of (personal, or by team role; the one shared check); anyone else's is 404. */
+async function readableApp(em: EntityManager, caller: Caller, appId: string) {
+  const app = await authorizeApp(em, caller, appId, 'analytics');
+  return { id: app.id, slug: app.slug, status: app.status, featured: app.featured };
 }
 
 const DAY_MS = 86_400_000;
@@ -158,9 +154,9 @@ function figuresOf(figures: Awaited<ReturnType<typeof counters>>, appId: string 
   return numbers;
 }
 
-/** Analytics of one of the developer's own apps. */
-export async function getAppAnalytics(em: EntityManager, developerId: string, appId: string): Promise<AppAnalytics> {
-  const app = await ownedApp(em, developerId, appId);
+/** Analytics of an app the caller may read analytics of. */
+export async function getAppAnalytics(em: EntityManager, caller: Caller, appId: string): Promise<AppAnalytics> {
+  const app = await readableApp(em, caller, appId);
   const [figures, installsByDay] = await Promise.all([
     counters(em, [app.id]),
     executeNamed<{ date: string; count: number }>(
@@ -174,15 +170,15 @@ export async function getAppAnalytics(em: EntityManager, developerId: string, ap
   return { ...figuresOf(figures, app.id), status: app.status, featured: app.featured, installsByDay };
 }
 
-/** One of the developer's own apps, day by day. */
+/** An app the caller may read analytics of, day by day. */
 export async function getDailyAnalytics(
   em: EntityManager,
-  developerId: string,
+  caller: Caller,
   appId: string,
   query: DailyQuery,
 ): Promise<{ slug: string; range: { from: string; to: string }; rows: DailyAnalyticsRow[] }> {
   const range = seriesRange(query);
-  const app = await ownedApp(em, developerId, appId);
+  const app = await readableApp(em, caller, appId);
   return { slug: app.slug, range, rows: await seriesOfApp(em, app.id, range) };
 }
 

@@ -12,6 +12,8 @@ const ApiKeySchema = defineEntity({
     developer: () => p.manyToOne(Developer).deleteRule('cascade'),
     /** The key that minted this one; null when minted with the OAuth token. */
     parentKeyId: p.uuid().nullable(),
+    /** A team key reaches only that team's apps, and only while its developer is a member. */
+    teamId: p.uuid().nullable(),
     name: p.string(),
     scopes: p.array<Scope>(),
     /** HMAC-SHA256 of the full key under the secret named by `secretId`. */

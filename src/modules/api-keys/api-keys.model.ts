@@ -1,5 +1,5 @@
 import { t, type Static } from 'elysia';
-import { NullableTimestamp, SingleLine, Timestamp } from '../../http/schemas.ts';
+import { NullableTimestamp, SingleLine, Timestamp, Uuid } from '../../http/schemas.ts';
 import { SCOPES } from './api-key.entity.ts';
 
 export const ScopeSchema = t.UnionEnum(SCOPES, { description: 'API key scope' });
@@ -9,6 +9,7 @@ export const CreateApiKeyBody = t.Object(
     name: SingleLine(1, 80, 'Label of the key'),
     scopes: t.Array(ScopeSchema, { minItems: 1, maxItems: 20, description: 'At least one scope; duplicates are ignored' }),
     expiresInDays: t.Optional(t.Integer({ minimum: 1, maximum: 365, default: 90, description: 'Lifetime in days (1–365, default 90)' })),
+    teamId: t.Optional(Uuid),
   },
   { additionalProperties: false },
 );
@@ -20,6 +21,9 @@ export const ApiKeyView = t.Object({
   scopes: t.Array(ScopeSchema),
   maskedKey: t.String({ description: 'Prefix and last four characters' }),
   parentKeyId: t.Union([t.String({ format: 'uuid' }), t.Null()], { description: 'The key that minted this one, if any' }),
+  teamId: t.Union([t.String({ format: 'uuid' }), t.Null()], {
+    description: "The team this key is restricted to: it reaches only that team's apps, and only while you are a member",
+  }),
   createdAt: Timestamp,
   expiresAt: Timestamp,
   lastUsedAt: NullableTimestamp,

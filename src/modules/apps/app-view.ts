@@ -88,7 +88,7 @@ export function toPublicAppView(
 export function toOwnerAppView(
   app: App,
   stats: AppStats,
-  extra: Pick<OwnerAppView, 'assetChecks' | 'pendingRevision' | 'review'>,
+  extra: Pick<OwnerAppView, 'assetChecks' | 'pendingRevision' | 'review' | 'team'>,
 ): OwnerAppView {
   return {
     ...commonView(app, stats),
@@ -99,5 +99,6 @@ export function toOwnerAppView(
     assetChecks: extra.assetChecks,
     pendingRevision: extra.pendingRevision,
     review: extra.review,
+    team: extra.team,
   };
 }
