@@ -3,17 +3,17 @@ import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
 import { IdParams, problems } from '../../http/schemas.ts';
 import { AppAnalytics, AppsAnalytics, DailyAnalytics, DailyQuery, MAX_SERIES_DAYS } from './analytics.model.ts';
-import { dailyCsv, getAppAnalytics, getDailyAnalytics } from './analytics.service.ts';
+import { dailyCsv, getAppAnalytics, getDailyAnalytics, getTeamAnalytics } from './analytics.service.ts';
 
 /** `Accept: text/csv` asks for the CSV; anything else (or nothing) gets JSON. */
 const wantsCsv = (accept: string | null) => accept !== null && /(^|,)\s*text\/csv\s*(;|,|$)/i.test(accept);
 import { callerOf } from '../teams/access.ts';
 
 export function analyticsApi(ctx: AppContext, auth: AuthPlugin) {
-  return new Elysia({ prefix: '/api/dev/apps', tags: ['Analytics'] })
+  return new Elysia({ prefix: '/api/dev', tags: ['Analytics'] })
     .model({ AppAnalytics, DailyAnalytics, AppsAnalytics })
     .use(auth)
-    .get('/:id/analytics', ({ principal, params }) => getAppAnalytics(ctx.orm.em.fork(), callerOf(principal), params.id), {
+    .get('/apps/:id/analytics', ({ principal, params }) => getAppAnalytics(ctx.orm.em.fork(), callerOf(principal), params.id), {
       apiKey: 'ANALYTICS_READ',
       params: IdParams,
       response: { 200: 'AppAnalytics', ...problems(400, 401, 403, 404) },
@@ -24,7 +24,7 @@ export function analyticsApi(ctx: AppContext, auth: AuthPlugin) {
       },
     })
     .get(
-      '/:id/analytics/daily',
+      '/apps/:id/analytics/daily',
       async ({ principal, params, query, request, set }) => {
         const daily = await getDailyAnalytics(ctx.orm.em.fork(), callerOf(principal), params.id, query);
         if (!wantsCsv(request.headers.get('accept'))) return { data: daily.rows };
@@ -45,5 +45,17 @@ export function analyticsApi(ctx: AppContext, auth: AuthPlugin) {
             'With `Accept: text/csv` the same rows as CSV (a header line `date,installs,uninstalls,activeInstalls,reviews,averageRating`), as an attachment.',
         },
       },
-    );
+    )
+    .get('/teams/:id/analytics', ({ principal, params, query }) => getTeamAnalytics(ctx.orm.em.fork(), callerOf(principal), params.id, query), {
+      apiKey: 'ANALYTICS_READ',
+      params: IdParams,
+      query: DailyQuery,
+      response: { 200: 'AppsAnalytics', ...problems(400, 401, 403, 404) },
+      detail: {
+        summary: "Your team's analytics",
+        description:
+          "Needs an API key with ANALYTICS_READ and the analyst role or more in the team. Each of the team's apps with its counters and daily series " +
+          `(\`from\`/\`to\` as for an app's daily series: default the last 30 days, at most ${MAX_SERIES_DAYS}), and their sums.`,
+      },
+    });
 }

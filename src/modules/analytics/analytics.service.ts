@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { validationFailed } from '../../http/problem.ts';
-import { authorizeApp, type Caller } from '../teams/access.ts';
+import { authorizeApp, authorizeTeam, type Caller } from '../teams/access.ts';
 import { executeNamed } from '../../lib/named-sql.ts';
 import {
   ANALYTICS_DAYS,
@@ -208,6 +208,14 @@ export async function analyticsOfApps(em: EntityManager, appIds: string[], query
     apps: apps.map((app) => ({ ...app, ...figuresOf(figures, app.id), daily: dailyOf(app.id) })),
     totals: { ...figuresOf(figures, null), daily: dailyOf(null) },
   };
+}
+
+/** The analytics of each of a team's apps and their sums (analyst or more). */
+export async function getTeamAnalytics(em: EntityManager, caller: Caller, teamId: string, query: DailyQuery): Promise<AppsAnalytics> {
+  seriesRange(query);
+  await authorizeTeam(em, caller, teamId, 'analytics');
+  const apps = await em.execute<{ id: string }[]>('select id from apps where team_id = ?', [teamId]);
+  return analyticsOfApps(em, apps.map((app) => app.id), query);
 }
 
 const CSV_HEADER = 'date,installs,uninstalls,activeInstalls,reviews,averageRating';
