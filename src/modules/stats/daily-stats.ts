@@ -30,6 +30,11 @@ const CONTRIBUTIONS = `
   from install_events where counted and id > :eventsAfter and id <= :eventsUpTo and (:everyApp or app_id = any(:appIds::uuid[]))
   group by 1, 2`;
 
+/** The contributions summed per app and day, as a CTE named `per_day`. */
+const PER_DAY = `per_day as (
+  select app_id, day, sum(new_installs)::int as new_installs, sum(reinstalls)::int as reinstalls, sum(uninstalls)::int as uninstalls
+  from (${CONTRIBUTIONS}) c group by app_id, day)`;
+
 /** The apps with installs or install events in these ranges. */
 export async function appsWithActivity(tx: EntityManager, installs: EventRange, events: EventRange): Promise<string[]> {
   const rows = await executeNamed<{ app_id: string }>(
@@ -50,9 +55,7 @@ export async function appsWithActivity(tx: EntityManager, installs: EventRange, 
 export async function addActivity(tx: EntityManager, installs: EventRange, events: EventRange): Promise<number> {
   const changed = await executeNamed<{ app_id: string }>(
     tx,
-    `with per_day as (
-       select app_id, day, sum(new_installs)::int as new_installs, sum(reinstalls)::int as reinstalls, sum(uninstalls)::int as uninstalls
-       from (${CONTRIBUTIONS}) c group by app_id, day),
+    `with ${PER_DAY},
      days as (
        insert into app_daily_stats as s (app_id, day, new_installs, reinstalls, uninstalls)
        select app_id, day, new_installs, reinstalls, uninstalls from per_day order by app_id, day
@@ -87,9 +90,7 @@ export async function recountActivity(tx: EntityManager, appIds: string[], insta
   const params = { installsAfter: 0, installsUpTo, eventsAfter: 0, eventsUpTo, everyApp: false, appIds };
   const days = await executeNamed<{ app_id: string }>(
     tx,
-    `with per_day as (
-       select app_id, day, sum(new_installs)::int as new_installs, sum(reinstalls)::int as reinstalls, sum(uninstalls)::int as uninstalls
-       from (${CONTRIBUTIONS}) c group by app_id, day),
+    `with ${PER_DAY},
      zeroed as (
        update app_daily_stats s set new_installs = 0, reinstalls = 0, uninstalls = 0
        where s.app_id = any(:appIds::uuid[]) and (s.new_installs, s.reinstalls, s.uninstalls) <> (0, 0, 0)
