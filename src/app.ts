@@ -16,6 +16,7 @@ import { analyticsApi } from './modules/analytics/analytics.api.ts';
 import { assetsApi } from './modules/assets/assets.api.ts';
 import { webhooksApi } from './modules/webhooks/webhooks.api.ts';
 import { reviewRepliesApi } from './modules/reviews/review-replies.api.ts';
+import { teamsApi } from './modules/teams/teams.api.ts';
 import { adminConsole } from './modules/admins/console.ts';
 import { metricsApi } from './modules/metrics/metrics.api.ts';
 import { trustedPublishingApi } from './modules/trusted-publishing/trusted-publishing.api.ts';
@@ -46,6 +47,7 @@ export function createApp(ctx: AppContext) {
     .use(reviewRepliesApi(ctx, auth))
     .use(trustedPublishingApi(ctx, auth))
     .use(publishingApi())
+    .use(teamsApi(ctx, auth))
     .use(metricsApi(ctx, queueCatalog()))
     .use(adminConsole(ctx, queueCatalog()));
 }

@@ -10,6 +10,7 @@ import { AppRevision } from '../modules/apps/app-revision.entity.ts';
 import { OAuthClient } from '../modules/oauth-clients/oauth-client.entity.ts';
 import { Review } from '../modules/reviews/review.entity.ts';
 import { WebhookEndpoint } from '../modules/webhooks/webhook-endpoint.entity.ts';
+import { Team, TeamAuditEntry, TeamInvitation, TeamMember } from '../modules/teams/team.entity.ts';
 import { migrations } from './migrations/index.ts';
 import { catalogueVersionSubscriber } from '../modules/catalogue/catalogue-version.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -17,7 +18,7 @@ import type pg from 'pg';
 import { boundConnectionWait } from './bounded-pool.ts';
 import { TrustedPublisher } from '../modules/trusted-publishing/trusted-publisher.entity.ts';
 
-export const entities = [Developer, ApiKey, Admin, AuditEntry, OAuthClient, App, AppTransition, AppRevision, Review, WebhookEndpoint, TrustedPublisher];
+export const entities = [Developer, ApiKey, Admin, AuditEntry, OAuthClient, App, AppTransition, AppRevision, Review, WebhookEndpoint, TrustedPublisher, Team, TeamMember, TeamInvitation, TeamAuditEntry];
 
 /** How long opening a connection may take before the database counts as unreachable (503 UNAVAILABLE "within 2 s"). */
 export const CONNECT_TIMEOUT_MS = 1500;

@@ -22,6 +22,7 @@ export type ErrorCode =
   | 'OAUTH_TOKEN_REQUIRED'
   | 'PLATFORM_USER_MISMATCH'
   | 'INSTALL_REQUIRED'
+  | 'NOT_INSTALLED'
   | 'OWN_APP'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
@@ -35,6 +36,13 @@ export type ErrorCode =
   | 'TRUSTED_PUBLISHER_EXISTS'
   | 'CONFLICT'
   | 'LIMIT_EXCEEDED'
+  | 'TEAM_ROLE_REQUIRED'
+  | 'TEAM_SUSPENDED'
+  | 'TEAM_NOT_EMPTY'
+  | 'ALREADY_MEMBER'
+  | 'LAST_OWNER'
+  | 'DOMAIN_NOT_VERIFIED'
+  | 'DOMAIN_TAKEN'
   | 'RATE_LIMITED'
   | 'UNAVAILABLE'
   | 'OVERLOADED'
@@ -151,6 +159,46 @@ export const PROBLEM_TYPES: Record<ErrorCode, ProblemType> = {
     status: 409,
     meaning: 'What you decided on changed since you read it.',
     action: 'Read it again and decide on the version you now see.',
+  },
+  NOT_INSTALLED: {
+    status: 404,
+    meaning: 'This installer never installed the app, so there is nothing to uninstall.',
+    action: 'Send the same identity the install used: the platform OAuth token, or the same installationId.',
+  },
+  TEAM_ROLE_REQUIRED: {
+    status: 403,
+    meaning: 'You are a member of the team, but your role there does not allow this.',
+    action: 'Ask one of the team’s owners for a stronger role (analyst reads, maintainer edits, owner manages).',
+  },
+  TEAM_SUSPENDED: {
+    status: 403,
+    meaning: 'The marketplace suspended this team: nobody can act for it, and its apps are not listed.',
+    action: 'Contact the marketplace’s support.',
+  },
+  TEAM_NOT_EMPTY: {
+    status: 409,
+    meaning: 'A team that still owns apps cannot be deleted.',
+    action: 'Transfer or delete its apps first.',
+  },
+  ALREADY_MEMBER: {
+    status: 409,
+    meaning: 'That person is already a member of the team.',
+    action: 'Change their role instead of inviting them.',
+  },
+  LAST_OWNER: {
+    status: 409,
+    meaning: 'A team always keeps at least one owner.',
+    action: 'Make another member an owner first.',
+  },
+  DOMAIN_NOT_VERIFIED: {
+    status: 400,
+    meaning: 'The token was not found at https://<domain>/.well-known/marketplace-publisher.txt.',
+    action: 'Serve exactly the token you were given at that address, then verify again.',
+  },
+  DOMAIN_TAKEN: {
+    status: 409,
+    meaning: 'Another team has already verified this domain.',
+    action: 'Verify a domain your team controls, or ask the marketplace’s support if the domain is yours.',
   },
   TRUSTED_PUBLISHER_EXISTS: {
     status: 409,

@@ -289,8 +289,8 @@ describe('developer verification on submit', () => {
 
   test('submitApp refuses an unverified developer (403 DEVELOPER_NOT_VERIFIED) and a suspended one (403 DEVELOPER_SUSPENDED)', async () => {
     const unverified = await registerDeveloper(t, { verified: false });
-    const app = await createAppService(deps(t), unverified.id, completeApp() as never);
-    expect(await refusal(submitApp(deps(t), unverified.id, app.id))).toMatchObject({
+    const app = await createAppService(deps(t), { developerId: unverified.id, keyTeamId: null }, completeApp() as never);
+    expect(await refusal(submitApp(deps(t), { developerId: unverified.id, keyTeamId: null }, app.id))).toMatchObject({
       status: 403,
       code: 'DEVELOPER_NOT_VERIFIED',
     });
@@ -298,7 +298,7 @@ describe('developer verification on submit', () => {
 
     await transitionDeveloper(deps(t), unverified.id, 'verify', CLI_ACTOR);
     await transitionDeveloper(deps(t), unverified.id, 'suspend', CLI_ACTOR);
-    expect(await refusal(submitApp(deps(t), unverified.id, app.id))).toMatchObject({
+    expect(await refusal(submitApp(deps(t), { developerId: unverified.id, keyTeamId: null }, app.id))).toMatchObject({
       status: 403,
       code: 'DEVELOPER_SUSPENDED',
     });

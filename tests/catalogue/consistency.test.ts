@@ -144,7 +144,7 @@ test('after a long random sequence, every counter equals what the event rows say
     } else {
       const app = random.pick(live.filter((a) => a.status === 'DRAFT'));
       if (app) {
-        await deleteApp(t.ctx.orm.em.fork(), app.developer.id, app.id);
+        await deleteApp(t.ctx.orm.em.fork(), { developerId: app.developer.id, keyTeamId: null }, app.id);
         app.deleted = true;
         tally.deleteDraft = (tally.deleteDraft ?? 0) + 1;
       }

@@ -156,3 +156,21 @@ export const adminDigest = ({ developers, apps }: AdminDigestData): EmailContent
   guidance: ['Verify developers with "bun run cli developers:verify <e-mail>" and decide apps with "apps:approve" or "apps:reject".'],
   footer: 'You receive this digest because you are an administrator of the App Marketplace.',
 });
+
+export interface TeamInvitationData {
+  teamName: string;
+  role: string;
+  inviterName: string | null;
+  expiresAt: Date;
+}
+
+/** No link and no secret: the invitee answers with their own credentials, which is what proves who they are. */
+export const teamInvitation = ({ teamName, role, inviterName, expiresAt }: TeamInvitationData): EmailContent => ({
+  subject: `You are invited to join the team "${teamName}"`,
+  recipientName: 'developer',
+  paragraphs: [
+    `${inviterName ?? 'An owner'} invited this address to publish apps on the App Marketplace as ${role} of the team "${teamName}".`,
+    `The invitation is valid until ${expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC. With a developer account whose profile carries this address, see it with GET /api/dev/invitations and answer with POST /api/dev/invitations/{id}/accept or /decline.`,
+  ],
+  footer: 'You receive this message because a team owner entered this address; if you do not expect it, ignore it.',
+});

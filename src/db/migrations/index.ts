@@ -19,6 +19,8 @@ import { Migration20261211000002_admin_disable_and_enrolment_codes } from './Mig
 import { Migration20261218000001_trusted_publishing } from './Migration20261218000001_trusted_publishing.ts';
 import { Migration20261210000001_revision_versions } from './Migration20261210000001_revision_versions.ts';
 import { Migration20261213000001_revision_withdrawal } from './Migration20261213000001_revision_withdrawal.ts';
+import { Migration20261214000001_teams } from './Migration20261214000001_teams.ts';
+import { Migration20261215000001_uninstalls } from './Migration20261215000001_uninstalls.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -43,4 +45,6 @@ export const migrations = [
   { name: 'Migration20261218000001_trusted_publishing', class: Migration20261218000001_trusted_publishing },
   { name: 'Migration20261210000001_revision_versions', class: Migration20261210000001_revision_versions },
   { name: 'Migration20261213000001_revision_withdrawal', class: Migration20261213000001_revision_withdrawal },
+  { name: 'Migration20261214000001_teams', class: Migration20261214000001_teams },
+  { name: 'Migration20261215000001_uninstalls', class: Migration20261215000001_uninstalls },
 ];

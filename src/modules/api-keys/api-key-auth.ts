@@ -10,6 +10,8 @@ export interface AuthenticatedKey {
   id: string;
   developerId: string;
   developerStatus: DeveloperStatus;
+  /** The team this key is restricted to; null for a personal key. */
+  teamId: string | null;
   scopes: Scope[];
   expiresAt: Date;
   /** A key bound to one app (trusted publishing) may act on that app only. */
@@ -19,6 +21,7 @@ export interface AuthenticatedKey {
 interface KeyRow {
   id: string;
   developer_id: string;
+  team_id: string | null;
   scopes: Scope[];
   expires_at: Date;
   revoked_at: Date | null;
@@ -56,7 +59,7 @@ export function createApiKeyAuthenticator(orm: MikroORM, secrets: ApiKeySecret[]
     if (!isWellFormedKey(rawKey)) return null;
     const hashes = secrets.map((secret) => hashKey(rawKey, secret));
     const rows = await orm.em.fork().execute<KeyRow[]>(
-      `select k.id, k.developer_id, k.scopes, k.expires_at, k.revoked_at, k.app_id, d.status as developer_status
+      `select k.id, k.developer_id, k.team_id, k.scopes, k.expires_at, k.revoked_at, k.app_id, d.status as developer_status
        from api_keys k join developers d on d.id = k.developer_id
        where k.key_hash in (${hashes.map(() => '?').join(', ')})`,
       hashes,
@@ -70,6 +73,7 @@ export function createApiKeyAuthenticator(orm: MikroORM, secrets: ApiKeySecret[]
       id: row.id,
       developerId: row.developer_id,
       developerStatus: row.developer_status,
+      teamId: row.team_id,
       scopes: row.scopes,
       expiresAt: new Date(row.expires_at),
       appId: row.app_id,

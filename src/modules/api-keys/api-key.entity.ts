@@ -14,6 +14,8 @@ const ApiKeySchema = defineEntity({
     parentKeyId: p.uuid().nullable(),
     /** Set on keys exchanged by trusted publishing: the key reaches this one app and nothing else. */
     appId: p.uuid().nullable(),
+    /** A team key reaches only that team's apps, and only while its developer is a member. */
+    teamId: p.uuid().nullable(),
     name: p.string(),
     scopes: p.array<Scope>(),
     /** HMAC-SHA256 of the full key under the secret named by `secretId`. */

@@ -1,5 +1,5 @@
 import { t, type Static } from 'elysia';
-import { Integer, NullableTimestamp, SingleLine, Timestamp } from '../../http/schemas.ts';
+import { Integer, NullableTimestamp, SingleLine, Timestamp, Uuid } from '../../http/schemas.ts';
 import { SCOPES } from './api-key.entity.ts';
 
 export const ScopeSchema = t.UnionEnum(SCOPES, { description: 'API key scope' });
@@ -9,6 +9,7 @@ export const CreateApiKeyBody = t.Object(
     name: SingleLine(1, 80, 'Label of the key'),
     scopes: t.Array(ScopeSchema, { minItems: 1, maxItems: 20, description: 'At least one scope; duplicates are ignored' }),
     expiresInDays: t.Optional(Integer({ minimum: 1, maximum: 365, default: 90, description: 'Lifetime in days (1–365, default 90)' })),
+    teamId: t.Optional({ ...Uuid, description: "Restrict the key to one of your teams: it reaches only that team's apps" }),
   },
   {
     additionalProperties: false,
@@ -25,6 +26,9 @@ export const ApiKeyView = t.Object(
     scopes: t.Array(ScopeSchema),
     maskedKey: t.String({ description: 'Prefix and last four characters' }),
     parentKeyId: t.Union([t.String({ format: 'uuid' }), t.Null()], { description: 'The key that minted this one, if any' }),
+    teamId: t.Union([t.String({ format: 'uuid' }), t.Null()], {
+      description: "The team this key is restricted to: it reaches only that team's apps, and only while you are a member",
+    }),
     appId: t.Union([t.String({ format: 'uuid' }), t.Null()], {
       description: 'Set on a key exchanged by trusted publishing: it reaches only this app (APP_READ, APP_UPDATE) for 15 minutes',
     }),

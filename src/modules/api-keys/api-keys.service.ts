@@ -7,6 +7,8 @@ import { assertVerified } from '../developers/verification.ts';
 import { ApiKey, SCOPES, type Scope } from './api-key.entity.ts';
 import type { ApiKeyView, CreateApiKeyInput } from './api-keys.model.ts';
 import { generateKey, hashKey, maskKey } from './key-format.ts';
+import { authorizeTeam, callerOf } from '../teams/access.ts';
+import { recordTeamAudit } from '../teams/team-audit.ts';
 
 export const MAX_ACTIVE_KEYS = 20;
 export const DEFAULT_EXPIRY_DAYS = 90;
@@ -20,6 +22,7 @@ export function toApiKeyView(key: ApiKey): ApiKeyView {
     maskedKey: maskKey(key.last4),
     parentKeyId: key.parentKeyId ?? null,
     appId: key.appId ?? null,
+    teamId: key.teamId ?? null,
     createdAt: key.createdAt.toISOString(),
     expiresAt: key.expiresAt.toISOString(),
     lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
@@ -63,6 +66,10 @@ export async function createApiKey(
     const developer = await lockDeveloper(tx, principal.developerId);
     assertVerified(developer.status, { what: 'API keys', done: 'created' });
     if (principal.via === 'apiKey') await assertParentStillValid(tx, principal.key.id);
+    // A team key mints keys of its own team only; a key for a team needs a member (any role).
+    const caller = callerOf(principal);
+    const teamId = input.teamId ?? caller.keyTeamId;
+    if (teamId !== null) await authorizeTeam(tx, caller, teamId, 'read');
     // Keys exchanged by trusted publishing live 15 minutes and are not the developer's to mint: not counted.
     const active = await tx.count(ApiKey, { developer, appId: null, revokedAt: null, expiresAt: { $gt: new Date() } });
     if (active >= MAX_ACTIVE_KEYS) {
@@ -76,6 +83,7 @@ export async function createApiKey(
       developer,
       appId: null,
       parentKeyId: principal.via === 'apiKey' ? principal.key.id : null,
+      teamId,
       name: input.name,
       scopes: scopes as Scope[],
       keyHash: hashKey(fullKey, signingSecret),
@@ -83,6 +91,10 @@ export async function createApiKey(
       last4: fullKey.slice(-4),
       expiresAt,
     });
+    if (teamId !== null) {
+      await tx.flush();
+      recordTeamAudit(tx, { teamId, actorDeveloperId: developer.id, action: 'key.created', target: key.id, details: { name: input.name, scopes } });
+    }
     return { key, fullKey };
   });
 }

@@ -9,12 +9,7 @@ import { App } from './app.entity.ts';
  * lock, taken through one of these.
  */
 
-/** The owner's app, locked for the rest of the transaction; another developer's app is 404. */
-export async function lockOwnApp(tx: EntityManager, developerId: string, appId: string): Promise<App> {
-  const app = await tx.findOne(App, { id: appId, developer: developerId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  if (!app) throw notFound('App');
-  return app;
-}
+// A developer's app is found and locked through `teams/access.ts` (`lockAppFor`), the one check of who may act on it.
 
 /**
  * An app as admins name it (the CLI, the console): by id or by its current slug, locked for

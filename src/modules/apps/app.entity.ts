@@ -32,7 +32,10 @@ const AppSchema = defineEntity({
   tableName: 'apps',
   properties: {
     id: p.uuid().primary().onCreate(() => Bun.randomUUIDv7()),
+    /** The creator, or whoever last held it personally; the owner while `teamId` is null. */
     developer: () => p.manyToOne(Developer).deleteRule('cascade'),
+    /** The team that owns the app, if any (then its members act on it by role). */
+    teamId: p.uuid().nullable(),
     slug: p.string(),
     name: p.string(),
     description: p.text(),

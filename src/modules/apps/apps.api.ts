@@ -1,13 +1,14 @@
 import { Elysia, t } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
-import { DataList, IdParams, PageQuery, Paginated, problems } from '../../http/schemas.ts';
+import { DataList, IdParams, PageQuery, Paginated, problems, Uuid } from '../../http/schemas.ts';
 import { listRevisions, RevisionRecordView } from './revision-history.ts';
 import { CreateAppBody, OwnerAppView, PreflightView, SubmittedAppView, UpdateAppBody } from './apps.model.ts';
 import { createApp, deleteApp, getOwnApp, listOwnApps, updateApp } from './apps.service.ts';
 import { preflight, submitApp } from './submission.ts';
 import { openRevision } from './revisions.service.ts';
 import { withdrawRevision, withdrawSubmission } from './withdrawal.ts';
+import { callerOf } from '../teams/access.ts';
 
 export function appsApi(ctx: AppContext, auth: AuthPlugin) {
   const deps = () => ({ em: ctx.orm.em.fork(), jobs: ctx.jobs });
@@ -15,7 +16,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
     .use(auth)
     .post(
       '',
-      async ({ principal, body, status }) => status(201, await createApp(deps(), principal.developerId, body)),
+      async ({ principal, body, status }) => status(201, await createApp(deps(), callerOf(principal), body)),
       {
         apiKey: 'APP_CREATE',
         body: CreateAppBody,
@@ -27,22 +28,23 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
         },
       },
     )
-    .get('', async ({ principal, query }) => listOwnApps(ctx.orm.em.fork(), principal.developerId, query), {
+    .get('', async ({ principal, query }) => listOwnApps(ctx.orm.em.fork(), callerOf(principal), query), {
       apiKey: 'APP_READ',
-      query: t.Object(PageQuery),
-      response: { 200: Paginated(OwnerAppView, 'A page of your apps, newest first') },
+      query: t.Object({ ...PageQuery, teamId: t.Optional(Uuid) }),
+      response: { 200: Paginated(OwnerAppView, 'A page of your apps (personal and of your teams), newest first'), ...problems('NOT_FOUND') },
       detail: {
         summary: 'List your apps',
-        description: 'Needs APP_READ. Newest first; `page` ≥ 1, `limit` 1–100 (default 20), page × limit ≤ 10,000.',
+        description:
+          'Needs APP_READ. Your personal apps and those of every team you belong to; `teamId` narrows to one team (404 if you are not a member), a team key always lists its team. Newest first; `page` ≥ 1, `limit` 1–100 (default 20), page × limit ≤ 10,000.',
       },
     })
-    .get('/:id', async ({ principal, params }) => getOwnApp(ctx.orm.em.fork(), principal.developerId, params.id), {
+    .get('/:id', async ({ principal, params }) => getOwnApp(ctx.orm.em.fork(), callerOf(principal), params.id), {
       apiKey: 'APP_READ',
       params: IdParams,
       response: { 200: OwnerAppView, ...problems('NOT_FOUND') },
       detail: { summary: 'Read one of your apps', description: 'Needs APP_READ. Includes asset check results and any pending revision.' },
     })
-    .put('/:id', async ({ principal, params, body }) => updateApp(deps(), principal.developerId, params.id, body), {
+    .put('/:id', async ({ principal, params, body }) => updateApp(deps(), callerOf(principal), params.id, body), {
       apiKey: 'APP_UPDATE',
       params: IdParams,
       body: UpdateAppBody,
@@ -53,7 +55,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
           'Needs APP_UPDATE. Omitted fields are unchanged; `null` clears an optional field; `environment` cannot change. Allowed while DRAFT, PENDING (stays PENDING, keeps its place in the queue, and must stay complete: 400 SUBMISSION_INCOMPLETE otherwise) or REJECTED; an APPROVED or SUSPENDED app is 409 APP_NOT_EDITABLE (open a revision). Every edit increments `version`.',
       },
     })
-    .delete('/:id', async ({ principal, params }) => deleteApp(ctx.orm.em.fork(), principal.developerId, params.id), {
+    .delete('/:id', async ({ principal, params }) => deleteApp(ctx.orm.em.fork(), callerOf(principal), params.id), {
       apiKey: 'APP_DELETE',
       params: IdParams,
       response: { 200: OwnerAppView, ...problems('NOT_FOUND', 'APP_NOT_EDITABLE') },
@@ -62,7 +64,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
         description: 'Needs APP_DELETE. Returns the deleted app. Not allowed for APPROVED or SUSPENDED apps (409 APP_NOT_EDITABLE). Its slug is never reused.',
       },
     })
-    .post('/:id/submit', async ({ principal, params }) => submitApp(deps(), principal.developerId, params.id), {
+    .post('/:id/submit', async ({ principal, params }) => submitApp(deps(), callerOf(principal), params.id), {
       apiKey: { scope: 'APP_UPDATE', limit: 'submissions' },
       params: IdParams,
       response: {
@@ -75,7 +77,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
           'Needs APP_UPDATE. DRAFT or REJECTED → PENDING. Needs a verified developer (403 DEVELOPER_NOT_VERIFIED) and a complete listing: logoUrl and 2–6 screenshots (400 SUBMISSION_INCOMPLETE, `errors` names what is missing).',
       },
     })
-    .post('/:id/preflight', async ({ principal, params }) => preflight(ctx.orm.em.fork(), principal.developerId, params.id), {
+    .post('/:id/preflight', async ({ principal, params }) => preflight(ctx.orm.em.fork(), callerOf(principal), params.id), {
       apiKey: 'APP_READ',
       params: IdParams,
       response: { 200: PreflightView, ...problems('NOT_FOUND') },
@@ -88,7 +90,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
     .post(
       '/:id/revisions',
       async ({ principal, params, body, status }) =>
-        status(201, await openRevision(deps(), principal.developerId, params.id, body)),
+        status(201, await openRevision(deps(), callerOf(principal), params.id, body)),
       {
         apiKey: { scope: 'APP_UPDATE', limit: 'revisions' },
         params: IdParams,
@@ -101,7 +103,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
         },
       },
     )
-    .post('/:id/withdraw', async ({ principal, params }) => withdrawSubmission(deps(), principal.developerId, params.id), {
+    .post('/:id/withdraw', async ({ principal, params }) => withdrawSubmission(deps(), callerOf(principal), params.id), {
       apiKey: 'APP_UPDATE',
       params: IdParams,
       response: { 200: OwnerAppView, ...problems('NOT_FOUND', 'INVALID_STATE_TRANSITION') },
@@ -111,7 +113,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
           'Needs APP_UPDATE. PENDING → DRAFT: the app leaves the review queue (a reviewer working on it is released) and can be edited and submitted again. Any other state is 409 INVALID_STATE_TRANSITION.',
       },
     })
-    .delete('/:id/revision', async ({ principal, params }) => withdrawRevision(deps(), principal.developerId, params.id), {
+    .delete('/:id/revision', async ({ principal, params }) => withdrawRevision(deps(), callerOf(principal), params.id), {
       apiKey: 'APP_UPDATE',
       params: IdParams,
       response: { 200: OwnerAppView, ...problems('NOT_FOUND') },
@@ -121,7 +123,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
           'Needs APP_UPDATE. The pending revision leaves the review queue; the live listing is unchanged. 404 when the app has no pending revision. Returns the app.',
       },
     })
-    .get('/:id/revisions', async ({ principal, params }) => ({ data: await listRevisions(ctx.orm.em.fork(), principal.developerId, params.id) }), {
+    .get('/:id/revisions', async ({ principal, params }) => ({ data: await listRevisions(ctx.orm.em.fork(), callerOf(principal), params.id) }), {
       apiKey: 'APP_READ',
       params: IdParams,
       response: { 200: DataList(RevisionRecordView, 'The app’s revisions, newest first'), ...problems('NOT_FOUND') },

@@ -1,5 +1,5 @@
 import { t, type Static } from 'elysia';
-import { Clearable, HttpUrl, Integer, MultiLine, NullableTimestamp, SingleLine, Timestamp } from '../../http/schemas.ts';
+import { Clearable, HttpUrl, Integer, MultiLine, NullableTimestamp, SingleLine, Timestamp, Uuid } from '../../http/schemas.ts';
 import { APP_STATUSES, CATEGORIES, ENVIRONMENTS } from './app.entity.ts';
 
 export const MAX_SCREENSHOTS = 6;
@@ -43,6 +43,12 @@ export const CreateAppBody = t.Object(
     oauthClientId: t.Optional(OAuthClientId),
     screenshots: t.Optional(Screenshots),
     reviewNotes: t.Optional(ReviewNotes),
+    teamId: t.Optional(
+      t.Union([Uuid, t.Null()], {
+        description:
+          'The team that will own the app (you must be its maintainer or owner). Omitted: personal, or the team of a team key; null: personal.',
+      }),
+    ),
   },
   {
     additionalProperties: false,
@@ -124,7 +130,8 @@ const appFields = {
   screenshots: t.Array(ScreenshotView),
   status: AppStatusSchema,
   featured: t.Boolean(),
-  installCount: Integer(),
+  installCount: Integer({ description: 'Distinct installers ever' }),
+  activeInstalls: Integer({ description: 'Installers whose latest act is an install (not uninstalled since)' }),
   reviewCount: Integer(),
   averageRating: t.Number({ description: '0 when there are no reviews' }),
   version: Integer(),
@@ -192,6 +199,9 @@ export const OwnerAppView = t.Object(
     }),
     pendingRevision: Nullable(PendingRevisionView),
     review: t.Union([ReviewStandingView, t.Null()], { description: 'Set while the app is PENDING: its place in the review queue' }),
+    team: t.Union([t.Object({ id: t.String({ format: 'uuid' }), name: t.String() }), t.Null()], {
+      description: 'The team that owns the app; null for a personal app',
+    }),
   },
   {
     description:

@@ -8,7 +8,8 @@ import { assertEditable } from './app-state.ts';
 import { assertCompleteListing } from './completeness.ts';
 import { App } from './app.entity.ts';
 import { applyAppChanges, assertListingUrls, normaliseScreenshots } from './app-changes.ts';
-import { lockOwnApp } from './app-locks.ts';
+import { authorizeApp, authorizeTeam, lockAppFor, type Caller } from '../teams/access.ts';
+import { recordTeamAudit } from '../teams/team-audit.ts';
 import type { CreateAppInput, OwnerAppView, UpdateAppInput } from './apps.model.ts';
 import { enqueueAssetChecks } from './asset-checks.service.ts';
 import { renderLongDescription } from './markdown.ts';
@@ -21,18 +22,26 @@ export interface AppServiceDeps {
   jobs: JobQueue;
 }
 
-/** A developer's CRUD on their own listings (submission is in `submission.ts`, revisions in `revisions.service.ts`). */
+/**
+ * A developer's CRUD on their listings, personal or of their teams, each allowed by the one
+ * check in `teams/access.ts` (submission is in `submission.ts`, revisions in `revisions.service.ts`).
+ * A team key creates in its team when `teamId` is omitted.
+ */
 export async function createApp(
   { em, jobs }: AppServiceDeps,
-  developerId: string,
+  caller: Caller,
   input: CreateAppInput,
 ): Promise<OwnerAppView> {
   assertListingUrls(input.environment, input);
+  const teamId = input.teamId === undefined ? caller.keyTeamId : input.teamId;
   const app = await em.transactional(async (tx) => {
-    if (input.oauthClientId !== undefined) await assertClientBelongsTo(tx, input.oauthClientId, developerId);
+    if (teamId !== null) await authorizeTeam(tx, caller, teamId, 'create');
+    else if (caller.keyTeamId !== null) throw notFound('Team');
+    if (input.oauthClientId !== undefined) await assertClientBelongsTo(tx, input.oauthClientId, caller.developerId);
     const slug = await reserveSlug(tx, input.name, null);
     const created = tx.create(App, {
-      developer: tx.getReference(Developer, developerId),
+      developer: tx.getReference(Developer, caller.developerId),
+      teamId,
       slug,
       name: input.name,
       description: input.description,
@@ -60,20 +69,38 @@ export async function createApp(
   return toOwnerView(em, app);
 }
 
-export async function listOwnApps(em: EntityManager, developerId: string, query: PageInput): Promise<Page<OwnerAppView>> {
+/**
+ * The caller's personal apps and those of every team they act for (a suspended team's are not
+ * theirs to act on); `teamId` narrows to one team, a team key to its own.
+ */
+export async function listOwnApps(em: EntityManager, caller: Caller, query: PageInput & { teamId?: string }): Promise<Page<OwnerAppView>> {
   const { page, limit, offset } = pageWindow(query);
-  const [apps, total] = await em.findAndCount(
-    App,
-    { developer: developerId },
-    { orderBy: { createdAt: 'desc', id: 'desc' }, limit, offset },
-  );
+  const teamId = query.teamId ?? caller.keyTeamId;
+  if (teamId !== null) await authorizeTeam(em, caller, teamId, 'read');
+  const where =
+    teamId !== null
+      ? { teamId }
+      : {
+          $or: [
+            { developer: caller.developerId, teamId: null },
+            { teamId: { $in: await actingTeamIds(em, caller.developerId) } },
+          ],
+        };
+  const [apps, total] = await em.findAndCount(App, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit, offset });
   return pageOf(await toOwnerViews(em, apps), page, limit, total);
 }
 
-export async function getOwnApp(em: EntityManager, developerId: string, appId: string): Promise<OwnerAppView> {
-  const app = await em.findOne(App, { id: appId, developer: developerId });
-  if (!app) throw notFound('App');
-  return toOwnerView(em, app);
+/** The teams a developer acts for: their memberships, less suspended teams. */
+async function actingTeamIds(em: EntityManager, developerId: string): Promise<string[]> {
+  const rows = await em.execute<{ team_id: string }[]>(
+    'select m.team_id from team_members m join teams t on t.id = m.team_id where m.developer_id = ? and t.suspended_at is null',
+    [developerId],
+  );
+  return rows.map((row) => row.team_id);
+}
+
+export async function getOwnApp(em: EntityManager, caller: Caller, appId: string): Promise<OwnerAppView> {
+  return toOwnerView(em, await authorizeApp(em, caller, appId, 'read'));
 }
 
 /**
@@ -83,15 +110,15 @@ export async function getOwnApp(em: EntityManager, developerId: string, appId: s
  */
 export async function updateApp(
   { em, jobs }: AppServiceDeps,
-  developerId: string,
+  caller: Caller,
   appId: string,
   input: UpdateAppInput,
 ): Promise<OwnerAppView> {
   const app = await em.transactional(async (tx) => {
-    const locked = await lockOwnApp(tx, developerId, appId);
+    const locked = await lockAppFor(tx, caller, appId, 'edit');
     assertEditable(locked.status, 'edit');
     assertListingUrls(locked.environment, input);
-    if (input.oauthClientId) await assertClientBelongsTo(tx, input.oauthClientId, developerId);
+    if (input.oauthClientId) await assertClientBelongsTo(tx, input.oauthClientId, caller.developerId);
     const { assetsChanged } = await applyAppChanges(tx, locked, input);
     // A listing in review stays complete: the reviewer must never be handed one without its assets.
     if (locked.status === 'PENDING') assertCompleteListing(locked);
@@ -102,11 +129,14 @@ export async function updateApp(
 }
 
 /** Deletes a DRAFT, PENDING or REJECTED app and returns what it was; its slug, never public, is released. */
-export async function deleteApp(em: EntityManager, developerId: string, appId: string): Promise<OwnerAppView> {
+export async function deleteApp(em: EntityManager, caller: Caller, appId: string): Promise<OwnerAppView> {
   return em.transactional(async (tx) => {
-    const app = await lockOwnApp(tx, developerId, appId);
+    const app = await lockAppFor(tx, caller, appId, 'delete');
     assertEditable(app.status, 'delete');
     const view = await toOwnerView(tx, app);
+    if (app.teamId) {
+      recordTeamAudit(tx, { teamId: app.teamId, actorDeveloperId: caller.developerId, action: 'app.deleted', target: app.id, details: { name: app.name, slug: app.slug } });
+    }
     await releaseDraftSlugs(tx, app.id, null);
     tx.remove(app);
     return view;

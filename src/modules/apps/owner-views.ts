@@ -56,9 +56,10 @@ const checksOf = (rows: AssetCheckRow[], listed: ListedAsset[]): Static<typeof A
 export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<OwnerAppView[]> {
   if (apps.length === 0) return [];
   const ids = apps.map((app) => app.id);
-  const [stats, checks, revisions] = await Promise.all([
-    em.execute<{ app_id: string; install_count: number; review_count: number; average_rating: string }[]>(
-      `select app_id, install_count, review_count, average_rating from app_stats where app_id in (${inList(ids)})`,
+  const teamIds = [...new Set(apps.flatMap((app) => (app.teamId ? [app.teamId] : [])))];
+  const [stats, checks, revisions, teams] = await Promise.all([
+    em.execute<{ app_id: string; install_count: number; active_installs: number; review_count: number; average_rating: string }[]>(
+      `select app_id, install_count, active_installs, review_count, average_rating from app_stats where app_id in (${inList(ids)})`,
       ids,
     ),
     em.execute<AssetCheckRow[]>(
@@ -71,6 +72,9 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
       `select id, app_id, changes, version, created_at, updated_at from app_revisions where status = 'PENDING' and app_id in (${inList(ids)})`,
       ids,
     ),
+    teamIds.length > 0
+      ? em.execute<{ id: string; name: string }[]>(`select id, name from teams where id in (${inList(teamIds)})`, teamIds)
+      : [],
   ]);
   const queued = apps.filter((app) => app.status === 'PENDING' || revisions.some((row) => row.app_id === app.id));
   const entries = await queueEntriesOf(em, queued.map((app) => app.id));
@@ -82,7 +86,7 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
   return apps.map((app) => {
     const stat = stats.find((row) => row.app_id === app.id);
     const appStats: AppStats = stat
-      ? { installCount: stat.install_count, reviewCount: stat.review_count, averageRating: Number(stat.average_rating) }
+      ? { installCount: stat.install_count, activeInstalls: stat.active_installs, reviewCount: stat.review_count, averageRating: Number(stat.average_rating) }
       : NO_STATS;
     const appChecks = checks.filter((row) => row.app_id === app.id);
     const revision = revisions.find((row) => row.app_id === app.id);
@@ -103,6 +107,7 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
       assetChecks: checksOf(appChecks, listedAssets(app)),
       pendingRevision,
       review: app.status === 'PENDING' ? standing('app', app.id) : null,
+      team: teams.find((team) => team.id === app.teamId) ?? null,
     });
   });
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { t, type Static } from 'elysia';
 import { Integer, NullableTimestamp, Timestamp } from '../../http/schemas.ts';
-import { lockOwnApp } from './app-locks.ts';
+import { authorizeApp, type Caller } from '../teams/access.ts';
 import { AppRevision, REVISION_STATUSES } from './app-revision.entity.ts';
 
 export const RevisionRecordView = t.Object(
@@ -19,18 +19,16 @@ export const RevisionRecordView = t.Object(
 export type RevisionRecordView = Static<typeof RevisionRecordView>;
 
 /** An app's revisions, newest first: how a publisher learns whether (and why) a revision was rejected. */
-export async function listRevisions(em: EntityManager, developerId: string, appId: string): Promise<RevisionRecordView[]> {
-  return em.transactional(async (tx) => {
-    const app = await lockOwnApp(tx, developerId, appId);
-    const revisions = await tx.find(AppRevision, { appId: app.id }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 100 });
-    return revisions.map((revision) => ({
-      id: revision.id,
-      status: revision.status,
-      version: revision.version,
-      changes: revision.changes,
-      rejectionReason: revision.rejectionReason ?? null,
-      createdAt: revision.createdAt.toISOString(),
-      decidedAt: revision.decidedAt?.toISOString() ?? null,
-    }));
-  });
+export async function listRevisions(em: EntityManager, caller: Caller, appId: string): Promise<RevisionRecordView[]> {
+  const app = await authorizeApp(em, caller, appId, 'read');
+  const revisions = await em.find(AppRevision, { appId: app.id }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 100 });
+  return revisions.map((revision) => ({
+    id: revision.id,
+    status: revision.status,
+    version: revision.version,
+    changes: revision.changes,
+    rejectionReason: revision.rejectionReason ?? null,
+    createdAt: revision.createdAt.toISOString(),
+    decidedAt: revision.decidedAt?.toISOString() ?? null,
+  }));
 }

@@ -13,7 +13,8 @@ import { assertCompleteListing, listingAfter } from './completeness.ts';
 import type { OwnerAppView, UpdateAppInput } from './apps.model.ts';
 import { applyAppChanges, assertListingUrls } from './app-changes.ts';
 import { recordTransition } from './app-history.ts';
-import { lockAppByRef, lockOwnApp } from './app-locks.ts';
+import { lockAppByRef } from './app-locks.ts';
+import { lockAppFor, type Caller } from '../teams/access.ts';
 import type { AppServiceDeps } from './apps.service.ts';
 import { toOwnerView } from './owner-views.ts';
 import { emitAppEvent } from '../webhooks/webhook-events.ts';
@@ -26,7 +27,7 @@ import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
  */
 export async function openRevision(
   { em, jobs }: AppServiceDeps,
-  developerId: string,
+  caller: Caller,
   appId: string,
   changes: UpdateAppInput,
 ): Promise<OwnerAppView> {
@@ -35,7 +36,7 @@ export async function openRevision(
   }
   const app = await em.transactional(async (tx) => {
     // The app row lock serialises proposals, so replacing the pending revision never races.
-    const locked = await lockOwnApp(tx, developerId, appId);
+    const locked = await lockAppFor(tx, caller, appId, 'revise');
     if (!REVISABLE_STATUSES.includes(locked.status)) {
       throw new ApiError(
         409,
@@ -44,7 +45,7 @@ export async function openRevision(
       );
     }
     assertListingUrls(locked.environment, changes);
-    if (changes.oauthClientId) await assertClientBelongsTo(tx, changes.oauthClientId, developerId);
+    if (changes.oauthClientId) await assertClientBelongsTo(tx, changes.oauthClientId, caller.developerId);
     const pending = await tx.findOne(AppRevision, { appId: locked.id, status: 'PENDING' });
     // A second proposal adds to the first (its fields win) rather than silently replacing it, and
     // takes the app's next revision version (never one an earlier revision had), so a reviewer's

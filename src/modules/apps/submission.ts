@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { notFound, type FieldError } from '../../http/problem.ts';
+import type { FieldError } from '../../http/problem.ts';
 import type { DeveloperStatus } from '../developers/developer.entity.ts';
 import { assertVerified } from '../developers/verification.ts';
 import { APP_TRANSITIONS, nextStatus, type AppAction } from './app-state.ts';
-import { App, type AppStatus } from './app.entity.ts';
+import type { AppStatus } from './app.entity.ts';
 import { recordTransition } from './app-history.ts';
-import { lockOwnApp } from './app-locks.ts';
+import { authorizeApp, lockAppFor, type Caller } from '../teams/access.ts';
 import type { OwnerAppView, SubmittedAppView } from './apps.model.ts';
 import { listedAssets, sameAsset } from './listed-assets.ts';
 import { assertCompleteListing, missingForReview } from './completeness.ts';
@@ -44,11 +44,12 @@ export function assetWarnings(view: Pick<OwnerAppView, 'logoUrl' | 'bannerUrl' |
  * listing. `warnings` are the asset checks as they stood when it was submitted (submitting then
  * has every image checked again).
  */
-export async function submitApp({ em, jobs }: AppServiceDeps, developerId: string, appId: string): Promise<SubmittedAppView> {
+export async function submitApp({ em, jobs }: AppServiceDeps, caller: Caller, appId: string): Promise<SubmittedAppView> {
   const action: AppAction = 'submit';
+  const { developerId } = caller;
   let warnings: FieldError[] = [];
   const app = await em.transactional(async (tx) => {
-    const locked = await lockOwnApp(tx, developerId, appId);
+    const locked = await lockAppFor(tx, caller, appId, 'submit');
     const to = nextStatus(action, locked.status);
     assertVerified(await developerStatus(tx, developerId), { what: 'Apps', done: 'submitted' });
     assertCompleteListing(locked);
@@ -75,14 +76,13 @@ export interface PreflightResult {
 }
 
 /** The submission checklist without submitting: `ready` is whether submit would succeed now. */
-export async function preflight(em: EntityManager, developerId: string, appId: string): Promise<PreflightResult> {
-  const app = await em.findOne(App, { id: appId, developer: developerId });
-  if (!app) throw notFound('App');
+export async function preflight(em: EntityManager, caller: Caller, appId: string): Promise<PreflightResult> {
+  const app = await authorizeApp(em, caller, appId, 'read');
   const errors: FieldError[] = [];
   if (!(APP_TRANSITIONS.submit.from as readonly AppStatus[]).includes(app.status)) {
     errors.push({ path: 'status', message: `an app that is ${app.status} cannot be submitted` });
   }
-  const status = await developerStatus(em, developerId);
+  const status = await developerStatus(em, caller.developerId);
   if (status === 'SUSPENDED') errors.push({ path: 'developer', message: 'your developer account is suspended' });
   else if (status !== 'VERIFIED') errors.push({ path: 'developer', message: 'your developer account must be verified by an administrator' });
   errors.push(...missingForReview(app));

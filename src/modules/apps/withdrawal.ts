@@ -2,7 +2,7 @@ import { notFound } from '../../http/problem.ts';
 import { nextStatus, type AppAction } from './app-state.ts';
 import { AppRevision } from './app-revision.entity.ts';
 import { recordTransition } from './app-history.ts';
-import { lockOwnApp } from './app-locks.ts';
+import { lockAppFor, type Caller } from '../teams/access.ts';
 import type { OwnerAppView } from './apps.model.ts';
 import type { AppServiceDeps } from './apps.service.ts';
 import { toOwnerView } from './owner-views.ts';
@@ -17,10 +17,11 @@ import { emitAppEvent } from '../webhooks/webhook-events.ts';
 const developerActor = (developerId: string) => `developer:${developerId}`;
 
 /** PENDING → DRAFT: out of the review queue; the listing is kept as it was and may be edited and submitted again. */
-export async function withdrawSubmission({ em, jobs }: AppServiceDeps, developerId: string, appId: string): Promise<OwnerAppView> {
+export async function withdrawSubmission({ em, jobs }: AppServiceDeps, caller: Caller, appId: string): Promise<OwnerAppView> {
   const action: AppAction = 'withdraw';
+  const { developerId } = caller;
   const app = await em.transactional(async (tx) => {
-    const locked = await lockOwnApp(tx, developerId, appId);
+    const locked = await lockAppFor(tx, caller, appId, 'submit');
     const from = locked.status;
     locked.status = nextStatus(action, from);
     locked.submittedAt = null;
@@ -33,10 +34,11 @@ export async function withdrawSubmission({ em, jobs }: AppServiceDeps, developer
 }
 
 /** Withdraws the app's pending revision (404 when there is none); the live listing is unchanged. */
-export async function withdrawRevision({ em, jobs }: AppServiceDeps, developerId: string, appId: string): Promise<OwnerAppView> {
+export async function withdrawRevision({ em, jobs }: AppServiceDeps, caller: Caller, appId: string): Promise<OwnerAppView> {
+  const { developerId } = caller;
   const app = await em.transactional(async (tx) => {
     // The app row lock serialises this with a proposal being merged and with a reviewer's decision.
-    const locked = await lockOwnApp(tx, developerId, appId);
+    const locked = await lockAppFor(tx, caller, appId, 'revise');
     const revision = await tx.findOne(AppRevision, { appId: locked.id, status: 'PENDING' });
     if (!revision) throw notFound('Pending revision');
     revision.status = 'WITHDRAWN';

@@ -22,3 +22,16 @@ export const InstallResult = t.Object(
   { description: 'The install was counted' },
 );
 export type InstallResult = Static<typeof InstallResult>;
+
+/** An uninstall names the installer of the install: the OAuth bearer, else this `installationId`. */
+export const UninstallBody = t.Object(
+  { installationId: InstallBody.properties.installationId },
+  { additionalProperties: false, description: 'Without a platform OAuth bearer token, `installationId` is required' },
+);
+export type UninstallInput = Static<typeof UninstallBody>;
+
+export const UninstallResult = t.Object({
+  slug: t.String(),
+  uninstalledAt: Timestamp,
+});
+export type UninstallResult = Static<typeof UninstallResult>;

@@ -17,15 +17,39 @@ export type Decision = 'approved' | 'rejected';
 export type MailJob =
   | { messageId: string; kind: 'developer-verified'; developerId: string }
   | { messageId: string; kind: 'developer-email-changed'; auditEntryId: string }
-  | { messageId: string; kind: `app-${Decision}`; appId: string; version: number; decidedAt: string }
-  | { messageId: string; kind: `revision-${Decision}`; revisionId: string }
+  | { messageId: string; kind: `app-${Decision}`; appId: string; version: number; decidedAt: string; recipientId?: string }
+  | { messageId: string; kind: `revision-${Decision}`; revisionId: string; recipientId?: string }
   | { messageId: string; kind: 'api-key-expiring'; apiKeyId: string }
-  | { messageId: string; kind: 'listing-edited'; appId: string; auditId: string }
+  | { messageId: string; kind: 'listing-edited'; appId: string; auditId: string; recipientId?: string }
+  | { messageId: string; kind: 'team-invitation'; invitationId: string }
   | { messageId: string; kind: 'admin-digest'; adminId: string; day: string }
   | { messageId: string; kind: 'webhook-disabled'; endpointId: string };
 
+/** The mails about an app, which a team app sends to each of its owners and maintainers. */
+type AppMailJob = Extract<MailJob, { kind: `app-${Decision}` | `revision-${Decision}` | 'listing-edited' }>;
+
 const enqueue = (jobs: JobQueue, tx: EntityManager, job: MailJob) =>
   jobs.send(tx, MAIL_QUEUE, job, { singletonKey: job.messageId });
+
+/**
+ * Mail about an app goes to whoever answers for it: its developer for a personal app; each owner
+ * and maintainer of its team, once each (one message id per recipient), for a team app.
+ */
+async function enqueueAboutApp(jobs: JobQueue, tx: EntityManager, appId: string, job: AppMailJob): Promise<void> {
+  const recipients = await tx.execute<{ developer_id: string }[]>(
+    `select m.developer_id from apps a join team_members m on m.team_id = a.team_id
+     where a.id = ? and m.role in ('owner', 'maintainer') order by m.developer_id`,
+    [appId],
+  );
+  if (recipients.length === 0) return enqueue(jobs, tx, job);
+  for (const { developer_id } of recipients) {
+    await enqueue(jobs, tx, { ...job, messageId: `${job.messageId}:to:${developer_id}`, recipientId: developer_id });
+  }
+}
+
+/** The invitee's address gets the invitation (once per invitation). */
+export const notifyTeamInvitation = (jobs: JobQueue, tx: EntityManager, invitationId: string) =>
+  enqueue(jobs, tx, { messageId: `team-invitation:${invitationId}`, kind: 'team-invitation', invitationId });
 
 export const notifyDeveloperVerified = (jobs: JobQueue, tx: EntityManager, developerId: string) =>
   enqueue(jobs, tx, { messageId: `developer-verified:${developerId}`, kind: 'developer-verified', developerId });
@@ -39,7 +63,7 @@ export const notifyEmailChanged = (jobs: JobQueue, tx: EntityManager, auditEntry
  * listing can be rejected, resubmitted and rejected again, and each rejection is its own message.
  */
 export const notifyAppDecision = (jobs: JobQueue, tx: EntityManager, appId: string, version: number, decision: Decision, decidedAt: Date) =>
-  enqueue(jobs, tx, {
+  enqueueAboutApp(jobs, tx, appId, {
     messageId: `app-${decision}:${appId}:v${version}:${decidedAt.getTime()}`,
     kind: `app-${decision}`,
     appId,
@@ -47,12 +71,15 @@ export const notifyAppDecision = (jobs: JobQueue, tx: EntityManager, appId: stri
     decidedAt: decidedAt.toISOString(),
   });
 
-export const notifyRevisionDecision = (jobs: JobQueue, tx: EntityManager, revisionId: string, decision: Decision) =>
-  enqueue(jobs, tx, { messageId: `revision-${decision}:${revisionId}`, kind: `revision-${decision}`, revisionId });
+export async function notifyRevisionDecision(jobs: JobQueue, tx: EntityManager, revisionId: string, decision: Decision): Promise<void> {
+  const [revision] = await tx.execute<{ app_id: string }[]>('select app_id from app_revisions where id = ?', [revisionId]);
+  if (!revision) return;
+  await enqueueAboutApp(jobs, tx, revision.app_id, { messageId: `revision-${decision}:${revisionId}`, kind: `revision-${decision}`, revisionId });
+}
 
 /** A support edit of a live listing: the message lists the audited changes (one message per edit). */
 export const notifyListingEdited = (jobs: JobQueue, tx: EntityManager, appId: string, auditId: string) =>
-  enqueue(jobs, tx, { messageId: `listing-edited:${auditId}`, kind: 'listing-edited', appId, auditId });
+  enqueueAboutApp(jobs, tx, appId, { messageId: `listing-edited:${auditId}`, kind: 'listing-edited', appId, auditId });
 
 /** One reminder per key, ever: the message id is the key's id under this prefix. */
 export const API_KEY_EXPIRING_PREFIX = 'api-key-expiring:';
@@ -108,12 +135,17 @@ interface AppRecipient extends Recipient {
   app_name: string;
 }
 
-const appRecipient = async (em: EntityManager, appId: string) =>
+/** The app's developer, or the team member the message was addressed to (null once they left the team). */
+const appRecipient = async (em: EntityManager, appId: string, recipientId?: string) =>
   (
     await em.execute<AppRecipient[]>(
-      `select a.id as app_id, a.name as app_name, d.id as developer_id, d.name as developer_name, d.email
-       from apps a join developers d on d.id = a.developer_id where a.id = ?`,
-      [appId],
+      recipientId
+        ? `select a.id as app_id, a.name as app_name, d.id as developer_id, d.name as developer_name, d.email
+           from apps a join team_members m on m.team_id = a.team_id join developers d on d.id = m.developer_id
+           where a.id = ? and d.id = ?`
+        : `select a.id as app_id, a.name as app_name, d.id as developer_id, d.name as developer_name, d.email
+           from apps a join developers d on d.id = a.developer_id where a.id = ?`,
+      recipientId ? [appId, recipientId] : [appId],
     )
   )[0];
 
@@ -168,7 +200,7 @@ async function compose(em: EntityManager, job: MailJob): Promise<Composed | null
     }
     case 'app-approved':
     case 'app-rejected': {
-      const recipient = await appRecipient(em, job.appId);
+      const recipient = await appRecipient(em, job.appId, job.recipientId);
       if (!recipient) return null;
       const data = { developerName: recipient.developer_name, appName: recipient.app_name, appId: recipient.app_id };
       const content =
@@ -203,7 +235,7 @@ async function compose(em: EntityManager, job: MailJob): Promise<Composed | null
       return { to: admin.email, developerId: null, appId: null, content: templates.adminDigest(overdue) };
     }
     case 'listing-edited': {
-      const recipient = await appRecipient(em, job.appId);
+      const recipient = await appRecipient(em, job.appId, job.recipientId);
       const [entry] = await em.execute<{ before: Record<string, unknown> | null; after: Record<string, unknown> | null; reason: string | null }[]>(
         `select before, after, reason from audit_log where id = ? and action = 'app.support-edit'`,
         [job.auditId],
@@ -238,13 +270,30 @@ async function compose(em: EntityManager, job: MailJob): Promise<Composed | null
       });
       return toDeveloper(endpoint, null, content);
     }
+    case 'team-invitation': {
+      // An invitation withdrawn or answered before the message left needs none.
+      const [invitation] = await em.execute<{ email: string; role: string; expires_at: string; team_name: string; inviter_name: string | null }[]>(
+        `select i.email, i.role, i.expires_at, t.name as team_name, d.name as inviter_name
+         from team_invitations i join teams t on t.id = i.team_id left join developers d on d.id = i.invited_by
+         where i.id = ? and i.status = 'PENDING'`,
+        [job.invitationId],
+      );
+      if (!invitation) return null;
+      const content = templates.teamInvitation({
+        teamName: invitation.team_name,
+        role: invitation.role,
+        inviterName: invitation.inviter_name,
+        expiresAt: new Date(invitation.expires_at),
+      });
+      return { to: invitation.email, developerId: null, appId: null, content };
+    }
     case 'revision-approved':
     case 'revision-rejected': {
       const [revision] = await em.execute<{ app_id: string; rejection_reason: string | null }[]>(
         'select app_id, rejection_reason from app_revisions where id = ?',
         [job.revisionId],
       );
-      const recipient = revision && (await appRecipient(em, revision.app_id));
+      const recipient = revision && (await appRecipient(em, revision.app_id, job.recipientId));
       if (!revision || !recipient) return null;
       const data = { developerName: recipient.developer_name, appName: recipient.app_name, appId: recipient.app_id };
       const content =

@@ -1,5 +1,5 @@
 import { t, type Static } from 'elysia';
-import { SingleLine, Uuid } from '../../http/schemas.ts';
+import { SingleLine } from '../../http/schemas.ts';
 import { CreateAppBody } from '../apps/apps.model.ts';
 
 /**
@@ -10,7 +10,6 @@ export const ListingManifest = t.Object(
   {
     $schema: t.Optional(t.String({ maxLength: 2048, description: 'This schema, for editors: https://<marketplace>/api/schemas/listing.json' })),
     app: t.Optional(SingleLine(1, 200, 'The id or slug of the app this manifest publishes; without it the app is found by its exact name, or created')),
-    teamId: t.Optional({ ...Uuid, description: 'The team that owns (or will own) the app; personal when omitted' }),
     longDescriptionFile: t.Optional(
       SingleLine(1, 500, 'A Markdown file, relative to the manifest, read as longDescription (give one or the other)'),
     ),

@@ -4,12 +4,13 @@ import type { AuthPlugin } from '../identity/auth.ts';
 import { IdParams, Paginated, problems } from '../../http/schemas.ts';
 import { DeveloperReview, ReplyBody, ReplyView, ReviewReplyParams, ReviewsQuery } from './reviews.model.ts';
 import { deleteReply, listAppReviews, putReply } from './review-replies.service.ts';
+import { callerOf } from '../teams/access.ts';
 
 /** The developer's view of their app's reviews, and their replies. */
 export function reviewRepliesApi(ctx: AppContext, auth: AuthPlugin) {
   return new Elysia({ prefix: '/api/dev/apps', tags: ['Developer apps'] })
     .use(auth)
-    .get('/:id/reviews', ({ principal, params, query }) => listAppReviews(ctx.orm.em.fork(), principal.developerId, params.id, query), {
+    .get('/:id/reviews', ({ principal, params, query }) => listAppReviews(ctx.orm.em.fork(), callerOf(principal), params.id, query), {
       apiKey: 'APP_READ',
       params: IdParams,
       query: ReviewsQuery,
@@ -22,7 +23,7 @@ export function reviewRepliesApi(ctx: AppContext, auth: AuthPlugin) {
     .put(
       '/:id/reviews/:reviewId/reply',
       async ({ principal, params, body, status }) => {
-        const { reply, created } = await putReply({ em: ctx.orm.em.fork(), jobs: ctx.jobs }, principal.developerId, params.id, params.reviewId, body);
+        const { reply, created } = await putReply({ em: ctx.orm.em.fork(), jobs: ctx.jobs }, callerOf(principal), params.id, params.reviewId, body);
         return created ? status(201, reply) : status(200, reply);
       },
       {
@@ -39,7 +40,7 @@ export function reviewRepliesApi(ctx: AppContext, auth: AuthPlugin) {
     )
     .delete(
       '/:id/reviews/:reviewId/reply',
-      ({ principal, params }) => deleteReply(ctx.orm.em.fork(), principal.developerId, params.id, params.reviewId),
+      ({ principal, params }) => deleteReply(ctx.orm.em.fork(), callerOf(principal), params.id, params.reviewId),
       {
         apiKey: 'APP_UPDATE',
         params: ReviewReplyParams,

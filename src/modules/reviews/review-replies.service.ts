@@ -3,6 +3,7 @@ import { notFound, validationFailed } from '../../http/problem.ts';
 import { pageOf, pageWindow, type Page } from '../../http/pagination.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { emitAppEvent } from '../webhooks/webhook-events.ts';
+import { authorizeApp, type Caller } from '../teams/access.ts';
 import type { DeveloperReview, ReplyInput, ReplyView, ReviewsQuery } from './reviews.model.ts';
 import { developerReview, repliedReviews, toDeveloperReview } from './reviews.service.ts';
 
@@ -11,14 +12,9 @@ import { developerReview, repliedReviews, toDeveloperReview } from './reviews.se
  * public reply per review. The reviewer is not told (no user e-mail is held); the developer's
  * own webhooks get `review.replied`. Another developer's app or review is 404.
  */
-async function assertOwnApp(em: EntityManager, developerId: string, appId: string): Promise<void> {
-  const [app] = await em.execute('select 1 from apps where id = ? and developer_id = ?', [appId, developerId]);
-  if (!app) throw notFound('App');
-}
-
-export async function listAppReviews(em: EntityManager, developerId: string, appId: string, query: ReviewsQuery): Promise<Page<DeveloperReview>> {
+export async function listAppReviews(em: EntityManager, caller: Caller, appId: string, query: ReviewsQuery): Promise<Page<DeveloperReview>> {
   const { page, limit, offset } = pageWindow(query);
-  await assertOwnApp(em, developerId, appId);
+  await authorizeApp(em, caller, appId, 'read');
   const [rows, [counted]] = await Promise.all([
     repliedReviews(em, 'r.app_id = ?', [appId], { limit, offset }),
     em.execute<{ total: number }[]>('select count(*)::int as total from reviews where app_id = ?', [appId]),
@@ -26,27 +22,24 @@ export async function listAppReviews(em: EntityManager, developerId: string, app
   return pageOf(rows.map(toDeveloperReview), page, limit, counted?.total ?? 0);
 }
 
-/** Locks the review (one writer of its reply at a time) once it is known to belong to the developer's app. */
-async function lockOwnReview(tx: EntityManager, developerId: string, appId: string, reviewId: string): Promise<void> {
-  const [review] = await tx.execute(
-    `select 1 from reviews r join apps a on a.id = r.app_id
-     where r.id = ? and r.app_id = ? and a.developer_id = ? for update of r`,
-    [reviewId, appId, developerId],
-  );
+/** Locks the review (one writer of its reply at a time) once the caller may reply on its app. */
+async function lockOwnReview(tx: EntityManager, caller: Caller, appId: string, reviewId: string): Promise<void> {
+  await authorizeApp(tx, caller, appId, 'reply');
+  const [review] = await tx.execute('select 1 from reviews where id = ? and app_id = ? for update', [reviewId, appId]);
   if (!review) throw notFound('Review');
 }
 
 /** Writes (or replaces) the reply; `created` tells a first reply (201) from a replacement (200). */
 export async function putReply(
   { em, jobs }: { em: EntityManager; jobs: JobQueue },
-  developerId: string,
+  caller: Caller,
   appId: string,
   reviewId: string,
   input: ReplyInput,
 ): Promise<{ reply: ReplyView; created: boolean }> {
   if (input.body.trim() === '') throw validationFailed('The request body is invalid', [{ path: 'body', message: 'must not be empty' }]);
   return em.transactional(async (tx) => {
-    await lockOwnReview(tx, developerId, appId, reviewId);
+    await lockOwnReview(tx, caller, appId, reviewId);
     const [row] = await tx.execute<{ body: string; updated_at: string; created: boolean }[]>(
       `insert into review_replies (review_id, body, created_at, updated_at) values (?, ?, now(), now())
        on conflict (review_id) do update set body = excluded.body, updated_at = excluded.updated_at
@@ -59,9 +52,9 @@ export async function putReply(
 }
 
 /** Removes the reply and returns what it was; a review without one is 404. */
-export async function deleteReply(em: EntityManager, developerId: string, appId: string, reviewId: string): Promise<ReplyView> {
+export async function deleteReply(em: EntityManager, caller: Caller, appId: string, reviewId: string): Promise<ReplyView> {
   return em.transactional(async (tx) => {
-    await lockOwnReview(tx, developerId, appId, reviewId);
+    await lockOwnReview(tx, caller, appId, reviewId);
     const [row] = await tx.execute<{ body: string; updated_at: string }[]>(
       'delete from review_replies where review_id = ? returning body, updated_at',
       [reviewId],

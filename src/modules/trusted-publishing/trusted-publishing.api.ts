@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
+import { callerOf } from '../teams/access.ts';
 import { DataList, IdParams, problems } from '../../http/schemas.ts';
 import { createIssuerKeys } from './issuer-keys.ts';
 import {
@@ -18,7 +19,7 @@ export function trustedPublishingApi(ctx: AppContext, auth: AuthPlugin) {
   const em = () => ctx.orm.em.fork();
   return new Elysia({ prefix: '/api/dev', tags: ['Trusted publishing'] })
     .use(auth)
-    .get('/apps/:id/trusted-publishers', async ({ principal, params }) => ({ data: await listTrustedPublishers(em(), principal.developerId, params.id) }), {
+    .get('/apps/:id/trusted-publishers', async ({ principal, params }) => ({ data: await listTrustedPublishers(em(), callerOf(principal), params.id) }), {
       apiKey: 'APP_UPDATE',
       params: IdParams,
       response: { 200: DataList(TrustedPublisherView, 'The CI workflows that may publish this app'), ...problems('NOT_FOUND') },
@@ -26,7 +27,7 @@ export function trustedPublishingApi(ctx: AppContext, auth: AuthPlugin) {
     })
     .post(
       '/apps/:id/trusted-publishers',
-      async ({ principal, params, body, status }) => status(201, await addTrustedPublisher(em(), config, principal.developerId, params.id, body)),
+      async ({ principal, params, body, status }) => status(201, await addTrustedPublisher(em(), config, callerOf(principal), params.id, body)),
       {
         apiKey: 'APP_UPDATE',
         params: IdParams,
@@ -41,7 +42,7 @@ export function trustedPublishingApi(ctx: AppContext, auth: AuthPlugin) {
     )
     .delete(
       '/apps/:id/trusted-publishers/:publisherId',
-      async ({ principal, params }) => removeTrustedPublisher(em(), principal.developerId, params.id, params.publisherId),
+      async ({ principal, params }) => removeTrustedPublisher(em(), callerOf(principal), params.id, params.publisherId),
       {
         apiKey: 'APP_UPDATE',
         params: TrustedPublisherParams,

@@ -4,7 +4,7 @@ import type { ApiKeySecret, TrustedPublishingConfig } from '../../config.ts';
 import { ApiError, notFound, validationFailed } from '../../http/problem.ts';
 import { ApiKey } from '../api-keys/api-key.entity.ts';
 import { generateKey, hashKey } from '../api-keys/key-format.ts';
-import { lockOwnApp } from '../apps/app-locks.ts';
+import { authorizeApp, lockAppFor, type Caller } from '../teams/access.ts';
 import { App } from '../apps/app.entity.ts';
 import { recordAudit, type Actor } from '../audit/audit.service.ts';
 import { Developer } from '../developers/developer.entity.ts';
@@ -31,18 +31,16 @@ export function toTrustedPublisherView(publisher: TrustedPublisher): TrustedPubl
   };
 }
 
-export async function listTrustedPublishers(em: EntityManager, developerId: string, appId: string): Promise<TrustedPublisherView[]> {
-  return em.transactional(async (tx) => {
-    const app = await lockOwnApp(tx, developerId, appId);
-    const publishers = await tx.find(TrustedPublisher, { app }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-    return publishers.map(toTrustedPublisherView);
-  });
+export async function listTrustedPublishers(em: EntityManager, caller: Caller, appId: string): Promise<TrustedPublisherView[]> {
+  const app = await authorizeApp(em, caller, appId, 'edit');
+  const publishers = await em.find(TrustedPublisher, { app }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  return publishers.map(toTrustedPublisherView);
 }
 
 export async function addTrustedPublisher(
   em: EntityManager,
   config: TrustedPublishingConfig,
-  developerId: string,
+  caller: Caller,
   appId: string,
   input: CreateTrustedPublisherInput,
 ): Promise<TrustedPublisherView> {
@@ -53,17 +51,17 @@ export async function addTrustedPublisher(
   }
   try {
     return await em.transactional(async (tx) => {
-      const app = await lockOwnApp(tx, developerId, appId);
+      const app = await lockAppFor(tx, caller, appId, 'edit');
       const publisher = tx.create(TrustedPublisher, {
         app,
-        createdBy: tx.getReference(Developer, developerId),
+        createdBy: tx.getReference(Developer, caller.developerId),
         issuer: input.issuer,
         repository: input.repository,
         workflow: input.workflow,
         environment: input.environment ?? null,
       });
       await tx.flush();
-      recordAudit(tx, developerActor(developerId), {
+      recordAudit(tx, developerActor(caller.developerId), {
         action: 'trusted_publisher.added',
         subjectType: 'app',
         subjectId: app.id,
@@ -83,14 +81,14 @@ export async function addTrustedPublisher(
   }
 }
 
-export async function removeTrustedPublisher(em: EntityManager, developerId: string, appId: string, publisherId: string): Promise<TrustedPublisherView> {
+export async function removeTrustedPublisher(em: EntityManager, caller: Caller, appId: string, publisherId: string): Promise<TrustedPublisherView> {
   return em.transactional(async (tx) => {
-    const app = await lockOwnApp(tx, developerId, appId);
+    const app = await lockAppFor(tx, caller, appId, 'edit');
     const publisher = await tx.findOne(TrustedPublisher, { id: publisherId, app });
     if (!publisher) throw notFound('Trusted publisher');
     const view = toTrustedPublisherView(publisher);
     tx.remove(publisher);
-    recordAudit(tx, developerActor(developerId), { action: 'trusted_publisher.removed', subjectType: 'app', subjectId: app.id, before: view });
+    recordAudit(tx, developerActor(caller.developerId), { action: 'trusted_publisher.removed', subjectType: 'app', subjectId: app.id, before: view });
     return view;
   });
 }
@@ -194,9 +192,17 @@ export async function exchangeToken(
     const publisher = matchPublisher(claims, candidates);
     const app = publisher.app as App;
     const developer = publisher.createdBy as Developer;
-    if (developer.status === 'SUSPENDED' || app.developer.id !== developer.id) {
-      throw refused('the developer who registered this trusted publisher can no longer publish the app');
-    }
+    // The key will be that developer's: they must still be allowed to edit the app (its owner, or a maintainer of its team).
+    const stillAllowed =
+      developer.status !== 'SUSPENDED' &&
+      (await authorizeApp(tx, { developerId: developer.id, keyTeamId: null }, app.id, 'edit').then(
+        () => true,
+        (error: unknown) => {
+          if (error instanceof ApiError) return false;
+          throw error;
+        },
+      ));
+    if (!stillAllowed) throw refused('the developer who registered this trusted publisher can no longer publish the app');
     // Spent inside the transaction: of two concurrent exchanges of one token, exactly one inserts.
     const spent = await tx.execute<{ jti: string }[]>(
       `insert into trusted_publishing_tokens (issuer, jti, expires_at) values (?, ?, to_timestamp(?))

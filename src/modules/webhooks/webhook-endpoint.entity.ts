@@ -11,6 +11,8 @@ const WebhookEndpointSchema = defineEntity({
   properties: {
     id: p.uuid().primary().onCreate(() => Bun.randomUUIDv7()),
     developer: () => p.manyToOne(Developer).deleteRule('cascade'),
+    /** A team endpoint receives the events of that team's apps; a personal one, of personal apps only. */
+    teamId: p.uuid().nullable(),
     url: p.text(),
     description: p.text().nullable(),
     events: p.array<string>(),

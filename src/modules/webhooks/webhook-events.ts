@@ -26,6 +26,8 @@ export interface WebhookDeliveryJob {
 
 export interface NewEvent {
   developerId: string;
+  /** The team whose endpoints receive the event (a team app's); absent: the developer's personal endpoints. */
+  teamId?: string | null;
   type: EventType;
   /** Built only when some endpoint will receive the event. */
   data: () => Promise<object> | object;
@@ -61,12 +63,14 @@ export async function createDeliveries(
   return { eventId: id, deliveryIds: deliveries.map((delivery) => delivery.id) };
 }
 
-/** Emits an event to every enabled endpoint of the developer subscribed to its type. */
+/** Emits an event to every enabled endpoint subscribed to its type: the team's for a team event, else the developer's personal ones. */
 export async function emitEvent(jobs: JobQueue, tx: EntityManager, event: NewEvent & { type: WebhookEventType }): Promise<void> {
   // KEY SHARE: an endpoint being deleted right now is waited for and skipped, never a foreign-key error in the caller's change.
   const endpoints = await tx.execute<{ id: string }[]>(
-    'select id from webhook_endpoints where developer_id = ? and enabled and ? = any (events) order by id for key share',
-    [event.developerId, event.type],
+    event.teamId
+      ? 'select id from webhook_endpoints where team_id = ? and enabled and ? = any (events) order by id for key share'
+      : 'select id from webhook_endpoints where developer_id = ? and team_id is null and enabled and ? = any (events) order by id for key share',
+    [event.teamId ?? event.developerId, event.type],
   );
   await createDeliveries(
     jobs,
@@ -99,6 +103,7 @@ export async function emitAppEvent(
   const app = await tx.findOneOrFail(App, appId);
   await emitEvent(jobs, tx, {
     developerId: app.developer.id,
+    teamId: app.teamId ?? null,
     type,
     data: async () => ({ ...(await toOwnerView(tx, app)), ...(typeof extra === 'function' ? await extra() : extra) }),
   });

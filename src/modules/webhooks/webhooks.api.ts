@@ -3,6 +3,7 @@ import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
 import { DataList, IdParams, Paginated, problems } from '../../http/schemas.ts';
 import { createWebhookUrlPolicy } from './webhook-urls.ts';
+import { callerOf } from '../teams/access.ts';
 import {
   CreateWebhookBody,
   DeliveriesQuery,
@@ -31,7 +32,7 @@ export function webhooksApi(ctx: AppContext, auth: AuthPlugin) {
   const deps = () => ({ em: ctx.orm.em.fork(), jobs: ctx.jobs, encryptionKeys: ctx.config.webhookEncryptionKeys, checkUrl });
   return new Elysia({ prefix: '/api/dev/webhooks', tags: ['Webhooks'] })
     .use(auth)
-    .post('', async ({ principal, body, status }) => status(201, await createWebhook(deps(), principal.developerId, body)), {
+    .post('', async ({ principal, body, status }) => status(201, await createWebhook(deps(), callerOf(principal), body)), {
       developer: 'APP_UPDATE',
       body: CreateWebhookBody,
       response: { 201: WebhookWithSecret, ...problems('VALIDATION_FAILED', 'LIMIT_EXCEEDED') },
@@ -40,18 +41,18 @@ export function webhooksApi(ctx: AppContext, auth: AuthPlugin) {
         description: `${AUTH} Events are POSTed to \`url\`, signed per Standard Webhooks with the \`secret\` returned here (once: store it). The URL must use https in production and resolve to a public address on port 80 or 443 (400 otherwise). At most 10 endpoints (409 LIMIT_EXCEEDED). See docs/webhooks.md for the payloads and how to verify a signature.`,
       },
     })
-    .get('', async ({ principal }) => ({ data: await listWebhooks(ctx.orm.em.fork(), principal.developerId) }), {
+    .get('', async ({ principal }) => ({ data: await listWebhooks(ctx.orm.em.fork(), callerOf(principal)) }), {
       developer: 'APP_UPDATE',
       response: { 200: DataList(WebhookView, 'Your webhook endpoints') },
       detail: { summary: 'List your webhook endpoints', description: `${AUTH} Oldest first; secrets are never shown again.` },
     })
-    .get('/:id', async ({ principal, params }) => getWebhook(ctx.orm.em.fork(), principal.developerId, params.id), {
+    .get('/:id', async ({ principal, params }) => getWebhook(ctx.orm.em.fork(), callerOf(principal), params.id), {
       developer: 'APP_UPDATE',
       params: IdParams,
       response: { 200: WebhookView, ...problems('NOT_FOUND') },
       detail: { summary: 'Read one of your webhook endpoints', description: `${AUTH} Another developer's endpoint is 404.` },
     })
-    .put('/:id', async ({ principal, params, body }) => updateWebhook(deps(), principal.developerId, params.id, body), {
+    .put('/:id', async ({ principal, params, body }) => updateWebhook(deps(), callerOf(principal), params.id, body), {
       developer: 'APP_UPDATE',
       params: IdParams,
       body: UpdateWebhookBody,
@@ -61,13 +62,13 @@ export function webhooksApi(ctx: AppContext, auth: AuthPlugin) {
         description: `${AUTH} Omitted fields are unchanged; \`null\` clears \`description\`. \`enabled: false\` pauses deliveries; \`enabled: true\` resumes them, also after the service disabled the endpoint for failing.`,
       },
     })
-    .delete('/:id', async ({ principal, params }) => deleteWebhook(ctx.orm.em.fork(), principal.developerId, params.id), {
+    .delete('/:id', async ({ principal, params }) => deleteWebhook(ctx.orm.em.fork(), callerOf(principal), params.id), {
       developer: 'APP_UPDATE',
       params: IdParams,
       response: { 200: WebhookView, ...problems('NOT_FOUND') },
       detail: { summary: 'Delete a webhook endpoint', description: `${AUTH} Returns the deleted endpoint; its deliveries go with it.` },
     })
-    .post('/:id/rotate-secret', async ({ principal, params }) => rotateSecret(deps(), principal.developerId, params.id), {
+    .post('/:id/rotate-secret', async ({ principal, params }) => rotateSecret(deps(), callerOf(principal), params.id), {
       developer: 'APP_UPDATE',
       params: IdParams,
       response: { 200: WebhookWithSecret, ...problems('NOT_FOUND') },
@@ -76,7 +77,7 @@ export function webhooksApi(ctx: AppContext, auth: AuthPlugin) {
         description: `${AUTH} Returns the new secret (once). For 24 hours (\`previousSecretExpiresAt\`) deliveries carry a signature with each secret, so the receiver can switch over without rejecting any. Takes no body.`,
       },
     })
-    .post('/:id/test', async ({ principal, params, status }) => status(201, await sendPing(deps(), principal.developerId, params.id)), {
+    .post('/:id/test', async ({ principal, params, status }) => status(201, await sendPing(deps(), callerOf(principal), params.id)), {
       developer: 'APP_UPDATE',
       params: IdParams,
       response: { 201: DeliveryView, ...problems('NOT_FOUND', 'CONFLICT') },
@@ -87,7 +88,7 @@ export function webhooksApi(ctx: AppContext, auth: AuthPlugin) {
     })
     .get(
       '/:id/deliveries',
-      async ({ principal, params, query }) => listDeliveries(ctx.orm.em.fork(), principal.developerId, params.id, query),
+      async ({ principal, params, query }) => listDeliveries(ctx.orm.em.fork(), callerOf(principal), params.id, query),
       {
         developer: 'APP_UPDATE',
         params: IdParams,
@@ -101,7 +102,7 @@ export function webhooksApi(ctx: AppContext, auth: AuthPlugin) {
     )
     .post(
       '/:id/deliveries/:deliveryId/redeliver',
-      async ({ principal, params }) => redeliver(deps(), principal.developerId, params.id, params.deliveryId),
+      async ({ principal, params }) => redeliver(deps(), callerOf(principal), params.id, params.deliveryId),
       {
         developer: 'APP_UPDATE',
         params: DeliveryParams,

@@ -38,6 +38,7 @@ export const CreateWebhookBody = t.Object(
     events: Events,
     description: t.Optional(Description),
     enabled: t.Optional(t.Boolean({ description: 'Default true' })),
+    teamId: t.Optional(Uuid),
   },
   {
     additionalProperties: false,
@@ -66,6 +67,9 @@ export type UpdateWebhookInput = Static<typeof UpdateWebhookBody>;
 export const WebhookView = t.Object(
   {
     id: t.String({ format: 'uuid' }),
+    teamId: t.Union([t.String({ format: 'uuid' }), t.Null()], {
+      description: "A team endpoint receives the events of that team's apps; a personal one (null) those of your personal apps only",
+    }),
     url: t.String(),
     description: t.Union([t.String(), t.Null()]),
     events: t.Array(EventTypeSchema),

@@ -8,6 +8,7 @@ import { WebhookEndpoint } from './webhook-endpoint.entity.ts';
 import { createDeliveries, WEBHOOK_DELIVERY_QUEUE, type WebhookDeliveryJob } from './webhook-events.ts';
 import { generateSecret, ROTATION_OVERLAP_HOURS, sealSecret } from './webhook-secrets.ts';
 import type { WebhookUrlPolicy } from './webhook-urls.ts';
+import { authorizeTeam, type Caller } from '../teams/access.ts';
 import {
   MAX_ENDPOINTS,
   type CreateWebhookInput,
@@ -31,6 +32,7 @@ const iso = (value: Date | string | null | undefined) => (value ? new Date(value
 export function toWebhookView(endpoint: WebhookEndpoint): WebhookView {
   return {
     id: endpoint.id,
+    teamId: endpoint.teamId ?? null,
     url: endpoint.url,
     description: endpoint.description ?? null,
     events: endpoint.events as WebhookView['events'],
@@ -47,23 +49,28 @@ export function toWebhookView(endpoint: WebhookEndpoint): WebhookView {
 
 export type WebhookWithSecret = WebhookView & { secret: string };
 
-async function findOwn(em: EntityManager, developerId: string, id: string, lock = false): Promise<WebhookEndpoint> {
-  const endpoint = await em.findOne(
-    WebhookEndpoint,
-    { id, developer: developerId },
-    lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {},
-  );
+/** A personal endpoint of the caller's, or a team endpoint of a team they may manage webhooks of (the one check in teams/access.ts). */
+async function findOwn(em: EntityManager, caller: Caller, id: string, lock = false): Promise<WebhookEndpoint> {
+  const endpoint = await em.findOne(WebhookEndpoint, { id }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   if (!endpoint) throw notFound('Webhook');
+  if (endpoint.teamId) {
+    await authorizeTeam(em, caller, endpoint.teamId, 'webhooks', { hidden: notFound('Webhook') });
+  } else if (endpoint.developer.id !== caller.developerId || caller.keyTeamId !== null) {
+    throw notFound('Webhook');
+  }
   return endpoint;
 }
 
 /** Registers an endpoint and returns its signing secret, this once. At most 10 per developer. */
-export async function createWebhook(deps: WebhookServiceDeps, developerId: string, input: CreateWebhookInput): Promise<WebhookWithSecret> {
+export async function createWebhook(deps: WebhookServiceDeps, caller: Caller, input: CreateWebhookInput): Promise<WebhookWithSecret> {
   await deps.checkUrl(input.url);
+  const teamId = input.teamId ?? caller.keyTeamId;
   return deps.em.transactional(async (tx) => {
+    // A team endpoint needs a maintainer or owner; the team row lock then serialises its registrations.
+    if (teamId !== null) await authorizeTeam(tx, caller, teamId, 'webhooks', { lock: true });
     // The developer row lock serialises concurrent registrations, so the cap holds.
-    const developer = await tx.findOneOrFail(Developer, { id: developerId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if ((await tx.count(WebhookEndpoint, { developer })) >= MAX_ENDPOINTS) {
+    const developer = await tx.findOneOrFail(Developer, { id: caller.developerId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if ((await tx.count(WebhookEndpoint, teamId !== null ? { teamId } : { developer, teamId: null })) >= MAX_ENDPOINTS) {
       throw new ApiError(409, 'LIMIT_EXCEEDED', `At most ${MAX_ENDPOINTS} webhook endpoints; delete one first`);
     }
     const id = Bun.randomUUIDv7();
@@ -71,6 +78,7 @@ export async function createWebhook(deps: WebhookServiceDeps, developerId: strin
     const endpoint = tx.create(WebhookEndpoint, {
       id,
       developer,
+      teamId,
       url: input.url,
       description: input.description ?? null,
       events: [...input.events],
@@ -82,21 +90,33 @@ export async function createWebhook(deps: WebhookServiceDeps, developerId: strin
   });
 }
 
-export async function listWebhooks(em: EntityManager, developerId: string): Promise<WebhookView[]> {
-  const endpoints = await em.find(WebhookEndpoint, { developer: developerId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+/** Personal endpoints, and those of every team the caller manages webhooks of (a team key: its team's only). */
+export async function listWebhooks(em: EntityManager, caller: Caller): Promise<WebhookView[]> {
+  const teams = await em.execute<{ team_id: string }[]>(
+    `select m.team_id from team_members m join teams t on t.id = m.team_id
+     where m.developer_id = ? and m.role in ('owner', 'maintainer') and t.suspended_at is null`,
+    [caller.developerId],
+  );
+  const teamIds = teams.map((row) => row.team_id).filter((id) => caller.keyTeamId === null || id === caller.keyTeamId);
+  const personal = caller.keyTeamId === null ? [{ developer: caller.developerId, teamId: null }] : [];
+  const endpoints = await em.find(
+    WebhookEndpoint,
+    { $or: [...personal, { teamId: { $in: teamIds } }] },
+    { orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
   return endpoints.map(toWebhookView);
 }
 
-export const getWebhook = async (em: EntityManager, developerId: string, id: string) => toWebhookView(await findOwn(em, developerId, id));
+export const getWebhook = async (em: EntityManager, caller: Caller, id: string) => toWebhookView(await findOwn(em, caller, id));
 
 /**
  * PUT semantics: omitted fields stay. `enabled: true` also re-enables an endpoint the service
  * disabled, starting its failure streak afresh; `enabled: false` pauses it (no deliveries).
  */
-export async function updateWebhook(deps: WebhookServiceDeps, developerId: string, id: string, input: UpdateWebhookInput): Promise<WebhookView> {
+export async function updateWebhook(deps: WebhookServiceDeps, caller: Caller, id: string, input: UpdateWebhookInput): Promise<WebhookView> {
   if (input.url !== undefined) await deps.checkUrl(input.url);
   return deps.em.transactional(async (tx) => {
-    const endpoint = await findOwn(tx, developerId, id, true);
+    const endpoint = await findOwn(tx, caller, id, true);
     if (input.url !== undefined) endpoint.url = input.url;
     if (input.events !== undefined) endpoint.events = [...input.events];
     if (input.description !== undefined) endpoint.description = input.description;
@@ -114,9 +134,9 @@ export async function updateWebhook(deps: WebhookServiceDeps, developerId: strin
 }
 
 /** Deletes the endpoint with its deliveries; returns what it was. */
-export async function deleteWebhook(em: EntityManager, developerId: string, id: string): Promise<WebhookView> {
+export async function deleteWebhook(em: EntityManager, caller: Caller, id: string): Promise<WebhookView> {
   return em.transactional(async (tx) => {
-    const endpoint = await findOwn(tx, developerId, id, true);
+    const endpoint = await findOwn(tx, caller, id, true);
     const view = toWebhookView(endpoint);
     tx.remove(endpoint);
     return view;
@@ -128,9 +148,9 @@ export async function deleteWebhook(em: EntityManager, developerId: string, id: 
  * `webhook-signature`), so the receiver can switch without rejecting a delivery. Rotating again
  * within the overlap drops the oldest secret.
  */
-export async function rotateSecret(deps: WebhookServiceDeps, developerId: string, id: string): Promise<WebhookWithSecret> {
+export async function rotateSecret(deps: WebhookServiceDeps, caller: Caller, id: string): Promise<WebhookWithSecret> {
   return deps.em.transactional(async (tx) => {
-    const endpoint = await findOwn(tx, developerId, id, true);
+    const endpoint = await findOwn(tx, caller, id, true);
     const secret = generateSecret();
     endpoint.previousSecretSealed = endpoint.secretSealed;
     endpoint.previousSecretExpiresAt = new Date(Date.now() + ROTATION_OVERLAP_HOURS * 3_600_000);
@@ -145,14 +165,14 @@ const assertEnabled = (endpoint: WebhookEndpoint) => {
 };
 
 /** Sends a `ping` event to this endpoint alone: one attempt, recorded like any delivery. */
-export async function sendPing(deps: WebhookServiceDeps, developerId: string, id: string): Promise<DeliveryView> {
+export async function sendPing(deps: WebhookServiceDeps, caller: Caller, id: string): Promise<DeliveryView> {
   const deliveryId = await deps.em.transactional(async (tx) => {
-    const endpoint = await findOwn(tx, developerId, id, true);
+    const endpoint = await findOwn(tx, caller, id, true);
     assertEnabled(endpoint);
     const created = await createDeliveries(
       deps.jobs,
       tx,
-      { developerId, type: 'ping', data: () => ({ webhookId: endpoint.id, message: 'This is a test event sent at your request.' }) },
+      { developerId: caller.developerId, type: 'ping', data: () => ({ webhookId: endpoint.id, message: 'This is a test event sent at your request.' }) },
       [endpoint.id],
       { retries: false },
     );
@@ -202,9 +222,9 @@ async function deliveryRows(em: EntityManager, where: string, params: unknown[],
 }
 
 /** The endpoint's deliveries, newest first, optionally only those in one status. */
-export async function listDeliveries(em: EntityManager, developerId: string, id: string, query: DeliveriesQuery): Promise<Page<DeliveryView>> {
+export async function listDeliveries(em: EntityManager, caller: Caller, id: string, query: DeliveriesQuery): Promise<Page<DeliveryView>> {
   const { page, limit, offset } = pageWindow(query);
-  await findOwn(em, developerId, id);
+  await findOwn(em, caller, id);
   const where = query.status ? 'd.endpoint_id = ? and d.status = ?' : 'd.endpoint_id = ?';
   const params = query.status ? [id, query.status] : [id];
   const [data, [counted]] = await Promise.all([
@@ -218,10 +238,10 @@ export async function listDeliveries(em: EntityManager, developerId: string, id:
  * Sends a delivery again now, with the same `webhook-id` (receivers deduplicate on it). A settled
  * delivery gets one more attempt; a pending one has its next attempt brought forward.
  */
-export async function redeliver(deps: WebhookServiceDeps, developerId: string, id: string, deliveryId: string): Promise<DeliveryView> {
+export async function redeliver(deps: WebhookServiceDeps, caller: Caller, id: string, deliveryId: string): Promise<DeliveryView> {
   // The answer is the delivery as this request left it (pending), not as a quick worker already changed it.
   return deps.em.transactional(async (tx) => {
-    const endpoint = await findOwn(tx, developerId, id);
+    const endpoint = await findOwn(tx, caller, id);
     const [delivery] = await tx.execute<{ status: string; in_flight: boolean }[]>(
       `select status, coalesce(leased_until > now(), false) as in_flight from webhook_deliveries where id = ? and endpoint_id = ? for update`,
       [deliveryId, endpoint.id],
