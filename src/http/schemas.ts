@@ -1,6 +1,6 @@
 import { t, type TSchema } from 'elysia';
 import { FormatRegistry } from '@sinclair/typebox';
-import { EXPECTED } from './validation-messages.ts';
+import { EXPECTED, PARAMETER } from './validation-messages.ts';
 
 /**
  * Building blocks shared by every feature's `*.model.ts`, so bounds and formats are stated once
@@ -105,9 +105,13 @@ export const problems = (...statuses: number[]) =>
 
 export const DataList = <T extends TSchema>(item: T) => t.Object({ data: t.Array(item) });
 
+/** A whole-number query parameter; its schema carries its name, which its error then shows (`validation-messages.ts`). */
+export const QueryInteger = (name: string, options: { minimum?: number; maximum?: number; default?: number; description?: string }) =>
+  t.Optional(t.Integer({ ...options, [PARAMETER]: name }));
+
 export const PageQuery = {
-  page: t.Optional(t.Integer({ minimum: 1, default: 1 })),
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  page: QueryInteger('page', { minimum: 1, default: 1 }),
+  limit: QueryInteger('limit', { minimum: 1, maximum: 100, default: 20 }),
 };
 
 export const Paginated = <T extends TSchema>(item: T) =>
