@@ -7,7 +7,7 @@ import { beforeValidation, type GuardContext } from '../../http/guard.ts';
 import { createClientAddressResolver, networkOf } from '../../http/client-address.ts';
 import type { PlatformIdentity } from './platform-identity.ts';
 import { createApiKeyAuthenticator, type AuthenticatedKey } from '../api-keys/api-key-auth.ts';
-import { looksLikeApiKey } from '../api-keys/key-format.ts';
+import { isWellFormedKey, looksLikeApiKey } from '../api-keys/key-format.ts';
 import type { Scope } from '../api-keys/api-key.entity.ts';
 import { findDeveloperIdByPlatformUser } from '../developers/developers.service.ts';
 
@@ -83,17 +83,29 @@ export function createAuth(ctx: AppContext) {
   const failedAuthDoc = { 429: rateLimitedProblem(failedAuthWords) };
 
   /**
-   * Runs an authentication for a guard. A client that failed too often lately is refused (429)
-   * before any token is verified or key hashed; each 401 counts against it.
+   * Checks a credential while a client is over its failure budget only when that is cheap: a key
+   * with a valid checksum (a keyed hash and one indexed read) or a platform token verified locally
+   * (a signature); a malformed key or a token the platform would have to introspect is refused unchecked.
    */
-  async function authenticated<T>(context: GuardContext, authenticate: () => Promise<T>): Promise<T> {
+  const cheapToCheck = (token: string) => (looksLikeApiKey(token) ? isWellFormedKey(token) : ctx.verifier.mode !== 'introspection');
+
+  /**
+   * Runs an authentication for a guard. No bearer token at all is a plain 401 and counts for
+   * nothing (it guesses nothing); each credential that fails counts against the client's network.
+   * Past the budget, failures are 429 and costly checks are skipped, but a credential that
+   * authenticates is always served.
+   */
+  async function authenticated<T>(context: GuardContext, authenticate: (token: string) => Promise<T>): Promise<T> {
+    const token = bearerToken(context.headers);
     const client = networkOf(clientAddress(context.request, context.server));
-    failedAttempts.assertAllowed(client);
+    const refusal = failedAttempts.refusal(client);
+    if (refusal && !cheapToCheck(token)) throw refusal;
     try {
-      return await authenticate();
+      return await authenticate(token);
     } catch (error) {
-      if (error instanceof ApiError && error.status === 401) failedAttempts.recordFailure(client);
-      throw error;
+      if (!(error instanceof ApiError && error.status === 401)) throw error;
+      failedAttempts.recordFailure(client);
+      throw refusal ?? error;
     }
   }
   /** The developer API's limit is per key (per account for the OAuth token). */
@@ -137,7 +149,7 @@ export function createAuth(ctx: AppContext) {
       response: failedAuthDoc,
       ...beforeValidation((context) => {
         void enabled;
-        return authenticated(context, async () => ({ identity: await platformIdentityFrom(bearerToken(context.headers)) }));
+        return authenticated(context, async (token) => ({ identity: await platformIdentityFrom(token) }));
       }),
     }),
     /** The platform OAuth token if one is sent (`identity` is null without the header); anything else sent is 401. */
@@ -147,9 +159,7 @@ export function createAuth(ctx: AppContext) {
       ...beforeValidation(async (context) => {
         void enabled;
         if (context.headers.authorization === undefined) return { identity: null as PlatformIdentity | null };
-        return authenticated(context, async () => ({
-          identity: (await platformIdentityFrom(bearerToken(context.headers))) as PlatformIdentity | null,
-        }));
+        return authenticated(context, async (token) => ({ identity: (await platformIdentityFrom(token)) as PlatformIdentity | null }));
       }),
     }),
     developer: (requirement: Requirement) => {
@@ -158,7 +168,7 @@ export function createAuth(ctx: AppContext) {
         detail: bearerDoc,
         response: limitedDoc(sharedLimit),
         ...beforeValidation(async (context) => {
-          const principal = await authenticated(context, () => developerFromToken(bearerToken(context.headers)));
+          const principal = await authenticated(context, developerFromToken);
           await limit(principal, context.set.headers);
           if (scope !== true && principal.via === 'apiKey' && !principal.key.scopes.includes(scope)) {
             throw new ApiError(403, 'INSUFFICIENT_SCOPE', `This API key lacks the ${scope} scope`);
@@ -174,8 +184,7 @@ export function createAuth(ctx: AppContext) {
       detail: bearerDoc,
       response: limitedDoc(sharedLimit),
       ...beforeValidation(async (context) => {
-        const key = await authenticated(context, async () => {
-          const token = bearerToken(context.headers);
+        const key = await authenticated(context, async (token) => {
           if (!looksLikeApiKey(token)) {
             await platformIdentity(token);
             throw new ApiError(403, 'API_KEY_REQUIRED', 'This endpoint needs an API key, not the OAuth token');
