@@ -4,8 +4,9 @@ import { ApiError, notFound } from '../../http/problem.ts';
 import { pageOf, pageWindow, type Page, type PageInput } from '../../http/pagination.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { Developer } from '../developers/developer.entity.ts';
+import { assertVerified } from '../developers/verification.ts';
 import { WebhookEndpoint } from './webhook-endpoint.entity.ts';
-import { createDeliveries, WEBHOOK_DELIVERY_QUEUE, type WebhookDeliveryJob } from './webhook-events.ts';
+import { createDeliveries, enqueueDelivery } from './webhook-events.ts';
 import { generateSecret, ROTATION_OVERLAP_HOURS, sealSecret } from './webhook-secrets.ts';
 import type { WebhookUrlPolicy } from './webhook-urls.ts';
 import {
@@ -63,6 +64,7 @@ export async function createWebhook(deps: WebhookServiceDeps, developerId: strin
   return deps.em.transactional(async (tx) => {
     // The developer row lock serialises concurrent registrations, so the cap holds.
     const developer = await tx.findOneOrFail(Developer, { id: developerId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    assertVerified(developer.status, { what: 'Webhook endpoints', done: 'registered' });
     if ((await tx.count(WebhookEndpoint, { developer })) >= MAX_ENDPOINTS) {
       throw new ApiError(409, 'LIMIT_EXCEEDED', `At most ${MAX_ENDPOINTS} webhook endpoints; delete one first`);
     }
@@ -140,6 +142,11 @@ export async function rotateSecret(deps: WebhookServiceDeps, developerId: string
   });
 }
 
+/** Test pings and redeliveries reach the developer's receiver at their request: like registering, only for a verified account. */
+async function assertMaySend(em: EntityManager, developerId: string): Promise<void> {
+  assertVerified((await em.findOneOrFail(Developer, developerId)).status, { what: 'Test pings and redeliveries', done: 'sent' });
+}
+
 const assertEnabled = (endpoint: WebhookEndpoint) => {
   if (!endpoint.enabled) throw new ApiError(409, 'CONFLICT', 'The endpoint is disabled; enable it first (PUT with "enabled": true)');
 };
@@ -147,6 +154,7 @@ const assertEnabled = (endpoint: WebhookEndpoint) => {
 /** Sends a `ping` event to this endpoint alone: one attempt, recorded like any delivery. */
 export async function sendPing(deps: WebhookServiceDeps, developerId: string, id: string): Promise<DeliveryView> {
   const deliveryId = await deps.em.transactional(async (tx) => {
+    await assertMaySend(tx, developerId);
     const endpoint = await findOwn(tx, developerId, id, true);
     assertEnabled(endpoint);
     const created = await createDeliveries(
@@ -221,6 +229,7 @@ export async function listDeliveries(em: EntityManager, developerId: string, id:
 export async function redeliver(deps: WebhookServiceDeps, developerId: string, id: string, deliveryId: string): Promise<DeliveryView> {
   // The answer is the delivery as this request left it (pending), not as a quick worker already changed it.
   return deps.em.transactional(async (tx) => {
+    await assertMaySend(tx, developerId);
     const endpoint = await findOwn(tx, developerId, id);
     const [delivery] = await tx.execute<{ status: string; in_flight: boolean }[]>(
       `select status, coalesce(leased_until > now(), false) as in_flight from webhook_deliveries where id = ? and endpoint_id = ? for update`,
@@ -235,7 +244,7 @@ export async function redeliver(deps: WebhookServiceDeps, developerId: string, i
        where id = ?`,
       [deliveryId],
     );
-    await deps.jobs.send(tx, WEBHOOK_DELIVERY_QUEUE, { deliveryId } satisfies WebhookDeliveryJob);
+    await enqueueDelivery(deps.jobs, tx, deliveryId, developerId);
     return (await deliveryRows(tx, 'd.id = ?', [deliveryId], 1, 0))[0]!;
   });
 }
