@@ -34,6 +34,7 @@ const EnvSchema = Type.Object({
   CORS_ORIGINS: Type.Optional(Type.String()),
   RATE_LIMITS: Type.Optional(Type.String()),
   MAX_BODY_BYTES: Type.Optional(PositiveIntString),
+  MAX_APPS_PER_DEVELOPER: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
   RETENTION_RATE_LIMITS: Type.Optional(Duration),
   RETENTION_JOBS: Type.Optional(Duration),
   RETENTION_DEAD_LETTERS: Type.Optional(Duration),
@@ -97,6 +98,8 @@ export interface RateLimitConfig {
   keyCreationsPerMinute: number;
   submissionsPerMinute: number;
   revisionsPerMinute: number;
+  /** Webhook test pings and redeliveries per developer, shared like the limits above. */
+  webhookSendsPerMinute: number;
 }
 
 export interface MailConfig {
@@ -138,6 +141,8 @@ export interface Config {
   corsOrigins: string[];
   rateLimits: RateLimitConfig;
   maxBodyBytes: number;
+  /** Apps one developer may have (every app not deleted counts); each one costs checks, mirrors and review time. */
+  maxAppsPerDeveloper: number;
   retention: RetentionConfig;
   /** AES-256 keys that webhook signing secrets are stored under; the first encrypts, all decrypt. */
   webhookEncryptionKeys: EncryptionKey[];
@@ -261,6 +266,7 @@ const RATE_LIMIT_NAMES = {
   keys: ['keyCreationsPerMinute', 10],
   submissions: ['submissionsPerMinute', 10],
   revisions: ['revisionsPerMinute', 10],
+  'webhook-sends': ['webhookSendsPerMinute', 10],
 } as const satisfies Record<string, readonly [keyof RateLimitConfig, number]>;
 
 const RATE_LIMITS_EXAMPLE = Object.entries(RATE_LIMIT_NAMES)
@@ -450,6 +456,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     corsOrigins: parseCorsOrigins(valid.CORS_ORIGINS),
     rateLimits: parseRateLimits(valid.RATE_LIMITS),
     maxBodyBytes: Number(valid.MAX_BODY_BYTES ?? 1_048_576),
+    maxAppsPerDeveloper: Number(valid.MAX_APPS_PER_DEVELOPER ?? 100),
     retention: parseRetention(valid),
     webhookEncryptionKeys: parseEncryptionKeys(valid.WEBHOOK_ENCRYPTION_KEYS, appEnv),
     metrics: parseMetrics(valid, appEnv, port),

@@ -268,7 +268,7 @@ describe('developer verification on submit', () => {
 
   test('submitApp refuses an unverified developer (403 DEVELOPER_NOT_VERIFIED) and a suspended one (403 DEVELOPER_SUSPENDED)', async () => {
     const unverified = await registerDeveloper(t, { verified: false });
-    const app = await createAppService(deps(t), unverified.id, completeApp() as never);
+    const app = await createAppService({ ...deps(t), maxApps: 100 }, unverified.id, completeApp() as never);
     expect(await refusal(submitApp(deps(t), unverified.id, app.id))).toMatchObject({
       status: 403,
       code: 'DEVELOPER_NOT_VERIFIED',

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { notFound } from '../../http/problem.ts';
+import { ApiError, notFound } from '../../http/problem.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { pageOf, pageWindow, type Page, type PageInput } from '../../http/pagination.ts';
 import { Developer } from '../developers/developer.entity.ts';
@@ -22,13 +22,23 @@ export interface AppServiceDeps {
 }
 
 /** A developer's CRUD on their own listings (submission is in `submission.ts`, revisions in `revisions.service.ts`). */
+/**
+ * A new DRAFT. At most `maxApps` per developer: each app costs asset checks, mirrored images and
+ * review time, so one account cannot fill the shared queues with listings.
+ */
 export async function createApp(
-  { em, jobs }: AppServiceDeps,
+  { em, jobs, maxApps }: AppServiceDeps & { maxApps: number },
   developerId: string,
   input: CreateAppInput,
 ): Promise<OwnerAppView> {
   assertListingUrls(input.environment, input);
   const app = await em.transactional(async (tx) => {
+    // The developer row lock serialises this developer's creations, so the cap holds under concurrency
+    // (NO KEY UPDATE: rows that merely reference the developer are not held up).
+    await tx.execute('select 1 from developers where id = ? for no key update', [developerId]);
+    if ((await tx.count(App, { developer: developerId })) >= maxApps) {
+      throw new ApiError(409, 'LIMIT_EXCEEDED', `At most ${maxApps} apps per developer; delete one first`);
+    }
     if (input.oauthClientId !== undefined) await assertClientBelongsTo(tx, input.oauthClientId, developerId);
     const slug = await reserveSlug(tx, input.name, null);
     const created = tx.create(App, {

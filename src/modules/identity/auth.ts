@@ -32,9 +32,10 @@ const bearerDoc = { security: [{ bearer: [] }] };
 
 /**
  * Writes limited per developer in PostgreSQL, so every API process shares the count: a burst of
- * key creations, submissions or revisions is refused whichever process it lands on.
+ * key creations, submissions, revisions or webhook sends (test pings and redeliveries, which
+ * occupy the shared delivery workers) is refused whichever process it lands on.
  */
-export type SharedLimit = 'keyCreations' | 'submissions' | 'revisions';
+export type SharedLimit = 'keyCreations' | 'submissions' | 'revisions' | 'webhookSends';
 
 /** What a developer route requires: a scope (`true`: any key), and optionally a shared write limit. */
 export type Requirement = Scope | true | { scope: Scope | true; limit: SharedLimit };
@@ -65,12 +66,14 @@ export function createAuth(ctx: AppContext) {
     keyCreations: postgresRateLimiter(ctx.orm, 'key-creations', limits.keyCreationsPerMinute),
     submissions: postgresRateLimiter(ctx.orm, 'submissions', limits.submissionsPerMinute),
     revisions: postgresRateLimiter(ctx.orm, 'revisions', limits.revisionsPerMinute),
+    webhookSends: postgresRateLimiter(ctx.orm, 'webhook-sends', limits.webhookSendsPerMinute),
   };
   const failedAuthWords = perMinute(limits.failedAuthPerMinute, 'failed authentications per client address');
   const sharedLimitWords: Record<SharedLimit, string[]> = {
     keyCreations: perMinute(limits.keyCreationsPerMinute, 'key creations per developer'),
     submissions: perMinute(limits.submissionsPerMinute, 'submissions per developer'),
     revisions: perMinute(limits.revisionsPerMinute, 'revisions per developer'),
+    webhookSends: perMinute(limits.webhookSendsPerMinute, 'webhook test pings and redeliveries per developer'),
   };
   /** Documents the 429 of a route: the limits that apply, and the headers. */
   const limitedDoc = (limit: SharedLimit | undefined) => ({
