@@ -40,6 +40,7 @@ const EnvSchema = Type.Object({
   RETENTION_DEAD_LETTERS: Type.Optional(Duration),
   RETENTION_EMAILS: Type.Optional(Duration),
   RETENTION_ASSETS: Type.Optional(Duration),
+  RETENTION_WEBHOOKS: Type.Optional(Duration),
   WEBHOOK_ENCRYPTION_KEYS: Type.Optional(Type.String({ minLength: 1 })),
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 1 })),
   METRICS_PORT: Type.Optional(PositiveIntString),
@@ -121,6 +122,8 @@ export interface RetentionConfig {
   emails: number;
   /** An asset no listing or check refers to is deleted this long after it was last stored. */
   assets: number;
+  /** Webhook events and settled deliveries (the delivery log developers read) this long after the event. */
+  webhooks: number;
 }
 
 export interface Config {
@@ -346,6 +349,7 @@ const RETENTION: Record<keyof RetentionConfig, { variable: keyof Env; fallback: 
   deadLetters: { variable: 'RETENTION_DEAD_LETTERS', fallback: '30d', floor: '1d', why: 'dead letters wait for an operator' },
   emails: { variable: 'RETENTION_EMAILS', fallback: '90d', floor: '8d', why: 'the key-expiry reminder is deduplicated by it for 7 days' },
   assets: { variable: 'RETENTION_ASSETS', fallback: '7d', floor: '1h', why: 'a check stores an image before anything refers to it' },
+  webhooks: { variable: 'RETENTION_WEBHOOKS', fallback: '30d', floor: '8d', why: 'the key-expiry event is deduplicated by it for 7 days' },
 };
 
 const seconds = (duration: string) => Number(duration.slice(0, -1)) * UNIT_SECONDS[duration.at(-1) as keyof typeof UNIT_SECONDS];
