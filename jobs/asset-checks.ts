@@ -1,7 +1,11 @@
 import { ASSET_CHECKS_QUEUE, runAssetChecks } from '../src/modules/apps/asset-checks.service.ts';
 import { defineQueue } from './queues.ts';
 
-/** Advisory asset checks (`src/modules/apps/asset-checks.service.ts`), one app at a time. */
+/**
+ * Advisory asset checks (`src/modules/apps/asset-checks.service.ts`), one app per job. Each job is
+ * in its developer's group and at most 2 of a group run at once across every process, so one
+ * developer's slow image hosts (logos trickling a byte a second) hold at most 2 of the workers.
+ */
 export const assetChecksQueue = defineQueue<{ appId: string }>({
   name: ASSET_CHECKS_QUEUE,
   options: {
@@ -11,12 +15,13 @@ export const assetChecksQueue = defineQueue<{ appId: string }>({
     retryDelay: 5,
     retryBackoff: true,
     retryDelayMax: 120,
-    // A batch checks its apps one after another, each within the 5 s fetch limit.
+    // An app's images are fetched at once, each within the 5 s fetch limit.
     expireInSeconds: 120,
   },
-  work: { batchSize: 5, localConcurrency: 2 },
+  // One app per fetch (a batch would make other developers' apps wait behind a slow one).
+  work: { batchSize: 1, localConcurrency: 4, groupConcurrency: 2 },
   async handler(ctx, jobs) {
-    for (const appId of new Set(jobs.map((job) => job.data.appId))) {
+    for (const { data: { appId } } of jobs) {
       await runAssetChecks(ctx.orm.em.fork(), appId, ctx.config.allowPrivateFetch);
     }
   },

@@ -14,8 +14,12 @@ export type QueueOptions = Omit<Queue, 'name' | 'partition' | 'deadLetter' | 'no
 export interface QueueDefinition<Payload extends object = object> {
   name: string;
   options: QueueOptions;
-  /** Jobs per fetch and how many run at once in one process; `pollingIntervalSeconds` for deferred jobs and retries (default 2). */
-  work: { batchSize: number; localConcurrency: number; pollingIntervalSeconds?: number };
+  /**
+   * Jobs per fetch and how many run at once in one process; `pollingIntervalSeconds` for deferred
+   * jobs and retries (default 2); `groupConcurrency`: how many jobs of one group (the `group` a job
+   * is sent with) may be active at once across every process, so one tenant cannot hold every worker.
+   */
+  work: { batchSize: number; localConcurrency: number; pollingIntervalSeconds?: number; groupConcurrency?: number };
   handler: (ctx: AppContext, jobs: Job<Payload>[]) => Promise<void>;
   /** Cron (UTC) for a queue that runs on a timetable; the worker roles register it. */
   schedule?: string;

@@ -12,8 +12,10 @@ export const webhookDeliveryQueue = defineQueue<WebhookDeliveryJob>({
   name: WEBHOOK_DELIVERY_QUEUE,
   // An attempt takes at most 10 s of HTTP plus two short writes.
   options: { retryLimit: 5, retryDelay: 30, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 60 },
-  // One delivery per fetch, several at once: a slow receiver holds up only its own job.
-  work: { batchSize: 1, localConcurrency: 5 },
+  // One delivery per fetch, several at once: a slow receiver holds up only its own job. Each job is in
+  // its developer's group (`enqueueDelivery`), and at most 2 of a group run at once across every
+  // process, so one developer's slow receivers (pinged 40 times, say) leave the other workers free.
+  work: { batchSize: 1, localConcurrency: 5, groupConcurrency: 2 },
   async handler(ctx, jobs) {
     for (const job of jobs) {
       await attemptDelivery(

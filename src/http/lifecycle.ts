@@ -54,7 +54,8 @@ const isStatementTimeout = (error: unknown) => causedBy(error, (cause) => (cause
 /** How long an overloaded client should wait before trying again. */
 const OVERLOADED_RETRY_AFTER_S = '2';
 
-const WHERE: Record<string, string> = { query: 'query', params: 'path', headers: 'headers', body: 'request body' };
+// 'property': Elysia's conversion of a numeric query parameter failed (its schema names the parameter).
+const WHERE: Record<string, string> = { query: 'query', property: 'query', params: 'path', headers: 'headers', body: 'request body' };
 
 /** `allowed` lists the methods served at the path of a request that matched no route. */
 export function toApiError(code: string | number, error: unknown, allowed: string[] = []): ApiError {

@@ -79,16 +79,19 @@ const rateLimited = (result: RateDecision) =>
 
 /**
  * Failed authentications per client, in memory: once a client has failed `limit` times in a
- * minute, its next attempts are refused before any key is hashed or looked up, so guessing keys
- * costs the service nothing. Only failures count; a client with a valid credential is never slowed.
+ * minute, its refusal is 429 whatever it sends next, and a credential that would cost the service
+ * anything to check is refused unchecked (the guard decides which). Only failures count, and a
+ * credential that authenticates is never refused, so junk sent from a shared address (a NAT, a
+ * proxy) cannot lock out the valid keys behind it.
  */
 export function failedAttemptLimiter(limit: number) {
   const windows = fixedWindowCounts();
   return {
-    assertAllowed(key: string): void {
-      if (limit <= 0) return;
+    /** The 429 this client gets instead of a 401 while it is over its budget; null while it is not. */
+    refusal(key: string): ApiError | null {
+      if (limit <= 0) return null;
       const { count, windowStart } = windows.get(key);
-      if (count >= limit) throw rateLimited(decision(limit, count + 1, windowStart));
+      return count >= limit ? rateLimited(decision(limit, count + 1, windowStart)) : null;
     },
     recordFailure(key: string): void {
       if (limit > 0) windows.add(key);

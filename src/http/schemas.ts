@@ -1,6 +1,6 @@
 import { t, type TSchema } from 'elysia';
 import { FormatRegistry, Type, type IntegerOptions } from '@sinclair/typebox';
-import { EXPECTED } from './validation-messages.ts';
+import { EXPECTED, PARAMETER } from './validation-messages.ts';
 import { ERROR_CODES, PROBLEM_TYPES, type ErrorCode } from './problem.ts';
 
 /**
@@ -148,9 +148,13 @@ export function problems(...codes: ErrorCode[]): Record<number, ReturnType<typeo
 /** A whole list; `description` says of what, for the API document. */
 export const DataList = <T extends TSchema>(item: T, description: string) => t.Object({ data: t.Array(item) }, { description });
 
+/** A whole-number query parameter; its schema carries its name, which its error then shows (`validation-messages.ts`). */
+export const QueryInteger = (name: string, options: { minimum?: number; maximum?: number; default?: number; description?: string }) =>
+  t.Optional(t.Integer({ ...options, [PARAMETER]: name }));
+
 export const PageQuery = {
-  page: t.Optional(t.Integer({ minimum: 1, default: 1 })),
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  page: QueryInteger('page', { minimum: 1, default: 1 }),
+  limit: QueryInteger('limit', { minimum: 1, maximum: 100, default: 20 }),
 };
 
 /** One page of a list; `description` says of what, for the API document. */

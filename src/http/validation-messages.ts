@@ -10,6 +10,12 @@ import type { FieldError } from './problem.ts';
  */
 export const EXPECTED = 'x-expected';
 
+/**
+ * A query parameter's name, carried by its schema: Elysia converts numeric query parameters in a
+ * transform whose error loses the parameter's path, so the name travels with the schema instead.
+ */
+export const PARAMETER = 'x-parameter';
+
 /** `/screenshots/0/url` → `screenshots[0].url`. */
 export function fieldPath(pointer: string): string {
   return pointer
@@ -77,7 +83,7 @@ export function expectation(schema: TSchema): string {
 export function describeValidationErrors(errors: ValueError[], where: string): FieldError[] {
   const byPath = new Map<string, string>();
   for (const error of errors) {
-    const path = fieldPath(error.path) || where;
+    const path = fieldPath(error.path) || (error.schema[PARAMETER] as string | undefined) || where;
     if (byPath.has(path)) continue;
     if (error.type === ValueErrorType.ObjectRequiredProperty) byPath.set(path, 'is required');
     else if (error.type === ValueErrorType.ObjectAdditionalProperties) byPath.set(path, 'is not a known field');

@@ -289,7 +289,7 @@ describe('developer verification on submit', () => {
 
   test('submitApp refuses an unverified developer (403 DEVELOPER_NOT_VERIFIED) and a suspended one (403 DEVELOPER_SUSPENDED)', async () => {
     const unverified = await registerDeveloper(t, { verified: false });
-    const app = await createAppService(deps(t), { developerId: unverified.id, keyTeamId: null }, completeApp() as never);
+    const app = await createAppService({ ...deps(t), maxApps: 100 }, { developerId: unverified.id, keyTeamId: null }, completeApp() as never);
     expect(await refusal(submitApp(deps(t), { developerId: unverified.id, keyTeamId: null }, app.id))).toMatchObject({
       status: 403,
       code: 'DEVELOPER_NOT_VERIFIED',

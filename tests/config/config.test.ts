@@ -34,7 +34,9 @@ describe('configuration', () => {
       keyCreationsPerMinute: 10,
       submissionsPerMinute: 10,
       revisionsPerMinute: 10,
+      webhookSendsPerMinute: 10,
     });
+    expect(config.maxAppsPerDeveloper).toBe(100);
   });
 
   test('a complete production configuration is accepted', () => {

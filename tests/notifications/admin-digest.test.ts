@@ -12,12 +12,18 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const digests = () => t.sql(`select message_id, to_address, subject, text_body from emails where kind = 'admin-digest' order by message_id`);
+/** Waits until every digest job of `day` has run (none waiting or running), so what they would send is sent. */
+const digestJobsDone = (day: string) =>
+  eventually(async () => {
+    const jobs = await t.sql(`select state from pgboss.job where name = 'mail.send' and singleton_key like ?`, [`admin-digest:%:${day}`]);
+    return jobs.length > 0 && jobs.every((job: { state: string }) => !['created', 'retry', 'active'].includes(job.state));
+  });
 
 test('a day with nothing overdue sends no digest', async () => {
   await createAdmin(t.ctx.orm.em.fork(), { email: 'quiet@example.com', password: 'correct horse battery' });
   await registerDeveloper(t, { verified: false });
   expect(await enqueueAdminDigests(t.ctx, '2026-01-01')).toBe(1);
-  await Bun.sleep(500);
+  await digestJobsDone('2026-01-01');
   expect(await digests()).toHaveLength(0);
 });
 
@@ -41,7 +47,7 @@ test('each admin gets one digest a day listing developers and apps past their re
   expect(digest.text_body).not.toContain('Fresh Review');
 
   await enqueueAdminDigests(t.ctx, '2026-01-02');
-  await Bun.sleep(500);
+  await digestJobsDone('2026-01-02');
   expect(await digests()).toHaveLength(2);
 });
 

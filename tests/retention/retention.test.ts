@@ -3,12 +3,12 @@ import { RETENTION_QUEUE } from '../../jobs/retention.ts';
 import { loadConfig } from '../../src/config.ts';
 import { eventually } from '../apps/fixtures.ts';
 import { addEvents, insertApp, insertDeveloper } from '../support/fixtures.ts';
-import { createTestApp, type TestApp } from '../support/harness.ts';
+import { createTestApp, registerDeveloper, type TestApp } from '../support/harness.ts';
 
 /** Housekeeping by age: what goes, what never goes, and how the ages are configured. */
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({ RETENTION_RATE_LIMITS: '10m', RETENTION_EMAILS: '30d', RETENTION_ASSETS: '2h' });
+  t = await createTestApp({ RETENTION_RATE_LIMITS: '10m', RETENTION_EMAILS: '30d', RETENTION_ASSETS: '2h', RETENTION_WEBHOOKS: '10d' });
 });
 afterAll(() => t.close());
 
@@ -70,6 +70,42 @@ describe('scheduled retention', () => {
     expect(await t.sql(`select left(sha256, 1) as s from assets where sha256 in (repeat('a', 64), repeat('b', 64))`)).toEqual([{ s: 'b' }]);
   });
 
+  test('webhook events and settled deliveries go after RETENTION_WEBHOOKS; deliveries still retried stay; the delivery log shows the window', async () => {
+    const developer = await registerDeveloper(t);
+    const endpointId = Bun.randomUUIDv7();
+    await t.sql(
+      `insert into webhook_endpoints (id, developer_id, url, events, secret_sealed, created_at, updated_at)
+       values (?, ?, 'https://hooks.example/retention', '{app.approved}', 'sealed', now(), now())`,
+      [endpointId, developer.id],
+    );
+    const event = async (name: string, daysAgo: number, delivery: string | null) => {
+      const id = Bun.randomUUIDv7();
+      const at = `now() - interval '${daysAgo} days'`;
+      await t.sql(`insert into webhook_events (id, developer_id, type, body, created_at) values (?, ?, 'app.approved', ?, ${at})`, [id, developer.id, name]);
+      if (delivery) {
+        await t.sql(
+          `insert into webhook_deliveries (id, endpoint_id, event_id, status, attempts, retries, next_attempt_at, created_at, updated_at)
+           values (?, ?, ?, ?, 1, true, case when ? = 'pending' then now() + interval '1 hour' end, ${at}, ${at})`,
+          [Bun.randomUUIDv7(), endpointId, id, delivery, delivery],
+        );
+      }
+    };
+    await event('old-succeeded', 11, 'succeeded');
+    await event('old-failed', 11, 'failed');
+    await event('old-still-retried', 11, 'pending');
+    // Its endpoint was deleted (the deliveries went with it): nothing refers to the event.
+    await event('old-orphan', 11, null);
+    await event('recent-failed', 9, 'failed');
+    await event('recent-orphan', 9, null);
+
+    await runRetention();
+    const events = await t.sql(`select body from webhook_events where developer_id = ? order by body`, [developer.id]);
+    expect(events.map((row: { body: string }) => row.body)).toEqual(['old-still-retried', 'recent-failed', 'recent-orphan']);
+    const log = await t.call('GET', `/api/dev/webhooks/${endpointId}/deliveries`, { token: developer.oauthToken });
+    expect(log.status).toBe(200);
+    expect(log.body.data.map((row: { status: string }) => row.status).sort()).toEqual(['failed', 'pending']);
+  });
+
   test('the audit log and the event rows counters derive from are never cleaned, however old', async () => {
     const app = await insertApp(t, { developerId: await insertDeveloper(t) });
     await addEvents(t, app.id, { installs: 3, ratings: [4] });
@@ -93,10 +129,11 @@ describe('scheduled retention', () => {
 
 describe('retention configuration', () => {
   test('ages are durations with a unit, validated once at start-up', () => {
-    expect(loadConfig({}).retention).toEqual({ rateLimits: 3_600, jobs: 604_800, deadLetters: 2_592_000, emails: 7_776_000, assets: 604_800 });
+    expect(loadConfig({}).retention).toEqual({ rateLimits: 3_600, jobs: 604_800, deadLetters: 2_592_000, emails: 7_776_000, assets: 604_800, webhooks: 2_592_000 });
     expect(loadConfig({ RETENTION_JOBS: '36h', RETENTION_ASSETS: '90m' }).retention).toMatchObject({ jobs: 129_600, assets: 5_400 });
     expect(() => loadConfig({ RETENTION_JOBS: '7 days' })).toThrow(/RETENTION_JOBS is invalid/);
     expect(() => loadConfig({ RETENTION_EMAILS: '7d' })).toThrow(/RETENTION_EMAILS must be at least 8d/);
     expect(() => loadConfig({ RETENTION_RATE_LIMITS: '60s' })).toThrow(/RETENTION_RATE_LIMITS must be at least 2m/);
+    expect(() => loadConfig({ RETENTION_WEBHOOKS: '7d' })).toThrow(/RETENTION_WEBHOOKS must be at least 8d/);
   });
 });

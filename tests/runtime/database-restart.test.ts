@@ -241,7 +241,14 @@ test('a restart under running workers loses no committed job and does none twice
     const [row] = await t.sql<{ n: number }>('select count(*)::int as n from emails where message_id = any(cast(? as text[]))', [`{${messageIds.join(',')}}`]);
     return row!.n === 20 ? true : null;
   });
-  await Bun.sleep(2_000);
+  // Nothing left that could send again: every one of their jobs has finished.
+  await eventually(async () => {
+    const waiting = await t.sql(
+      `select 1 from pgboss.job where name = 'mail.send' and singleton_key = any(cast(? as text[])) and state in ('created', 'retry', 'active')`,
+      [`{${messageIds.join(',')}}`],
+    );
+    return waiting.length === 0 ? true : null;
+  });
   for (const id of messageIds) expect(peer.received.filter((mail) => mail.messageId === id)).toHaveLength(1);
   expect(await t.sql(`select count(*)::int as n from pgboss.job where name = 'mail.send' and state = 'failed'`)).toEqual([{ n: 0 }]);
 }, 90_000);

@@ -40,7 +40,8 @@ export async function startTestDatabase(testDatabaseUrl: string | undefined): Pr
   if (testDatabaseUrl) {
     serverUrl = (database = 'postgres') => withDatabase(testDatabaseUrl, database);
   } else {
-    embedded = await startEmbeddedPostgres(mkdtempSync(join(tmpdir(), 'marketplace-test-')), silent, { persistent: false });
+    // Thrown away after the run: waiting for the disk at every commit would only slow the suite.
+    embedded = await startEmbeddedPostgres(mkdtempSync(join(tmpdir(), 'marketplace-test-')), silent, { persistent: false, durable: false });
     serverUrl = embedded.url;
   }
   await admin(async (client) => {

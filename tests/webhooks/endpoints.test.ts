@@ -5,6 +5,8 @@ import { eventually } from '../apps/fixtures.ts';
 import { loadConfig } from '../../src/config.ts';
 import { open, seal } from '../../src/lib/secret-box.ts';
 import { createWebhookUrlPolicy } from '../../src/modules/webhooks/webhook-urls.ts';
+import { transitionDeveloper } from '../../src/modules/developers/developers.service.ts';
+import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
 
 /**
  * Managing endpoints, with the service as it runs in production: private addresses refused
@@ -172,6 +174,37 @@ describe('who may manage endpoints', () => {
     const anonymous = await t.call('GET', '/api/dev/webhooks');
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
+  });
+
+  test('an unverified or suspended developer registers no endpoint and sends no ping or redelivery (403, like keys)', async () => {
+    answers['hooks.example'] = PUBLIC;
+    const body = { url: 'https://hooks.example/unverified', events: ['app.approved'] };
+    const count = async () => (await t.sql('select count(*)::int as n from webhook_endpoints'))[0].n;
+    const deliveries = async () => (await t.sql('select count(*)::int as n from webhook_deliveries'))[0].n;
+
+    const unverified = await registerDeveloper(t, { verified: false });
+    const before = await count();
+    const refused = await register(body, unverified.oauthToken);
+    expect([refused.status, refused.body.code]).toEqual([403, 'DEVELOPER_NOT_VERIFIED']);
+    expect(await count()).toBe(before);
+
+    // Endpoints registered while verified stay, but nothing is sent on request once suspended.
+    const suspended = await registerDeveloper(t);
+    const endpoint = await hook(['app.approved'], suspended.oauthToken);
+    const pinged = await t.call('POST', `/api/dev/webhooks/${endpoint.id}/test`, { token: suspended.oauthToken });
+    expect(pinged.status).toBe(201);
+    await transitionDeveloper({ em: t.ctx.orm.em.fork(), jobs: t.ctx.jobs }, suspended.id, 'suspend', CLI_ACTOR);
+    const sent = await deliveries();
+    for (const [path, what] of [
+      [`/api/dev/webhooks/${endpoint.id}/test`, 'ping'],
+      [`/api/dev/webhooks/${endpoint.id}/deliveries/${pinged.body.id}/redeliver`, 'redelivery'],
+      ['/api/dev/webhooks', 'registration'],
+    ] as const) {
+      const response = await t.call('POST', path, { token: suspended.oauthToken, body: what === 'registration' ? body : undefined });
+      expect({ what, status: response.status, code: response.body.code }).toEqual({ what, status: 403, code: 'DEVELOPER_SUSPENDED' });
+    }
+    expect(await deliveries()).toBe(sent);
+    expect((await t.sql('select count(*)::int as n from webhook_endpoints where developer_id = ?', [suspended.id]))[0].n).toBe(1);
   });
 
   test("another developer's endpoint, deliveries and redeliveries are 404 and stay untouched", async () => {

@@ -21,6 +21,7 @@ import { Migration20261210000001_revision_versions } from './Migration2026121000
 import { Migration20261213000001_revision_withdrawal } from './Migration20261213000001_revision_withdrawal.ts';
 import { Migration20261214000001_teams } from './Migration20261214000001_teams.ts';
 import { Migration20261215000001_uninstalls } from './Migration20261215000001_uninstalls.ts';
+import { Migration20261212000001_webhook_retention } from './Migration20261212000001_webhook_retention.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -47,4 +48,5 @@ export const migrations = [
   { name: 'Migration20261213000001_revision_withdrawal', class: Migration20261213000001_revision_withdrawal },
   { name: 'Migration20261214000001_teams', class: Migration20261214000001_teams },
   { name: 'Migration20261215000001_uninstalls', class: Migration20261215000001_uninstalls },
+  { name: 'Migration20261212000001_webhook_retention', class: Migration20261212000001_webhook_retention },
 ];

@@ -16,15 +16,16 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
     .use(auth)
     .post(
       '',
-      async ({ principal, body, status }) => status(201, await createApp(deps(), callerOf(principal), body)),
+      async ({ principal, body, status }) =>
+        status(201, await createApp({ ...deps(), maxApps: ctx.config.maxAppsPerDeveloper }, callerOf(principal), body)),
       {
         apiKey: 'APP_CREATE',
         body: CreateAppBody,
-        response: { 201: OwnerAppView, ...problems('VALIDATION_FAILED', 'UNKNOWN_OAUTH_CLIENT') },
+        response: { 201: OwnerAppView, ...problems('VALIDATION_FAILED', 'UNKNOWN_OAUTH_CLIENT', 'LIMIT_EXCEEDED', 'NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
         detail: {
           summary: 'Create an app listing',
           description:
-            'Needs APP_CREATE. The app starts as a DRAFT at version 1 with a slug made from its name. Drafts may be incomplete; at most 6 screenshots. `oauthClientId` must name a client support registered to you.',
+            'Needs APP_CREATE. The app starts as a DRAFT at version 1 with a slug made from its name. Drafts may be incomplete; at most 6 screenshots. `oauthClientId` must name a client support registered to you. At most 100 apps per developer, whatever their status (409 LIMIT_EXCEEDED; the operator can change the cap with MAX_APPS_PER_DEVELOPER).',
         },
       },
     )

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { notFound } from '../../http/problem.ts';
+import { ApiError, notFound } from '../../http/problem.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { pageOf, pageWindow, type Page, type PageInput } from '../../http/pagination.ts';
 import { Developer } from '../developers/developer.entity.ts';
@@ -27,8 +27,13 @@ export interface AppServiceDeps {
  * check in `teams/access.ts` (submission is in `submission.ts`, revisions in `revisions.service.ts`).
  * A team key creates in its team when `teamId` is omitted.
  */
+
+/**
+ * A new DRAFT. At most `maxApps` per developer (who creates it, personal or for a team): each app
+ * costs asset checks, mirrored images and review time, so one account cannot fill the shared queues.
+ */
 export async function createApp(
-  { em, jobs }: AppServiceDeps,
+  { em, jobs, maxApps }: AppServiceDeps & { maxApps: number },
   caller: Caller,
   input: CreateAppInput,
 ): Promise<OwnerAppView> {
@@ -37,6 +42,12 @@ export async function createApp(
   const app = await em.transactional(async (tx) => {
     if (teamId !== null) await authorizeTeam(tx, caller, teamId, 'create');
     else if (caller.keyTeamId !== null) throw notFound('Team');
+    // The developer row lock serialises this developer's creations, so the cap holds under concurrency
+    // (NO KEY UPDATE: rows that merely reference the developer are not held up).
+    await tx.execute('select 1 from developers where id = ? for no key update', [caller.developerId]);
+    if ((await tx.count(App, { developer: caller.developerId })) >= maxApps) {
+      throw new ApiError(409, 'LIMIT_EXCEEDED', `At most ${maxApps} apps per developer; delete one first`);
+    }
     if (input.oauthClientId !== undefined) await assertClientBelongsTo(tx, input.oauthClientId, caller.developerId);
     const slug = await reserveSlug(tx, input.name, null);
     const created = tx.create(App, {

@@ -21,9 +21,16 @@ import { claimRevisionVersion } from './revision-versions.ts';
  */
 export const ASSET_CHECKS_QUEUE = 'apps.asset-checks';
 
-/** Call inside the transaction that changed an app's (or its pending revision's) logo, banner or screenshots. */
-export const enqueueAssetChecks = (jobs: JobQueue, em: EntityManager, appId: string) =>
-  jobs.send(em, ASSET_CHECKS_QUEUE, { appId }, { singletonKey: appId });
+/**
+ * Call inside the transaction that changed an app's (or its pending revision's) logo, banner or
+ * screenshots. The job is in its developer's group, which bounds how many workers one developer's
+ * checks hold (`jobs/asset-checks.ts`).
+ */
+export async function enqueueAssetChecks(jobs: JobQueue, em: EntityManager, appId: string): Promise<void> {
+  const [app] = await em.execute<{ developer_id: string }[]>('select developer_id from apps where id = ?', [appId]);
+  if (!app) return;
+  await jobs.send(em, ASSET_CHECKS_QUEUE, { appId }, { singletonKey: appId, group: { id: app.developer_id } });
+}
 
 /** Call inside the transaction of a submission: the review sees every image as its URL serves it now. */
 export async function refreshAssetChecks(jobs: JobQueue, tx: EntityManager, appId: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { t, type Static } from 'elysia';
-import { Integer, PageQuery } from '../../http/schemas.ts';
+import { Integer, PageQuery, QueryInteger } from '../../http/schemas.ts';
 import { CategorySchema, EnvironmentSchema, PublicAppView } from '../apps/apps.model.ts';
 
 export const CATALOGUE_SORTS = ['relevance', 'installs', 'rating', 'newest'] as const;
@@ -30,7 +30,7 @@ export type CatalogueQuery = Static<typeof CatalogueQuery>;
 
 export const FeaturedQuery = t.Object({
   environment: t.Optional(EnvironmentSchema),
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  limit: QueryInteger('limit', { minimum: 1, maximum: 100, default: 20 }),
 });
 export type FeaturedQuery = Static<typeof FeaturedQuery>;
 

@@ -7,7 +7,7 @@ import { beforeValidation, type GuardContext } from '../../http/guard.ts';
 import { createClientAddressResolver, networkOf } from '../../http/client-address.ts';
 import type { PlatformIdentity } from './platform-identity.ts';
 import { createApiKeyAuthenticator, type AuthenticatedKey } from '../api-keys/api-key-auth.ts';
-import { looksLikeApiKey } from '../api-keys/key-format.ts';
+import { isWellFormedKey, looksLikeApiKey } from '../api-keys/key-format.ts';
 import type { Scope } from '../api-keys/api-key.entity.ts';
 import { findDeveloperIdByPlatformUser } from '../developers/developers.service.ts';
 
@@ -56,9 +56,10 @@ function assertKeyReaches(key: AuthenticatedKey, context: GuardContext): void {
 
 /**
  * Writes limited per developer in PostgreSQL, so every API process shares the count: a burst of
- * key creations, submissions or revisions is refused whichever process it lands on.
+ * key creations, submissions, revisions or webhook sends (test pings and redeliveries, which
+ * occupy the shared delivery workers) is refused whichever process it lands on.
  */
-export type SharedLimit = 'keyCreations' | 'submissions' | 'revisions';
+export type SharedLimit = 'keyCreations' | 'submissions' | 'revisions' | 'webhookSends';
 
 /** What a developer route requires: a scope (`true`: any key), and optionally a shared write limit. */
 export type Requirement = Scope | true | { scope: Scope | true; limit: SharedLimit };
@@ -89,12 +90,14 @@ export function createAuth(ctx: AppContext) {
     keyCreations: postgresRateLimiter(ctx.orm, 'key-creations', limits.keyCreationsPerMinute),
     submissions: postgresRateLimiter(ctx.orm, 'submissions', limits.submissionsPerMinute),
     revisions: postgresRateLimiter(ctx.orm, 'revisions', limits.revisionsPerMinute),
+    webhookSends: postgresRateLimiter(ctx.orm, 'webhook-sends', limits.webhookSendsPerMinute),
   };
   const failedAuthWords = perMinute(limits.failedAuthPerMinute, 'failed authentications per client address');
   const sharedLimitWords: Record<SharedLimit, string[]> = {
     keyCreations: perMinute(limits.keyCreationsPerMinute, 'key creations per developer'),
     submissions: perMinute(limits.submissionsPerMinute, 'submissions per developer'),
     revisions: perMinute(limits.revisionsPerMinute, 'revisions per developer'),
+    webhookSends: perMinute(limits.webhookSendsPerMinute, 'webhook test pings and redeliveries per developer'),
   };
   /** Documents the 429 of a route: the limits that apply, and the headers. */
   const limitedDoc = (limit: SharedLimit | undefined) => ({
@@ -107,17 +110,29 @@ export function createAuth(ctx: AppContext) {
   const failedAuthDoc = { 429: rateLimitedProblem(failedAuthWords) };
 
   /**
-   * Runs an authentication for a guard. A client that failed too often lately is refused (429)
-   * before any token is verified or key hashed; each 401 counts against it.
+   * Checks a credential while a client is over its failure budget only when that is cheap: a key
+   * with a valid checksum (a keyed hash and one indexed read) or a platform token verified locally
+   * (a signature); a malformed key or a token the platform would have to introspect is refused unchecked.
    */
-  async function authenticated<T>(context: GuardContext, authenticate: () => Promise<T>): Promise<T> {
+  const cheapToCheck = (token: string) => (looksLikeApiKey(token) ? isWellFormedKey(token) : ctx.verifier.mode !== 'introspection');
+
+  /**
+   * Runs an authentication for a guard. No bearer token at all is a plain 401 and counts for
+   * nothing (it guesses nothing); each credential that fails counts against the client's network.
+   * Past the budget, failures are 429 and costly checks are skipped, but a credential that
+   * authenticates is always served.
+   */
+  async function authenticated<T>(context: GuardContext, authenticate: (token: string) => Promise<T>): Promise<T> {
+    const token = bearerToken(context.headers);
     const client = networkOf(clientAddress(context.request, context.server));
-    failedAttempts.assertAllowed(client);
+    const refusal = failedAttempts.refusal(client);
+    if (refusal && !cheapToCheck(token)) throw refusal;
     try {
-      return await authenticate();
+      return await authenticate(token);
     } catch (error) {
-      if (error instanceof ApiError && error.status === 401) failedAttempts.recordFailure(client);
-      throw error;
+      if (!(error instanceof ApiError && error.status === 401)) throw error;
+      failedAttempts.recordFailure(client);
+      throw refusal ?? error;
     }
   }
   /** The developer API's limit is per key (per account for the OAuth token). */
@@ -161,7 +176,7 @@ export function createAuth(ctx: AppContext) {
       response: failedAuthDoc,
       ...beforeValidation((context) => {
         void enabled;
-        return authenticated(context, async () => ({ identity: await platformIdentityFrom(bearerToken(context.headers)) }));
+        return authenticated(context, async (token) => ({ identity: await platformIdentityFrom(token) }));
       }),
     }),
     /** The platform OAuth token if one is sent (`identity` is null without the header); anything else sent is 401. */
@@ -171,9 +186,7 @@ export function createAuth(ctx: AppContext) {
       ...beforeValidation(async (context) => {
         void enabled;
         if (context.headers.authorization === undefined) return { identity: null as PlatformIdentity | null };
-        return authenticated(context, async () => ({
-          identity: (await platformIdentityFrom(bearerToken(context.headers))) as PlatformIdentity | null,
-        }));
+        return authenticated(context, async (token) => ({ identity: (await platformIdentityFrom(token)) as PlatformIdentity | null }));
       }),
     }),
     developer: (requirement: Requirement) => {
@@ -182,7 +195,7 @@ export function createAuth(ctx: AppContext) {
         detail: bearerDoc([...TOKEN_REFUSALS, ...KEY_REFUSALS]),
         response: limitedDoc(sharedLimit),
         ...beforeValidation(async (context) => {
-          const principal = await authenticated(context, () => developerFromToken(bearerToken(context.headers)));
+          const principal = await authenticated(context, developerFromToken);
           if (principal.via === 'apiKey') assertKeyReaches(principal.key, context);
           await limit(principal, context.set.headers);
           if (scope !== true && principal.via === 'apiKey' && !principal.key.scopes.includes(scope)) {
@@ -199,8 +212,7 @@ export function createAuth(ctx: AppContext) {
       detail: bearerDoc([...TOKEN_REFUSALS, 'API_KEY_REQUIRED', ...KEY_REFUSALS]),
       response: limitedDoc(sharedLimit),
       ...beforeValidation(async (context) => {
-        const key = await authenticated(context, async () => {
-          const token = bearerToken(context.headers);
+        const key = await authenticated(context, async (token) => {
           if (!looksLikeApiKey(token)) {
             await platformIdentity(token);
             throw new ApiError(403, 'API_KEY_REQUIRED', 'This endpoint needs an API key, not the OAuth token');

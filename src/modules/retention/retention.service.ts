@@ -16,6 +16,8 @@ export interface RetentionRule {
   timestamp: string;
   /** A configured age, or seconds (0: as soon as the timestamp has passed). */
   keep: keyof RetentionConfig | number;
+  /** Only rows that also match this condition (SQL over the table's own columns). */
+  where?: string;
 }
 
 export const RETENTION_RULES: RetentionRule[] = [
@@ -28,6 +30,9 @@ export const RETENTION_RULES: RetentionRule[] = [
   { label: 'expired review claims', table: 'review_claims', timestamp: 'expires_at', keep: 0 },
   // An expired CI token is refused by its signature check whatever its jti, so the replay record may go.
   { label: 'spent trusted-publishing tokens', table: 'trusted_publishing_tokens', timestamp: 'expires_at', keep: 0 },
+  // The delivery log developers read; a delivery still being retried stays whatever its age.
+  { label: 'settled webhook deliveries', table: 'webhook_deliveries', timestamp: 'created_at', keep: 'webhooks', where: "status <> 'pending'" },
+  { label: 'webhook events', table: 'webhook_events', timestamp: 'created_at', keep: 'webhooks', where: 'not exists (select 1 from webhook_deliveries d where d.event_id = webhook_events.id)' },
 ];
 
 const BATCH = 5_000;
@@ -38,7 +43,8 @@ async function deleteOlderThan(em: EntityManager, rule: RetentionRule, seconds: 
     const rows = await em.execute<{ n: number }[]>(
       `with gone as (
          delete from ${rule.table} where ctid in (
-           select ctid from ${rule.table} where ${rule.timestamp} < now() - make_interval(secs => ?) limit ${BATCH})
+           select ctid from ${rule.table}
+           where ${rule.timestamp} < now() - make_interval(secs => ?)${rule.where ? ` and ${rule.where}` : ''} limit ${BATCH})
          returning 1)
        select count(*)::int as n from gone`,
       [seconds],

@@ -5,7 +5,7 @@ import { recordWebhookFailure } from '../../lib/metrics.ts';
 import { safeFetch, SafeFetchError } from '../../lib/safe-fetch.ts';
 import { notifyWebhookDisabled } from '../notifications/notifications.service.ts';
 import { MAX_ATTEMPTS, retryDelaySeconds } from './retry-schedule.ts';
-import { WEBHOOK_DELIVERY_QUEUE, type WebhookDeliveryJob } from './webhook-events.ts';
+import { enqueueDelivery } from './webhook-events.ts';
 import { signedHeaders } from './webhook-secrets.ts';
 
 /**
@@ -37,6 +37,7 @@ interface Claimed {
   retries: boolean;
   endpoint_id: string;
   event_id: string;
+  developer_id: string;
 }
 
 interface Target {
@@ -63,7 +64,8 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): P
     `update webhook_deliveries
      set attempts = attempts + 1, leased_until = now() + make_interval(secs => ?), last_attempt_at = now(), updated_at = now()
      where id = ? and status = 'pending' and next_attempt_at <= now() and (leased_until is null or leased_until < now())
-     returning attempts, retries, endpoint_id, event_id`,
+     returning attempts, retries, endpoint_id, event_id,
+       (select developer_id from webhook_endpoints where id = endpoint_id) as developer_id`,
     [LEASE_SECONDS, deliveryId],
   );
   // Already settled, not due yet (a duplicate job), or being attempted by another worker.
@@ -131,7 +133,7 @@ async function record(deps: DeliveryDeps, deliveryId: string, claimed: Claimed, 
       [status, outcome.statusCode, outcome.latencyMs, outcome.error, delay, delay, deliveryId, claimed.attempts],
     );
     if (updated.length === 0) return 'skipped';
-    if (delay !== null) await deps.jobs.send(tx, WEBHOOK_DELIVERY_QUEUE, { deliveryId } satisfies WebhookDeliveryJob, { startAfter: delay });
+    if (delay !== null) await enqueueDelivery(deps.jobs, tx, deliveryId, claimed.developer_id, { startAfter: delay });
     if (outcome.ok) {
       await tx.execute('update webhook_endpoints set failing_since = null where id = ? and failing_since is not null', [claimed.endpoint_id]);
     } else if (!outcome.settled) {
@@ -148,12 +150,12 @@ async function record(deps: DeliveryDeps, deliveryId: string, claimed: Claimed, 
  */
 export async function requeueStaleDeliveries({ em, jobs }: Pick<DeliveryDeps, 'em' | 'jobs'>): Promise<number> {
   return em.transactional(async (tx) => {
-    const stale = await tx.execute<{ id: string }[]>(
-      `select id from webhook_deliveries
-       where status = 'pending' and next_attempt_at < now() - interval '2 minutes' and (leased_until is null or leased_until < now())
-       order by next_attempt_at limit 500`,
+    const stale = await tx.execute<{ id: string; developer_id: string }[]>(
+      `select d.id, w.developer_id from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
+       where d.status = 'pending' and d.next_attempt_at < now() - interval '2 minutes' and (d.leased_until is null or d.leased_until < now())
+       order by d.next_attempt_at limit 500`,
     );
-    for (const { id } of stale) await jobs.send(tx, WEBHOOK_DELIVERY_QUEUE, { deliveryId: id } satisfies WebhookDeliveryJob);
+    for (const { id, developer_id } of stale) await enqueueDelivery(jobs, tx, id, developer_id);
     return stale.length;
   });
 }

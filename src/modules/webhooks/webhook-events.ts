@@ -24,6 +24,14 @@ export interface WebhookDeliveryJob {
   deliveryId: string;
 }
 
+/**
+ * Enqueues an attempt at a delivery in the pg-boss group of the endpoint's owner: the delivery
+ * queue's `groupConcurrency` bounds how many workers one developer's receivers can hold at once
+ * (`jobs/webhooks.ts`), so a slow receiver fed many events delays only its own developer.
+ */
+export const enqueueDelivery = (jobs: JobQueue, tx: EntityManager, deliveryId: string, developerId: string, options: { startAfter?: number } = {}) =>
+  jobs.send(tx, WEBHOOK_DELIVERY_QUEUE, { deliveryId } satisfies WebhookDeliveryJob, { ...options, group: { id: developerId } });
+
 export interface NewEvent {
   developerId: string;
   /** The team whose endpoints receive the event (a team app's); absent: the developer's personal endpoints. */
@@ -59,7 +67,7 @@ export async function createDeliveries(
      returning id`,
     endpointIds.flatMap((endpointId) => [Bun.randomUUIDv7(), endpointId, id, options.retries]),
   );
-  for (const delivery of deliveries) await jobs.send(tx, WEBHOOK_DELIVERY_QUEUE, { deliveryId: delivery.id } satisfies WebhookDeliveryJob);
+  for (const delivery of deliveries) await enqueueDelivery(jobs, tx, delivery.id, event.developerId);
   return { eventId: id, deliveryIds: deliveries.map((delivery) => delivery.id) };
 }
 

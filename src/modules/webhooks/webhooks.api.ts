@@ -38,7 +38,7 @@ export function webhooksApi(ctx: AppContext, auth: AuthPlugin) {
       response: { 201: WebhookWithSecret, ...problems('VALIDATION_FAILED', 'LIMIT_EXCEEDED') },
       detail: {
         summary: 'Register a webhook endpoint',
-        description: `${AUTH} Events are POSTed to \`url\`, signed per Standard Webhooks with the \`secret\` returned here (once: store it). The URL must use https in production and resolve to a public address on port 80 or 443 (400 otherwise). At most 10 endpoints (409 LIMIT_EXCEEDED). See docs/webhooks.md for the payloads and how to verify a signature.`,
+        description: `${AUTH} Events are POSTed to \`url\`, signed per Standard Webhooks with the \`secret\` returned here (once: store it). The URL must use https in production and resolve to a public address on port 80 or 443 (400 otherwise). At most 10 endpoints (409 LIMIT_EXCEEDED). Needs a verified developer (403 DEVELOPER_NOT_VERIFIED, or DEVELOPER_SUSPENDED). See docs/webhooks.md for the payloads and how to verify a signature.`,
       },
     })
     .get('', async ({ principal }) => ({ data: await listWebhooks(ctx.orm.em.fork(), callerOf(principal)) }), {
@@ -78,12 +78,12 @@ export function webhooksApi(ctx: AppContext, auth: AuthPlugin) {
       },
     })
     .post('/:id/test', async ({ principal, params, status }) => status(201, await sendPing(deps(), callerOf(principal), params.id)), {
-      developer: 'APP_UPDATE',
+      developer: { scope: 'APP_UPDATE', limit: 'webhookSends' },
       params: IdParams,
       response: { 201: DeliveryView, ...problems('NOT_FOUND', 'CONFLICT') },
       detail: {
         summary: 'Send a test event',
-        description: `${AUTH} Sends a \`ping\` event to this endpoint (one attempt, no retries) and returns its delivery, pending; its result appears in the deliveries list within seconds. A disabled endpoint is 409 CONFLICT. Takes no body.`,
+        description: `${AUTH} Sends a \`ping\` event to this endpoint (one attempt, no retries) and returns its delivery, pending; its result appears in the deliveries list within seconds. A disabled endpoint is 409 CONFLICT. Needs a verified developer (403 DEVELOPER_NOT_VERIFIED, or DEVELOPER_SUSPENDED); test pings and redeliveries together are limited per developer (429). Takes no body.`,
       },
     })
     .get(
@@ -104,12 +104,12 @@ export function webhooksApi(ctx: AppContext, auth: AuthPlugin) {
       '/:id/deliveries/:deliveryId/redeliver',
       async ({ principal, params }) => redeliver(deps(), callerOf(principal), params.id, params.deliveryId),
       {
-        developer: 'APP_UPDATE',
+        developer: { scope: 'APP_UPDATE', limit: 'webhookSends' },
         params: DeliveryParams,
         response: { 200: DeliveryView, ...problems('NOT_FOUND', 'CONFLICT') },
         detail: {
           summary: 'Send a delivery again',
-          description: `${AUTH} Attempts the delivery again now, with the same \`webhook-id\`. A settled delivery (succeeded or failed) gets one more attempt; a pending one has its next retry brought forward. 409 CONFLICT while an attempt is in flight or the endpoint is disabled. Takes no body.`,
+          description: `${AUTH} Attempts the delivery again now, with the same \`webhook-id\`. A settled delivery (succeeded or failed) gets one more attempt; a pending one has its next retry brought forward. 409 CONFLICT while an attempt is in flight or the endpoint is disabled. Needs a verified developer (403 DEVELOPER_NOT_VERIFIED, or DEVELOPER_SUSPENDED); limited per developer with test pings (429). Takes no body.`,
         },
       },
     );

@@ -4,8 +4,9 @@ import { ApiError, notFound } from '../../http/problem.ts';
 import { pageOf, pageWindow, type Page, type PageInput } from '../../http/pagination.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { Developer } from '../developers/developer.entity.ts';
+import { assertVerified } from '../developers/verification.ts';
 import { WebhookEndpoint } from './webhook-endpoint.entity.ts';
-import { createDeliveries, WEBHOOK_DELIVERY_QUEUE, type WebhookDeliveryJob } from './webhook-events.ts';
+import { createDeliveries, enqueueDelivery } from './webhook-events.ts';
 import { generateSecret, ROTATION_OVERLAP_HOURS, sealSecret } from './webhook-secrets.ts';
 import type { WebhookUrlPolicy } from './webhook-urls.ts';
 import { authorizeTeam, type Caller } from '../teams/access.ts';
@@ -70,6 +71,7 @@ export async function createWebhook(deps: WebhookServiceDeps, caller: Caller, in
     if (teamId !== null) await authorizeTeam(tx, caller, teamId, 'webhooks', { lock: true });
     // The developer row lock serialises concurrent registrations, so the cap holds.
     const developer = await tx.findOneOrFail(Developer, { id: caller.developerId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    assertVerified(developer.status, { what: 'Webhook endpoints', done: 'registered' });
     if ((await tx.count(WebhookEndpoint, teamId !== null ? { teamId } : { developer, teamId: null })) >= MAX_ENDPOINTS) {
       throw new ApiError(409, 'LIMIT_EXCEEDED', `At most ${MAX_ENDPOINTS} webhook endpoints; delete one first`);
     }
@@ -160,6 +162,11 @@ export async function rotateSecret(deps: WebhookServiceDeps, caller: Caller, id:
   });
 }
 
+/** Test pings and redeliveries reach the developer's receiver at their request: like registering, only for a verified account. */
+async function assertMaySend(em: EntityManager, developerId: string): Promise<void> {
+  assertVerified((await em.findOneOrFail(Developer, developerId)).status, { what: 'Test pings and redeliveries', done: 'sent' });
+}
+
 const assertEnabled = (endpoint: WebhookEndpoint) => {
   if (!endpoint.enabled) throw new ApiError(409, 'CONFLICT', 'The endpoint is disabled; enable it first (PUT with "enabled": true)');
 };
@@ -167,6 +174,7 @@ const assertEnabled = (endpoint: WebhookEndpoint) => {
 /** Sends a `ping` event to this endpoint alone: one attempt, recorded like any delivery. */
 export async function sendPing(deps: WebhookServiceDeps, caller: Caller, id: string): Promise<DeliveryView> {
   const deliveryId = await deps.em.transactional(async (tx) => {
+    await assertMaySend(tx, caller.developerId);
     const endpoint = await findOwn(tx, caller, id, true);
     assertEnabled(endpoint);
     const created = await createDeliveries(
@@ -241,6 +249,7 @@ export async function listDeliveries(em: EntityManager, caller: Caller, id: stri
 export async function redeliver(deps: WebhookServiceDeps, caller: Caller, id: string, deliveryId: string): Promise<DeliveryView> {
   // The answer is the delivery as this request left it (pending), not as a quick worker already changed it.
   return deps.em.transactional(async (tx) => {
+    await assertMaySend(tx, caller.developerId);
     const endpoint = await findOwn(tx, caller, id);
     const [delivery] = await tx.execute<{ status: string; in_flight: boolean }[]>(
       `select status, coalesce(leased_until > now(), false) as in_flight from webhook_deliveries where id = ? and endpoint_id = ? for update`,
@@ -255,7 +264,7 @@ export async function redeliver(deps: WebhookServiceDeps, caller: Caller, id: st
        where id = ?`,
       [deliveryId],
     );
-    await deps.jobs.send(tx, WEBHOOK_DELIVERY_QUEUE, { deliveryId } satisfies WebhookDeliveryJob);
+    await enqueueDelivery(deps.jobs, tx, deliveryId, endpoint.developer.id);
     return (await deliveryRows(tx, 'd.id = ?', [deliveryId], 1, 0))[0]!;
   });
 }
