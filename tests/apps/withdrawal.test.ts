@@ -110,12 +110,14 @@ describe('DELETE /api/dev/apps/:id/revision', () => {
     const delivery = await deliveredFor('revision.withdrawn', app.id);
     expect(delivery.json.data.revision).toMatchObject({ id: revisionId, status: 'WITHDRAWN', changes: { name: 'Timer Pro' } });
 
-    // Nothing pending any more: 404; and a new proposal starts a new revision at version 1.
+    // Nothing pending any more: 404; and a new proposal is a new revision, numbered on from the withdrawn one (never repeated).
     const again = await t.call('DELETE', `/api/dev/apps/${app.id}/revision`, { token: key });
     expect(again.status).toBe(404);
     expect(again.body.code).toBe('NOT_FOUND');
     const next = await t.call('POST', `/api/dev/apps/${app.id}/revisions`, { token: key, body: { name: 'Timer Max' } });
-    expect(next.body.pendingRevision).toMatchObject({ version: 1, changes: { name: 'Timer Max' } });
+    expect(next.body.pendingRevision).toMatchObject({ changes: { name: 'Timer Max' } });
+    expect(next.body.pendingRevision.id).not.toBe(revisionId);
+    expect(next.body.pendingRevision.version).toBeGreaterThan(delivery.json.data.revision.version);
   });
 
   test('an app without a pending revision (a draft, an approved app) is 404 and unchanged', async () => {

@@ -233,7 +233,7 @@ describe('who may read a stored copy', () => {
     const created = await t.call('POST', '/api/dev/apps', { token: key, body: listing({ logo: '/draft-logo.png' }) });
     const app = created.body as { id: string; slug: string };
     await checked(app.id);
-    expect(checkOf(await ownerView(app.id), 'logoUrl').mirrorUrl).toBe(`/assets/${copy}`);
+    expect(checkOf(await ownerView(app.id), 'logoUrl').mirrorUrl).toBe(`http://localhost:3000/assets/${copy}`);
 
     const publicly = await t.call('GET', `/assets/${copy}`);
     expect(publicly.status).toBe(404);
