@@ -42,10 +42,10 @@ export type DailyQuery = Static<typeof DailyQuery>;
 
 export const DailyAnalyticsRow = t.Object({
   date: t.String({ format: 'date', description: 'UTC day' }),
-  installs: t.Integer({ description: 'Installs that made an installer active: first installs and reinstalls' }),
-  uninstalls: t.Integer(),
-  activeInstalls: t.Integer({ description: 'At the end of the day' }),
-  reviews: t.Integer({ description: 'Visible reviews first written that day' }),
+  installs: Integer({ description: 'Installs that made an installer active: first installs and reinstalls' }),
+  uninstalls: Integer(),
+  activeInstalls: Integer({ description: 'At the end of the day' }),
+  reviews: Integer({ description: 'Visible reviews first written that day' }),
   averageRating: t.Number({ description: 'At the end of the day, over the visible reviews written by then (their current rating); 0 when none' }),
 });
 export type DailyAnalyticsRow = Static<typeof DailyAnalyticsRow>;

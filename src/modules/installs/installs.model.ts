@@ -26,12 +26,19 @@ export type InstallResult = Static<typeof InstallResult>;
 /** An uninstall names the installer of the install: the OAuth bearer, else this `installationId`. */
 export const UninstallBody = t.Object(
   { installationId: InstallBody.properties.installationId },
-  { additionalProperties: false, description: 'Without a platform OAuth bearer token, `installationId` is required' },
+  {
+    additionalProperties: false,
+    description: 'Without a platform OAuth bearer token, `installationId` is required',
+    examples: [{ installationId: 'workspace-7' }],
+  },
 );
 export type UninstallInput = Static<typeof UninstallBody>;
 
-export const UninstallResult = t.Object({
-  slug: t.String(),
-  uninstalledAt: Timestamp,
-});
+export const UninstallResult = t.Object(
+  {
+    slug: t.String(),
+    uninstalledAt: Timestamp,
+  },
+  { description: 'The installer is uninstalled (a repeat answers with the first time)' },
+);
 export type UninstallResult = Static<typeof UninstallResult>;

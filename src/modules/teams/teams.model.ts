@@ -1,5 +1,5 @@
 import { t, type Static } from 'elysia';
-import { Clearable, Email, HttpUrl, SingleLine, Timestamp, Uuid } from '../../http/schemas.ts';
+import { Clearable, Email, HttpUrl, Integer, SingleLine, Timestamp, Uuid } from '../../http/schemas.ts';
 import { TEAM_ROLES } from './team.entity.ts';
 
 // No default: an omitted role must be a 400, never silently the first one.
@@ -25,8 +25,8 @@ export const TeamView = t.Object({
   name: t.String(),
   websiteUrl: t.Union([t.String(), t.Null()]),
   role: TeamRoleSchema,
-  memberCount: t.Integer(),
-  appCount: t.Integer(),
+  memberCount: Integer(),
+  appCount: Integer(),
   verifiedDomain: t.Union([t.String(), t.Null()], { description: 'A domain the team proved it controls; shown on its public listings' }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
