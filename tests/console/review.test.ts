@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, type TestApp } from '../support/harness.ts';
-import { completeApp, createApp, registerClient } from '../apps/fixtures.ts';
+import { DISCLOSURE, completeApp, createApp, registerClient } from '../apps/fixtures.ts';
 import { buildWorld, submit, type World } from './world.ts';
 import { createAdminAccount, signedIn, type AdminAccount } from './support.ts';
 
@@ -116,7 +116,7 @@ describe('what the review page shows', () => {
 
   test('look-alike approved names and the OAuth client with its owner', async () => {
     await registerClient(t, world.developer.email, 'board-client');
-    const app = await pendingApp({ name: 'Task Boards', oauthClientId: 'board-client' });
+    const app = await pendingApp({ name: 'Task Boards', oauthClientId: 'board-client', ...DISCLOSURE });
     const client = await signedIn(t, alice);
     const page = await client.get(`/admin/review/apps/${app.id}`);
     expect(page.text).toContain('Look-alike names');

@@ -4,7 +4,7 @@ import type { Claim } from '../../src/modules/apps/review-claims.ts';
 import type { Waiting } from '../../src/modules/apps/review-targets.ts';
 import { actionButton, badge, dataTable, filterForm, hiddenFields, notice, pager, type FormContext, type Paging } from './components.ts';
 import { formatTime } from './format.ts';
-import { assetChecksTable, diffTable, historyTable, listingPreview, lookalikeWarning, reviewerContext } from './listing.ts';
+import { addedPermissionsWarning, assetChecksTable, diffTable, historyTable, listingPreview, lookalikeWarning, reviewerContext } from './listing.ts';
 import { waitingBadge } from './waiting.ts';
 
 /** The review queue and the review page (one PENDING app, or one app's pending revision). */
@@ -19,8 +19,11 @@ export interface QueueItem {
   waiting: Waiting;
   position: number;
   resubmission: boolean;
+  newPermissions: boolean;
   claim: (Claim & { mine: boolean }) | null;
 }
+
+const flagsOf = (item: QueueItem) => [item.newPermissions ? html`<span class="flag flag-permissions">new permissions</span>` : ''];
 
 const reviewPath = (kind: 'app' | 'revision', appId: string) => `/admin/review/${kind === 'app' ? 'apps' : 'revisions'}/${appId}`;
 
@@ -38,12 +41,13 @@ export function queuePage(data: { items: QueueItem[]; query: { q?: string; kind?
   })}
   <div id="results">${dataTable({
     id: 'review-queue',
-    columns: [{ label: '#', kind: 'num' }, { label: 'Item' }, { label: 'Kind' }, { label: 'Developer' }, { label: 'Waiting' }, { label: 'Being reviewed by' }],
+    columns: [{ label: '#', kind: 'num' }, { label: 'Item' }, { label: 'Kind' }, { label: 'Flags' }, { label: 'Developer' }, { label: 'Waiting' }, { label: 'Being reviewed by' }],
     rows: items.map(
       (item) => html`<tr id="queue-${item.kind}-${item.appId}">
         <td class="num">${item.position}</td>
         <td><a href="${reviewPath(item.kind, item.appId)}">${item.name}</a> <span class="muted">${item.slug}</span></td>
         <td>${item.kind === 'app' ? (item.resubmission ? 'Resubmission' : 'New app') : 'Revision'}</td>
+        <td class="flags">${flagsOf(item)}</td>
         <td><a href="/admin/developers/${item.developer.id}">${item.developer.name}</a></td>
         <td>${waitingBadge(item.waiting)}</td>
         <td>${claimText(item.claim)}</td>
@@ -145,6 +149,7 @@ export function reviewPage(data: ReviewPageData): SafeHtml {
         ? diffTable('Changes since the last rejection', dossier.resubmission.diff, `Rejected ${formatTime(dossier.resubmission.rejectedAt)}${dossier.resubmission.reason ? `: ${dossier.resubmission.reason}` : ''}`)
         : ''
     }
+    ${data.kind === 'revision' && app.pendingRevision ? addedPermissionsWarning(app.pendingRevision.addedPermissions) : ''}
     ${data.decision ? decisionPanel(data.decision) : ''}
     <div class="columns">
       ${listingPreview(app, dossier.developer, dossier.images)}

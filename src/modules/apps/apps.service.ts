@@ -5,7 +5,9 @@ import { pageOf, pageWindow, type Page, type PageInput } from '../../http/pagina
 import { Developer } from '../developers/developer.entity.ts';
 import { assertClientBelongsTo } from '../oauth-clients/oauth-clients.service.ts';
 import { assertEditable } from './app-state.ts';
-import { assertCompleteListing } from './completeness.ts';
+import { assertSubmittable } from './completeness.ts';
+import { withDeclaredPermissions } from './disclosure.ts';
+import type { PlatformScope } from '../../config.ts';
 import { App } from './app.entity.ts';
 import { applyAppChanges, assertListingUrls, normaliseScreenshots } from './app-changes.ts';
 import { lockOwnApp } from './app-locks.ts';
@@ -21,12 +23,18 @@ export interface AppServiceDeps {
   jobs: JobQueue;
 }
 
+/** Writes of a listing's fields also check its declared permissions against the platform's scopes. */
+export interface ListingWriteDeps extends AppServiceDeps {
+  platformScopes: readonly PlatformScope[];
+}
+
 /** A developer's CRUD on their own listings (submission is in `submission.ts`, revisions in `revisions.service.ts`). */
 export async function createApp(
-  { em, jobs }: AppServiceDeps,
+  { em, jobs, platformScopes }: ListingWriteDeps,
   developerId: string,
-  input: CreateAppInput,
+  payload: CreateAppInput,
 ): Promise<OwnerAppView> {
+  const input = withDeclaredPermissions(payload, platformScopes);
   assertListingUrls(input.environment, input);
   const app = await em.transactional(async (tx) => {
     if (input.oauthClientId !== undefined) await assertClientBelongsTo(tx, input.oauthClientId, developerId);
@@ -49,6 +57,8 @@ export async function createApp(
       oauthClientId: input.oauthClientId ?? null,
       screenshots: normaliseScreenshots(input.screenshots ?? []),
       reviewNotes: input.reviewNotes ?? null,
+      permissions: input.permissions ?? null,
+      dataHandling: input.dataHandling ?? null,
       status: 'DRAFT',
       version: 1,
     });
@@ -82,11 +92,12 @@ export async function getOwnApp(em: EntityManager, developerId: string, appId: s
  * makes a reviewer's decision on the older version stale.
  */
 export async function updateApp(
-  { em, jobs }: AppServiceDeps,
+  { em, jobs, platformScopes }: ListingWriteDeps,
   developerId: string,
   appId: string,
-  input: UpdateAppInput,
+  payload: UpdateAppInput,
 ): Promise<OwnerAppView> {
+  const input = withDeclaredPermissions(payload, platformScopes);
   const app = await em.transactional(async (tx) => {
     const locked = await lockOwnApp(tx, developerId, appId);
     assertEditable(locked.status, 'edit');
@@ -94,7 +105,7 @@ export async function updateApp(
     if (input.oauthClientId) await assertClientBelongsTo(tx, input.oauthClientId, developerId);
     const { assetsChanged } = await applyAppChanges(tx, locked, input);
     // A listing in review stays complete: the reviewer must never be handed one without its assets.
-    if (locked.status === 'PENDING') assertCompleteListing(locked);
+    if (locked.status === 'PENDING') assertSubmittable(locked);
     if (assetsChanged) await enqueueAssetChecks(jobs, tx, locked.id);
     return locked;
   });

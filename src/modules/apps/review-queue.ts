@@ -46,7 +46,15 @@ export interface QueueListing extends QueueEntry {
   developer: { id: string; name: string };
   /** A PENDING app that was rejected before. */
   resubmission: boolean;
+  /** A revision asking for platform scopes the live listing does not have. */
+  newPermissions: boolean;
 }
+
+// Scopes of a revision's change set missing from the live listing (a JSON null or no `permissions` adds none).
+const NEW_PERMISSIONS = `q.kind = 'revision' and exists (
+  select 1 from app_revisions r
+  cross join jsonb_array_elements(case when jsonb_typeof(r.changes->'permissions') = 'array' then r.changes->'permissions' else '[]'::jsonb end) p
+  where r.id = q.id and not coalesce(a.permissions, '[]'::jsonb) @> jsonb_build_array(jsonb_build_object('scope', p->>'scope')))`;
 
 /** A page of the queue as reviewers list it, oldest first; search and the kind filter keep each entry's place. */
 export function reviewQueuePage(em: EntityManager, filter: ListQuery & { kind: 'app' | 'revision' | null }): Promise<ListPage<QueueListing>> {
@@ -59,18 +67,20 @@ export function reviewQueuePage(em: EntityManager, filter: ListQuery & { kind: '
     em,
     {
       select: `q.*, a.name, a.slug, d.id as developer_id, d.name as developer_name,
-               q.kind = 'app' and exists (select 1 from app_transitions t where t.app_id = a.id and t.action = 'reject') as resubmission`,
+               q.kind = 'app' and exists (select 1 from app_transitions t where t.app_id = a.id and t.action = 'reject') as resubmission,
+               ${NEW_PERMISSIONS} as new_permissions`,
       from: `(${QUEUE}) q join apps a on a.id = q.app_id join developers d on d.id = a.developer_id`,
       where,
       orderBy: 'q.position',
     },
     filter,
-    (row: QueueRow & { name: string; slug: string; developer_id: string; developer_name: string; resubmission: boolean }) => ({
+    (row: QueueRow & { name: string; slug: string; developer_id: string; developer_name: string; resubmission: boolean; new_permissions: boolean }) => ({
       ...toEntry(row),
       name: row.name,
       slug: row.slug,
       developer: { id: row.developer_id, name: row.developer_name },
       resubmission: row.resubmission,
+      newPermissions: row.new_permissions,
     }),
   );
 }

@@ -37,6 +37,7 @@ async function queuePageData(em: EntityManager, adminId: string, filter: ListQue
       waiting: waitingFor('review', entry.waitingSince),
       position: entry.position,
       resubmission: entry.resubmission,
+      newPermissions: entry.newPermissions,
       claim: held ? { ...held, mine: held.adminId === adminId } : null,
     };
   });

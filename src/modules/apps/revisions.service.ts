@@ -8,12 +8,13 @@ import { notifyRevisionDecision } from '../notifications/notifications.service.t
 import { assertClientBelongsTo } from '../oauth-clients/oauth-clients.service.ts';
 import { AppRevision } from './app-revision.entity.ts';
 import { decisionReason, REVISABLE_STATUSES } from './app-state.ts';
-import { assertCompleteListing, listingAfter } from './completeness.ts';
+import { assertCompleteListing, assertSubmittable, listingAfter } from './completeness.ts';
+import { withDeclaredPermissions } from './disclosure.ts';
 import type { OwnerAppView, UpdateAppInput } from './apps.model.ts';
 import { applyAppChanges, assertListingUrls } from './app-changes.ts';
 import { recordTransition } from './app-history.ts';
 import { lockAppByRef, lockOwnApp } from './app-locks.ts';
-import type { AppServiceDeps } from './apps.service.ts';
+import type { AppServiceDeps, ListingWriteDeps } from './apps.service.ts';
 import { toOwnerView } from './owner-views.ts';
 import { emitAppEvent } from '../webhooks/webhook-events.ts';
 import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
@@ -24,14 +25,15 @@ import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
  * atomically) or rejects it. At most one revision is pending per app; a new proposal merges into it.
  */
 export async function openRevision(
-  { em, jobs }: AppServiceDeps,
+  { em, jobs, platformScopes }: ListingWriteDeps,
   developerId: string,
   appId: string,
-  changes: UpdateAppInput,
+  proposal: UpdateAppInput,
 ): Promise<OwnerAppView> {
-  if (Object.keys(changes).length === 0) {
+  if (Object.keys(proposal).length === 0) {
     throw validationFailed('The request body is invalid', [{ path: 'body', message: 'a revision must change at least one field' }]);
   }
+  const changes = withDeclaredPermissions(proposal, platformScopes);
   const app = await em.transactional(async (tx) => {
     // The app row lock serialises proposals, so replacing the pending revision never races.
     const locked = await lockOwnApp(tx, developerId, appId);
@@ -48,7 +50,7 @@ export async function openRevision(
     // A second proposal adds to the first (its fields win) rather than silently replacing it, and
     // bumps the version, so a reviewer's decision on what they saw can be told from one on more.
     const merged: UpdateAppInput = { ...(pending?.changes as UpdateAppInput | undefined), ...changes };
-    assertCompleteListing(listingAfter(locked, merged));
+    assertSubmittable(listingAfter(locked, merged));
     // The proposed images are checked (and mirrored) before a reviewer looks at the revision.
     if (changesImages(merged)) await enqueueAssetChecks(jobs, tx, locked.id);
     if (pending) {

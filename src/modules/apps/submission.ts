@@ -7,7 +7,7 @@ import { App, type AppStatus } from './app.entity.ts';
 import { recordTransition } from './app-history.ts';
 import { lockOwnApp } from './app-locks.ts';
 import type { OwnerAppView } from './apps.model.ts';
-import { assertCompleteListing, missingForReview } from './completeness.ts';
+import { assertSubmittable, missingForSubmission } from './completeness.ts';
 import { toOwnerView } from './owner-views.ts';
 import { refreshAssetChecks } from './asset-checks.service.ts';
 import type { AppServiceDeps } from './apps.service.ts';
@@ -31,7 +31,7 @@ export async function submitApp({ em, jobs }: AppServiceDeps, developerId: strin
     const locked = await lockOwnApp(tx, developerId, appId);
     const to = nextStatus(action, locked.status);
     assertVerified(await developerStatus(tx, developerId), { what: 'Apps', done: 'submitted' });
-    assertCompleteListing(locked);
+    assertSubmittable(locked);
     const from = locked.status;
     locked.status = to;
     locked.submittedAt = new Date();
@@ -60,6 +60,6 @@ export async function preflight(em: EntityManager, developerId: string, appId: s
   const status = await developerStatus(em, developerId);
   if (status === 'SUSPENDED') errors.push({ path: 'developer', message: 'your developer account is suspended' });
   else if (status !== 'VERIFIED') errors.push({ path: 'developer', message: 'your developer account must be verified by an administrator' });
-  errors.push(...missingForReview(app));
+  errors.push(...missingForSubmission(app));
   return { ready: errors.length === 0, errors };
 }
