@@ -2,7 +2,7 @@ import { html, trustedHtml, type SafeHtml } from '../html.ts';
 import type { AppDossier, HistoryEntry, Lookalike } from '../../src/modules/apps/app-directory.ts';
 import type { FieldChange } from '../../src/modules/apps/listing-diff.ts';
 import { badge, dataTable, definitionList, externalLink } from './components.ts';
-import { formatTime } from './format.ts';
+import { formatTime, statusLabel } from './format.ts';
 
 /**
  * One app as the review and detail pages show it: the listing as users will see it (its images
@@ -124,6 +124,16 @@ export function lookalikeWarning(lookalikes: Lookalike[]): SafeHtml {
   </div>`;
 }
 
+/** The image checks that found a problem, as a warning (the full table is further down). */
+export function assetProblems(checks: App['assetChecks']): SafeHtml {
+  const failed = checks.filter((check) => !check.ok);
+  if (failed.length === 0) return html``;
+  return html`<div class="notice notice-warning" role="note" id="image-problems">
+    <strong>Image problems.</strong> ${failed.length === 1 ? 'One image' : `${failed.length} images`} failed the checks:
+    <ul>${failed.map((check) => html`<li><code>${check.field}</code>: ${check.problems.join('; ') || 'not usable'}</li>`)}</ul>
+  </div>`;
+}
+
 export function assetChecksTable(app: App): SafeHtml {
   return html`<section class="panel"><h2>Asset checks</h2>
     ${dataTable({
@@ -152,7 +162,7 @@ export function historyTable(history: HistoryEntry[]): SafeHtml {
         (entry) => html`<tr>
           <td>${formatTime(entry.at)}</td>
           <td>${entry.action}</td>
-          <td>${entry.fromStatus === entry.toStatus ? entry.toStatus : `${entry.fromStatus} → ${entry.toStatus}`}</td>
+          <td>${entry.fromStatus === entry.toStatus ? statusLabel(entry.toStatus) : `${statusLabel(entry.fromStatus)} → ${statusLabel(entry.toStatus)}`}</td>
           <td>${entry.actor}</td>
           <td class="num">${entry.version}</td>
           <td class="prewrap">${entry.reason ?? ''}</td>

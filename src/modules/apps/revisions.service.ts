@@ -3,7 +3,8 @@ import { publishReviewedAssets } from './asset-publication.ts';
 import { changesImages } from './listed-assets.ts';
 import { enqueueCategoryCounts } from '../stats/stats.service.ts';
 import { ApiError, notFound, validationFailed } from '../../http/problem.ts';
-import { recordAudit, type Actor } from '../audit/audit.service.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+import { overridden, type DecisionOptions } from './app-admin.service.ts';
 import { notifyRevisionDecision } from '../notifications/notifications.service.ts';
 import { assertClientBelongsTo } from '../oauth-clients/oauth-clients.service.ts';
 import { AppRevision } from './app-revision.entity.ts';
@@ -76,7 +77,7 @@ export async function decideRevision(
   { em, jobs }: AppServiceDeps,
   ref: string,
   decision: RevisionDecision,
-  options: { actor: Actor; reason?: string; version?: number },
+  options: DecisionOptions,
 ): Promise<OwnerAppView> {
   const reason = decisionReason(decision, options.reason);
   const app = await em.transactional(async (tx) => {
@@ -124,7 +125,7 @@ export async function decideRevision(
       subjectType: 'app',
       subjectId: locked.id,
       before,
-      after: decision === 'approve' ? { ...changes, appVersion: locked.version } : { revisionStatus: revision.status },
+      after: decision === 'approve' ? { ...changes, appVersion: locked.version, ...overridden(options) } : { revisionStatus: revision.status },
       reason,
     });
     if (decision === 'approve') await bumpCatalogueVersion(tx);
