@@ -69,8 +69,8 @@ export function queuePage(data: { items: QueueItem[]; queue: string; query: { q?
     rows: items.map(
       (item) => html`<tr id="queue-${item.kind}-${item.appId}">
         <td class="num">${item.position}</td>
-        <td class="item">${item.logoUrl ? html`<img class="thumb" src="${item.logoUrl}" alt="" width="32" height="32" loading="lazy">` : html`<span class="thumb empty" aria-hidden="true"></span>`}
-          <span><a class="item-link" href="${withQueue(reviewPath(item.kind, item.appId), data.queue)}">${item.name}</a> <span class="muted">${item.slug}</span></span></td>
+        <td><div class="item">${item.logoUrl ? html`<img class="thumb" src="${item.logoUrl}" alt="" width="32" height="32" loading="lazy">` : html`<span class="thumb empty" aria-hidden="true"></span>`}
+          <span><a class="item-link" href="${withQueue(reviewPath(item.kind, item.appId), data.queue)}">${item.name}</a> <span class="muted">${item.slug}</span></span></div></td>
         <td>${item.kind === 'app' ? (item.flags.includes('resubmitted') ? 'Resubmission' : 'New app') : 'Revision'}</td>
         <td class="flags">${item.flags.map((flag) => html`<span class="flag flag-${flag}">${FLAG_LABELS[flag]}</span>`)}</td>
         <td><a href="/admin/developers/${item.developer.id}">${item.developer.name}</a></td>
