@@ -18,6 +18,8 @@ import { webhooksApi } from './modules/webhooks/webhooks.api.ts';
 import { reviewRepliesApi } from './modules/reviews/review-replies.api.ts';
 import { adminConsole } from './modules/admins/console.ts';
 import { metricsApi } from './modules/metrics/metrics.api.ts';
+import { trustedPublishingApi } from './modules/trusted-publishing/trusted-publishing.api.ts';
+import { publishingApi } from './modules/publishing/publishing.api.ts';
 import { queueCatalog } from '../jobs/catalog.ts';
 
 /** The whole HTTP surface, built from its dependencies. Tests call `.handle()` on it without listening. */
@@ -62,9 +64,11 @@ export function createApp(ctx: AppContext) {
     .use(installsApi(ctx, auth, rateLimits))
     .use(reviewsApi(ctx, auth, rateLimits))
     .use(analyticsApi(ctx, auth))
-    .use(assetsApi(ctx))
+    .use(assetsApi(ctx, auth))
     .use(webhooksApi(ctx, auth))
     .use(reviewRepliesApi(ctx, auth))
+    .use(trustedPublishingApi(ctx, auth))
+    .use(publishingApi())
     .use(metricsApi(ctx, queueCatalog()))
     .use(adminConsole(ctx, queueCatalog()));
 }

@@ -51,6 +51,8 @@ const EnvSchema = Type.Object({
   JOBS_POOL_MAX: Type.Optional(PositiveIntString),
   WEB_CONCURRENCY: Type.Optional(PositiveIntString),
   PLATFORM_SCOPES: Type.Optional(Type.String()),
+  TRUSTED_PUBLISHING_ISSUERS: Type.Optional(Type.String()),
+  TRUSTED_PUBLISHING_AUDIENCE: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -146,8 +148,17 @@ export interface Config {
   database: DatabasePoolConfig;
   /** API processes to run on this machine (sharing the port); 1 is the plain single process. */
   webConcurrency: number;
+  trustedPublishing: TrustedPublishingConfig;
   /** The platform OAuth scopes an app may declare (`permissions`), in the order users read them, each with its label. */
   platformScopes: PlatformScope[];
+}
+
+/** Which CI identity providers may trade their OIDC tokens for short-lived publishing keys. */
+export interface TrustedPublishingConfig {
+  /** Issuer URLs exactly as their tokens' `iss` claim says them. */
+  issuers: string[];
+  /** The `aud` a token must carry. */
+  audience: string;
 }
 
 export interface PlatformScope {
@@ -271,8 +282,17 @@ function parseEncryptionKeys(raw: string | undefined, env: AppEnv): EncryptionKe
   });
 }
 
+/** In production the token verifier is reached over TLS only: the introspection client secret, and the keys, must not travel in clear. */
+function assertHttpsInProduction(name: 'OAUTH_JWKS_URL' | 'OAUTH_INTROSPECTION_URL', url: string | undefined, appEnv: AppEnv): void {
+  if (appEnv === 'production' && url !== undefined && !/^https:\/\//i.test(url)) {
+    throw new ConfigError(`${name} must be an https:// URL in production`);
+  }
+}
+
 function parseOAuth(env: Env, appEnv: AppEnv): OAuthConfig {
   const allowedClients = list(env.OAUTH_ALLOWED_CLIENTS);
+  assertHttpsInProduction('OAUTH_JWKS_URL', env.OAUTH_JWKS_URL, appEnv);
+  assertHttpsInProduction('OAUTH_INTROSPECTION_URL', env.OAUTH_INTROSPECTION_URL, appEnv);
   if (env.OAUTH_JWKS_URL) {
     if (!env.OAUTH_ISSUER || !env.OAUTH_AUDIENCE) {
       throw new ConfigError('OAUTH_JWKS_URL needs OAUTH_ISSUER and OAUTH_AUDIENCE');
@@ -501,5 +521,29 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     database: parseDatabasePools(valid),
     webConcurrency: Math.max(1, Number(valid.WEB_CONCURRENCY ?? 1)),
     platformScopes: parsePlatformScopes(valid.PLATFORM_SCOPES),
+    trustedPublishing: parseTrustedPublishing(valid, appEnv),
   };
+}
+
+const GITHUB_ACTIONS_ISSUER = 'https://token.actions.githubusercontent.com';
+
+/**
+ * Issuers must be https origins with no path, query or fragment (their keys are fetched from
+ * `<issuer>/.well-known/openid-configuration`); plain http only outside production with
+ * ALLOW_PRIVATE_FETCH, for an issuer served on this machine in tests and local development.
+ */
+function parseTrustedPublishing(env: Env, appEnv: AppEnv): TrustedPublishingConfig {
+  const issuers = env.TRUSTED_PUBLISHING_ISSUERS === undefined ? [GITHUB_ACTIONS_ISSUER] : list(env.TRUSTED_PUBLISHING_ISSUERS);
+  const plainHttpAllowed = appEnv !== 'production' && env.ALLOW_PRIVATE_FETCH === 'true';
+  for (const issuer of issuers) {
+    const url = URL.canParse(issuer) ? new URL(issuer) : null;
+    const https = url?.protocol === 'https:' || (plainHttpAllowed && url?.protocol === 'http:');
+    if (!url || !https || url.search || url.hash || url.username || issuer.endsWith('/')) {
+      throw new ConfigError(
+        `TRUSTED_PUBLISHING_ISSUERS entry "${issuer}" must be an https URL without a trailing slash, query or credentials` +
+          (plainHttpAllowed ? '' : ' (http only outside production with ALLOW_PRIVATE_FETCH=true)'),
+      );
+    }
+  }
+  return { issuers, audience: env.TRUSTED_PUBLISHING_AUDIENCE ?? 'marketplace' };
 }

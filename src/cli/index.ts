@@ -8,10 +8,10 @@ import { identityCommands } from './commands/identity.ts';
 import { appCommands } from './commands/apps.ts';
 import { seed } from './commands/seed.ts';
 import { outbox } from './commands/outbox.ts';
-import { webhooksReseal } from './commands/webhooks.ts';
+import { secretCommands } from './commands/secrets.ts';
 
 /** `bun run cli <command>`. Every command is listed here. */
-const commands: CliCommand[] = [...identityCommands, ...appCommands, seed, outbox, webhooksReseal];
+const commands: CliCommand[] = [...identityCommands, ...appCommands, seed, outbox, ...secretCommands];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.usage.length));

@@ -149,3 +149,18 @@ export async function mintKey(t: TestApp, developer: TestDeveloper, scopes: stri
   if (response.status !== 201) throw new Error(`key creation failed: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.key;
 }
+
+/**
+ * Runs `bun run cli …` as an operator would, against this app's database, with a clean
+ * environment plus `env`; fails the test unless it exits 0, and returns its trimmed stdout.
+ */
+export async function runCli(t: TestApp, args: string[], env: Record<string, string> = {}): Promise<string> {
+  const child = Bun.spawn(['bun', 'src/cli/index.ts', ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', APP_ENV: 'test', DATABASE_URL: t.runtime.databaseUrl, DATA_DIR: mkdtempSync(join(tmpdir(), 'marketplace-cli-')), LOG_LEVEL: 'error', ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  if (code !== 0) throw new Error(`cli ${args.join(' ')} exited ${code}: ${stderr}`);
+  return stdout.trim();
+}

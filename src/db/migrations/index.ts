@@ -15,6 +15,10 @@ import { Migration20261130000002_review_replies } from './Migration2026113000000
 import { Migration20261201000001_catalogue_performance } from './Migration20261201000001_catalogue_performance.ts';
 import { Migration20261203000001_install_watermark } from './Migration20261203000001_install_watermark.ts';
 import { Migration20261216000001_data_access_disclosure } from './Migration20261216000001_data_access_disclosure.ts';
+import { Migration20261211000001_admin_sign_in_failures } from './Migration20261211000001_admin_sign_in_failures.ts';
+import { Migration20261211000002_admin_disable_and_enrolment_codes } from './Migration20261211000002_admin_disable_and_enrolment_codes.ts';
+import { Migration20261218000001_trusted_publishing } from './Migration20261218000001_trusted_publishing.ts';
+import { Migration20261210000001_revision_versions } from './Migration20261210000001_revision_versions.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -34,5 +38,9 @@ export const migrations = [
   { name: 'Migration20261130000002_review_replies', class: Migration20261130000002_review_replies },
   { name: 'Migration20261201000001_catalogue_performance', class: Migration20261201000001_catalogue_performance },
   { name: 'Migration20261203000001_install_watermark', class: Migration20261203000001_install_watermark },
+  { name: 'Migration20261211000001_admin_sign_in_failures', class: Migration20261211000001_admin_sign_in_failures },
+  { name: 'Migration20261211000002_admin_disable_and_enrolment_codes', class: Migration20261211000002_admin_disable_and_enrolment_codes },
+  { name: 'Migration20261218000001_trusted_publishing', class: Migration20261218000001_trusted_publishing },
+  { name: 'Migration20261210000001_revision_versions', class: Migration20261210000001_revision_versions },
   { name: 'Migration20261216000001_data_access_disclosure', class: Migration20261216000001_data_access_disclosure },
 ];

@@ -20,6 +20,9 @@ export const ApiKeyView = t.Object({
   scopes: t.Array(ScopeSchema),
   maskedKey: t.String({ description: 'Prefix and last four characters' }),
   parentKeyId: t.Union([t.String({ format: 'uuid' }), t.Null()], { description: 'The key that minted this one, if any' }),
+  appId: t.Union([t.String({ format: 'uuid' }), t.Null()], {
+    description: 'Set on a key exchanged by trusted publishing: it reaches only this app (APP_READ, APP_UPDATE) for 15 minutes',
+  }),
   createdAt: Timestamp,
   expiresAt: Timestamp,
   lastUsedAt: NullableTimestamp,

@@ -19,6 +19,7 @@ export function toApiKeyView(key: ApiKey): ApiKeyView {
     scopes: key.scopes,
     maskedKey: maskKey(key.last4),
     parentKeyId: key.parentKeyId ?? null,
+    appId: key.appId ?? null,
     createdAt: key.createdAt.toISOString(),
     expiresAt: key.expiresAt.toISOString(),
     lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
@@ -62,7 +63,8 @@ export async function createApiKey(
     const developer = await lockDeveloper(tx, principal.developerId);
     assertVerified(developer.status, { what: 'API keys', done: 'created' });
     if (principal.via === 'apiKey') await assertParentStillValid(tx, principal.key.id);
-    const active = await tx.count(ApiKey, { developer, revokedAt: null, expiresAt: { $gt: new Date() } });
+    // Keys exchanged by trusted publishing live 15 minutes and are not the developer's to mint: not counted.
+    const active = await tx.count(ApiKey, { developer, appId: null, revokedAt: null, expiresAt: { $gt: new Date() } });
     if (active >= MAX_ACTIVE_KEYS) {
       throw new ApiError(409, 'LIMIT_EXCEEDED', `At most ${MAX_ACTIVE_KEYS} active API keys; revoke one first`);
     }
@@ -72,6 +74,7 @@ export async function createApiKey(
     const fullKey = generateKey();
     const key = tx.create(ApiKey, {
       developer,
+      appId: null,
       parentKeyId: principal.via === 'apiKey' ? principal.key.id : null,
       name: input.name,
       scopes: scopes as Scope[],

@@ -1,11 +1,12 @@
 import { Elysia, t } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
-import { IdParams, PageQuery, Paginated, problems } from '../../http/schemas.ts';
+import { DataList, IdParams, PageQuery, Paginated, problems } from '../../http/schemas.ts';
 import { CreateAppBody, DataHandlingInput, OwnerAppView, PermissionInput, PermissionView, UpdateAppBody } from './apps.model.ts';
 import { createApp, deleteApp, getOwnApp, listOwnApps, updateApp } from './apps.service.ts';
 import { preflight, submitApp } from './submission.ts';
 import { openRevision } from './revisions.service.ts';
+import { listRevisions, RevisionRecordView } from './revision-history.ts';
 
 const PreflightResult = t.Object({
   ready: t.Boolean({ description: 'Whether submitting now would succeed' }),
@@ -97,5 +98,14 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
             'Needs APP_UPDATE. Body as PUT. Only for APPROVED or SUSPENDED apps (else 409 INVALID_STATE_TRANSITION). The live listing is unchanged until an admin approves. A proposal made while one is pending merges into it (its fields win) and bumps `pendingRevision.version`. The listing the revision would produce must stay complete (logo, 2–6 screenshots; else 400 SUBMISSION_INCOMPLETE). Returns the app with `pendingRevision`; scopes it adds to the live `permissions` are listed in `pendingRevision.addedPermissions` and become public only when approved.',
         },
       },
-    );
+    )
+    .get('/:id/revisions', async ({ principal, params }) => ({ data: await listRevisions(ctx.orm.em.fork(), principal.developerId, params.id) }), {
+      apiKey: 'APP_READ',
+      params: IdParams,
+      response: { 200: DataList(RevisionRecordView), ...problems(400, 401, 403, 404) },
+      detail: {
+        summary: "An app's revisions and their outcomes",
+        description: 'Needs APP_READ. Newest first (the last 100): each with its status, the fields it changed, and the reason when it was rejected.',
+      },
+    });
 }

@@ -174,7 +174,7 @@ export const AssetCheckView = t.Object({
   mirrorUrl: Nullable(
     t.String({
       description:
-        'The copy of the image this check stored (what reviewers see, and what an approval publishes). Null: no copy (not fetchable, too large, not PNG or JPEG), so the listing shows the image from its own URL.',
+        'The copy of the image this check stored (what reviewers see, and what an approval publishes), at the address it is public at once a live listing shows it; until then its owner reads it at `GET /api/dev/apps/{id}/assets/{file}` (the same file name). Null: no copy (not fetchable, too large, past 40 megapixels, not PNG or JPEG), so the listing shows the image from its own URL.',
     }),
   ),
   checkedAt: Timestamp,

@@ -24,7 +24,7 @@ async function developerStatus(em: EntityManager, developerId: string): Promise<
   return rows[0]?.status;
 }
 
-/** DRAFT or REJECTED → PENDING: queued for review. Needs a verified developer and a complete listing. */
+/** DRAFT or REJECTED → PENDING: queued for review, at a new version. Needs a verified developer and a complete listing. */
 export async function submitApp({ em, jobs }: AppServiceDeps, developerId: string, appId: string): Promise<OwnerAppView> {
   const action: AppAction = 'submit';
   const app = await em.transactional(async (tx) => {
@@ -34,6 +34,9 @@ export async function submitApp({ em, jobs }: AppServiceDeps, developerId: strin
     assertSubmittable(locked);
     const from = locked.status;
     locked.status = to;
+    // Every submission is a new thing to review, even of an unedited listing (its images are fetched
+    // again): a decision naming the version of an earlier submission is stale.
+    locked.version += 1;
     locked.submittedAt = new Date();
     locked.rejectionReason = null;
     recordTransition(tx, locked, { actor: developerActor(developerId), action, from });

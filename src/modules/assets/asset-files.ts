@@ -15,6 +15,9 @@ export const isMirroredFormat = (format: string): format is MirroredFormat => fo
 /** Root-relative, so the public JSON is the same whatever host or CDN serves it. */
 export const mirrorPath = (sha256: string, extension: string) => `/assets/${sha256}.${extension}`;
 
+/** The same copy for signed-in admins (`assets.admin.ts`): what review pages show, public or not. */
+export const consoleMirrorPath = (sha256: string, extension: string) => `/admin/mirror/${sha256}.${extension}`;
+
 const FILE_NAME = /^([0-9a-f]{64})\.(png|jpg)$/;
 
 /** `<sha256>.<ext>` from a request path, or null for anything else. */

@@ -30,6 +30,25 @@ function bearerToken(headers: Record<string, string | undefined>): string {
 
 const bearerDoc = { security: [{ bearer: [] }] };
 
+/** What a key bound to one app (trusted publishing) may do: read, edit, submit and revise that app. */
+const APP_BOUND_ROUTES = new Set([
+  '/api/dev/apps/:id',
+  '/api/dev/apps/:id/submit',
+  '/api/dev/apps/:id/preflight',
+  '/api/dev/apps/:id/revisions',
+  '/api/dev/apps/:id/revision',
+  '/api/dev/apps/:id/withdraw',
+]);
+
+/** An app-bound key elsewhere is refused; on another app's routes it learns nothing of that app (404). */
+function assertKeyReaches(key: AuthenticatedKey, context: GuardContext): void {
+  if (key.appId === null) return;
+  if (!APP_BOUND_ROUTES.has(context.route)) {
+    throw new ApiError(403, 'INSUFFICIENT_SCOPE', 'This key was exchanged by trusted publishing: it may only read, edit, submit and revise its one app');
+  }
+  if (context.params.id?.toLowerCase() !== key.appId) throw new ApiError(404, 'NOT_FOUND', 'App not found');
+}
+
 /**
  * Writes limited per developer in PostgreSQL, so every API process shares the count: a burst of
  * key creations, submissions or revisions is refused whichever process it lands on.
@@ -159,6 +178,7 @@ export function createAuth(ctx: AppContext) {
         response: limitedDoc(sharedLimit),
         ...beforeValidation(async (context) => {
           const principal = await authenticated(context, () => developerFromToken(bearerToken(context.headers)));
+          if (principal.via === 'apiKey') assertKeyReaches(principal.key, context);
           await limit(principal, context.set.headers);
           if (scope !== true && principal.via === 'apiKey' && !principal.key.scopes.includes(scope)) {
             throw new ApiError(403, 'INSUFFICIENT_SCOPE', `This API key lacks the ${scope} scope`);
@@ -183,6 +203,7 @@ export function createAuth(ctx: AppContext) {
           return apiKey(token);
         });
         const principal: DeveloperPrincipal = { via: 'apiKey', developerId: key.developerId, key };
+        assertKeyReaches(key, context);
         await limit(principal, context.set.headers);
         if (scope !== true && !key.scopes.includes(scope)) {
           throw new ApiError(403, 'INSUFFICIENT_SCOPE', `This API key lacks the ${scope} scope`);
