@@ -304,6 +304,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/dev/apps/{id}/assets/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getApiDevAppsByIdAssetsByFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/dev/webhooks": {
         parameters: {
             query?: never;
@@ -483,7 +499,26 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        PermissionInput: {
+            scope: string;
+            reason: string;
+        };
+        PermissionView: {
+            scope: string;
+            label: string;
+            reason: string;
+        };
+        DataHandling: {
+            storesUserData: boolean;
+            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+            thirdParties: {
+                name: string;
+                purpose: string;
+            }[];
+            retentionDays: (string | number) | null;
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
@@ -1391,6 +1426,20 @@ export interface operations {
                                 caption: string | null;
                                 order: string | number;
                             }[];
+                            permissions: {
+                                scope: string;
+                                label: string;
+                                reason: string;
+                            }[] | null;
+                            dataHandling: {
+                                storesUserData: boolean;
+                                locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                                thirdParties: {
+                                    name: string;
+                                    purpose: string;
+                                }[];
+                                retentionDays: (string | number) | null;
+                            } | null;
                             /**
                              * @default DRAFT
                              * @enum {string}
@@ -1432,6 +1481,11 @@ export interface operations {
                                 version: string | number;
                                 /** @constant */
                                 status: "PENDING";
+                                addedPermissions: {
+                                    scope: string;
+                                    label: string;
+                                    reason: string;
+                                }[];
                                 review: {
                                     queuePosition: string | number;
                                     /** Format: date-time */
@@ -1581,6 +1635,19 @@ export interface operations {
                         order?: string | number;
                     }[];
                     reviewNotes?: string;
+                    permissions?: {
+                        scope: string;
+                        reason: string;
+                    }[];
+                    dataHandling?: {
+                        storesUserData: boolean;
+                        locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                        thirdParties: {
+                            name: string;
+                            purpose: string;
+                        }[];
+                        retentionDays: (string | number) | null;
+                    };
                 };
             };
         };
@@ -1614,6 +1681,20 @@ export interface operations {
                             caption: string | null;
                             order: string | number;
                         }[];
+                        permissions: {
+                            scope: string;
+                            label: string;
+                            reason: string;
+                        }[] | null;
+                        dataHandling: {
+                            storesUserData: boolean;
+                            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                            thirdParties: {
+                                name: string;
+                                purpose: string;
+                            }[];
+                            retentionDays: (string | number) | null;
+                        } | null;
                         /**
                          * @default DRAFT
                          * @enum {string}
@@ -1655,6 +1736,11 @@ export interface operations {
                             version: string | number;
                             /** @constant */
                             status: "PENDING";
+                            addedPermissions: {
+                                scope: string;
+                                label: string;
+                                reason: string;
+                            }[];
                             review: {
                                 queuePosition: string | number;
                                 /** Format: date-time */
@@ -1807,6 +1893,20 @@ export interface operations {
                             caption: string | null;
                             order: string | number;
                         }[];
+                        permissions: {
+                            scope: string;
+                            label: string;
+                            reason: string;
+                        }[] | null;
+                        dataHandling: {
+                            storesUserData: boolean;
+                            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                            thirdParties: {
+                                name: string;
+                                purpose: string;
+                            }[];
+                            retentionDays: (string | number) | null;
+                        } | null;
                         /**
                          * @default DRAFT
                          * @enum {string}
@@ -1848,6 +1948,11 @@ export interface operations {
                             version: string | number;
                             /** @constant */
                             status: "PENDING";
+                            addedPermissions: {
+                                scope: string;
+                                label: string;
+                                reason: string;
+                            }[];
                             review: {
                                 queuePosition: string | number;
                                 /** Format: date-time */
@@ -2009,6 +2114,19 @@ export interface operations {
                         order?: string | number;
                     }[];
                     reviewNotes?: string | null;
+                    permissions?: {
+                        scope: string;
+                        reason: string;
+                    }[] | null;
+                    dataHandling?: {
+                        storesUserData: boolean;
+                        locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                        thirdParties: {
+                            name: string;
+                            purpose: string;
+                        }[];
+                        retentionDays: (string | number) | null;
+                    } | null;
                 };
             };
         };
@@ -2042,6 +2160,20 @@ export interface operations {
                             caption: string | null;
                             order: string | number;
                         }[];
+                        permissions: {
+                            scope: string;
+                            label: string;
+                            reason: string;
+                        }[] | null;
+                        dataHandling: {
+                            storesUserData: boolean;
+                            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                            thirdParties: {
+                                name: string;
+                                purpose: string;
+                            }[];
+                            retentionDays: (string | number) | null;
+                        } | null;
                         /**
                          * @default DRAFT
                          * @enum {string}
@@ -2083,6 +2215,11 @@ export interface operations {
                             version: string | number;
                             /** @constant */
                             status: "PENDING";
+                            addedPermissions: {
+                                scope: string;
+                                label: string;
+                                reason: string;
+                            }[];
                             review: {
                                 queuePosition: string | number;
                                 /** Format: date-time */
@@ -2273,6 +2410,20 @@ export interface operations {
                             caption: string | null;
                             order: string | number;
                         }[];
+                        permissions: {
+                            scope: string;
+                            label: string;
+                            reason: string;
+                        }[] | null;
+                        dataHandling: {
+                            storesUserData: boolean;
+                            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                            thirdParties: {
+                                name: string;
+                                purpose: string;
+                            }[];
+                            retentionDays: (string | number) | null;
+                        } | null;
                         /**
                          * @default DRAFT
                          * @enum {string}
@@ -2314,6 +2465,11 @@ export interface operations {
                             version: string | number;
                             /** @constant */
                             status: "PENDING";
+                            addedPermissions: {
+                                scope: string;
+                                label: string;
+                                reason: string;
+                            }[];
                             review: {
                                 queuePosition: string | number;
                                 /** Format: date-time */
@@ -2504,6 +2660,20 @@ export interface operations {
                             caption: string | null;
                             order: string | number;
                         }[];
+                        permissions: {
+                            scope: string;
+                            label: string;
+                            reason: string;
+                        }[] | null;
+                        dataHandling: {
+                            storesUserData: boolean;
+                            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                            thirdParties: {
+                                name: string;
+                                purpose: string;
+                            }[];
+                            retentionDays: (string | number) | null;
+                        } | null;
                         /**
                          * @default DRAFT
                          * @enum {string}
@@ -2545,6 +2715,11 @@ export interface operations {
                             version: string | number;
                             /** @constant */
                             status: "PENDING";
+                            addedPermissions: {
+                                scope: string;
+                                label: string;
+                                reason: string;
+                            }[];
                             review: {
                                 queuePosition: string | number;
                                 /** Format: date-time */
@@ -2990,6 +3165,19 @@ export interface operations {
                         order?: string | number;
                     }[];
                     reviewNotes?: string | null;
+                    permissions?: {
+                        scope: string;
+                        reason: string;
+                    }[] | null;
+                    dataHandling?: {
+                        storesUserData: boolean;
+                        locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                        thirdParties: {
+                            name: string;
+                            purpose: string;
+                        }[];
+                        retentionDays: (string | number) | null;
+                    } | null;
                 };
             };
         };
@@ -3023,6 +3211,20 @@ export interface operations {
                             caption: string | null;
                             order: string | number;
                         }[];
+                        permissions: {
+                            scope: string;
+                            label: string;
+                            reason: string;
+                        }[] | null;
+                        dataHandling: {
+                            storesUserData: boolean;
+                            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                            thirdParties: {
+                                name: string;
+                                purpose: string;
+                            }[];
+                            retentionDays: (string | number) | null;
+                        } | null;
                         /**
                          * @default DRAFT
                          * @enum {string}
@@ -3064,6 +3266,11 @@ export interface operations {
                             version: string | number;
                             /** @constant */
                             status: "PENDING";
+                            addedPermissions: {
+                                scope: string;
+                                label: string;
+                                reason: string;
+                            }[];
                             review: {
                                 queuePosition: string | number;
                                 /** Format: date-time */
@@ -3517,6 +3724,20 @@ export interface operations {
                             caption: string | null;
                             order: string | number;
                         }[];
+                        permissions: {
+                            scope: string;
+                            label: string;
+                            reason: string;
+                        }[] | null;
+                        dataHandling: {
+                            storesUserData: boolean;
+                            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                            thirdParties: {
+                                name: string;
+                                purpose: string;
+                            }[];
+                            retentionDays: (string | number) | null;
+                        } | null;
                         /**
                          * @default DRAFT
                          * @enum {string}
@@ -4201,6 +4422,127 @@ export interface operations {
             };
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getApiDevAppsByIdAssetsByFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -128,7 +128,7 @@ const OVERFLOW = `(() => {
     if (box.width === 0 || getComputedStyle(e).position === 'fixed') continue;
     const parent = e.parentElement.getBoundingClientRect();
     if (box.right > parent.right + 1 || box.left < parent.left - 1) found.push(name(e) + ' wider than ' + name(e.parentElement));
-    if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible') found.push(name(e) + ' scrolls sideways');
+    if (!['IMG', 'SVG', 'IFRAME'].includes(e.tagName.toUpperCase()) && e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible') found.push(name(e) + ' scrolls sideways');
   }
   return found.slice(0, 10);
 })()`;

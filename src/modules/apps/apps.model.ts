@@ -45,7 +45,7 @@ export const PermissionInput = t.Object(
   },
   { additionalProperties: false },
 );
-const Permissions = t.Array(PermissionInput, { maxItems: 50, description: 'The platform scopes the app asks for, each once, with a reason' });
+const Permissions = t.Array(PermissionInput, { maxItems: 50, description: 'The platform scopes the app asks for, each once, with a reason; needed to submit an app with an OAuth client' });
 
 const DataLocation = t.UnionEnum(DATA_LOCATIONS, { default: undefined });
 
@@ -60,7 +60,7 @@ export const DataHandlingInput = t.Object(
     ),
     retentionDays: t.Union([t.Integer({ minimum: 0, maximum: 36_500 }), t.Null()], { description: 'How long stored data is kept, in days; null: until the workspace removes the app' }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'What the app does with the workspace data it reads; needed to submit an app with an OAuth client' },
 );
 export type DataHandlingInput = Static<typeof DataHandlingInput>;
 

@@ -151,7 +151,9 @@ export function reviewAdmin(kit: ConsoleKit) {
         const dossier = await appDossier(c.em.fork(), appId);
         // The warnings as they stand now, not as the form claims: an approval past any needs the tick.
         const warnings = decision === 'approve' ? reviewWarnings(kind, dossier) : [];
-        if (warnings.length > 0 && field(c.form, 'checked') !== 'yes') {
+        const under = subjectOf(kind, dossier);
+        // A decision on a version that is no longer current is refused as stale by the service (409) instead.
+        if (warnings.length > 0 && field(c.form, 'checked') !== 'yes' && under?.version === version) {
           throw new ApiError(
             400,
             'WARNINGS_NOT_CHECKED',
@@ -159,7 +161,6 @@ export function reviewAdmin(kit: ConsoleKit) {
           );
         }
         const options = { actor: c.actor, version, reason, checkedWarnings: warnings.map((w) => w.summary) };
-        const under = subjectOf(kind, dossier);
         const app = kind === 'app' ? await decideApp(c.deps, appId, decision, options) : await decideRevision(c.deps, appId, decision, options);
         // A decided item needs no claim.
         if (under) await releaseClaim(c.em, under.subject);
