@@ -53,6 +53,7 @@ const EnvSchema = Type.Object({
   STATEMENT_TIMEOUT_MS: Type.Optional(PositiveIntString),
   JOBS_POOL_MAX: Type.Optional(PositiveIntString),
   WEB_CONCURRENCY: Type.Optional(PositiveIntString),
+  PLATFORM_SCOPES: Type.Optional(Type.String()),
   TRUSTED_PUBLISHING_ISSUERS: Type.Optional(Type.String()),
   TRUSTED_PUBLISHING_AUDIENCE: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
 });
@@ -159,6 +160,8 @@ export interface Config {
   /** API processes to run on this machine (sharing the port); 1 is the plain single process. */
   webConcurrency: number;
   trustedPublishing: TrustedPublishingConfig;
+  /** The platform OAuth scopes an app may declare (`permissions`), in the order users read them, each with its label. */
+  platformScopes: PlatformScope[];
 }
 
 /** Which CI identity providers may trade their OIDC tokens for short-lived publishing keys. */
@@ -167,6 +170,48 @@ export interface TrustedPublishingConfig {
   issuers: string[];
   /** The `aud` a token must carry. */
   audience: string;
+}
+
+export interface PlatformScope {
+  scope: string;
+  /** What the scope lets an app do, as users read it after "This app will be able to…". */
+  label: string;
+}
+
+/** The platform's scopes and their labels unless `PLATFORM_SCOPES` says otherwise. */
+export const DEFAULT_PLATFORM_SCOPES: readonly PlatformScope[] = [
+  { scope: 'tasks:read', label: 'See your tasks' },
+  { scope: 'tasks:write', label: 'Create, change and delete your tasks' },
+  { scope: 'projects:read', label: 'See your projects' },
+  { scope: 'projects:write', label: 'Create, change and delete your projects' },
+  { scope: 'comments:read', label: 'Read comments' },
+  { scope: 'comments:write', label: 'Post and edit comments' },
+  { scope: 'users:read', label: 'See the names and e-mail addresses of people in your workspace' },
+  { scope: 'files:read', label: 'See files attached to your tasks' },
+  { scope: 'files:write', label: 'Attach, change and delete files' },
+  { scope: 'webhooks:write', label: 'Subscribe to changes in your workspace' },
+];
+
+const SCOPE_NAME = /^[a-z][a-z0-9_.-]*(:[a-z0-9_.-]+)*$/;
+
+/**
+ * `PLATFORM_SCOPES`: comma-separated scopes in display order, each `scope` (a default scope keeps
+ * its label) or `scope=Label`; a scope the defaults do not know needs a label.
+ */
+function parsePlatformScopes(raw: string | undefined): PlatformScope[] {
+  if (raw === undefined) return [...DEFAULT_PLATFORM_SCOPES];
+  const scopes = raw.split(',').map((entry) => entry.trim()).filter(Boolean).map((entry) => {
+    const [name = '', ...rest] = entry.split('=');
+    const scope = name.trim();
+    const label = rest.join('=').trim() || DEFAULT_PLATFORM_SCOPES.find((known) => known.scope === scope)?.label;
+    if (!SCOPE_NAME.test(scope) || scope.length > 100) throw new ConfigError(`PLATFORM_SCOPES entry "${entry}" is not a scope like tasks:read`);
+    if (!label) throw new ConfigError(`PLATFORM_SCOPES entry "${scope}" needs a label: ${scope}=What the app can do`);
+    return { scope, label };
+  });
+  if (scopes.length === 0) throw new ConfigError('PLATFORM_SCOPES lists no scope');
+  const repeated = scopes.find((entry, index) => scopes.findIndex((other) => other.scope === entry.scope) !== index);
+  if (repeated) throw new ConfigError(`PLATFORM_SCOPES lists "${repeated.scope}" twice`);
+  return scopes;
 }
 
 /** Who may read `/metrics` and where it is served. */
@@ -500,6 +545,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     metrics: parseMetrics(valid, appEnv, port),
     database: parseDatabasePools(valid),
     webConcurrency: Math.max(1, Number(valid.WEB_CONCURRENCY ?? 1)),
+    platformScopes: parsePlatformScopes(valid.PLATFORM_SCOPES),
     trustedPublishing: parseTrustedPublishing(valid, appEnv),
   };
 }

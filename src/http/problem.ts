@@ -33,6 +33,7 @@ export type ErrorCode =
   | 'INVALID_STATE_TRANSITION'
   | 'DEVELOPER_EXISTS'
   | 'STALE_VERSION'
+  | 'WARNINGS_NOT_CHECKED'
   | 'TRUSTED_PUBLISHER_EXISTS'
   | 'CONFLICT'
   | 'LIMIT_EXCEEDED'
@@ -159,6 +160,11 @@ export const PROBLEM_TYPES: Record<ErrorCode, ProblemType> = {
     status: 409,
     meaning: 'What you decided on changed since you read it.',
     action: 'Read it again and decide on the version you now see.',
+  },
+  WARNINGS_NOT_CHECKED: {
+    status: 400,
+    meaning: 'The item has warnings (image problems, a look-alike name, new permissions) and the approval did not confirm they were checked.',
+    action: 'Look at the warnings above the decision, then tick "I have checked the warnings" and approve again.',
   },
   NOT_INSTALLED: {
     status: 404,

@@ -79,10 +79,23 @@ export function expectation(schema: TSchema): string {
   }
 }
 
+/**
+ * A value that failed a union (`X or null`) but has the shape of one branch gets that branch's
+ * errors, so a nested field is named (`dataHandling.locations[1]`) instead of the whole union.
+ */
+function withinUnion(error: ValueError): ValueError[] {
+  if (error.type !== ValueErrorType.Union) return [error];
+  for (const branch of error.errors ?? []) {
+    const nested = [...branch];
+    if (nested.length > 0 && nested.every((inner) => inner.path.startsWith(`${error.path}/`))) return nested.flatMap(withinUnion);
+  }
+  return [error];
+}
+
 /** One message per field, the first problem found for it. */
 export function describeValidationErrors(errors: ValueError[], where: string): FieldError[] {
   const byPath = new Map<string, string>();
-  for (const error of errors) {
+  for (const error of errors.flatMap(withinUnion)) {
     const path = fieldPath(error.path) || (error.schema[PARAMETER] as string | undefined) || where;
     if (byPath.has(path)) continue;
     if (error.type === ValueErrorType.ObjectRequiredProperty) byPath.set(path, 'is required');

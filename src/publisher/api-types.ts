@@ -176,38 +176,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/dev/apps/{id}/withdraw": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: operations["postApiDevAppsByIdWithdraw"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/dev/apps/{id}/revision": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete: operations["deleteApiDevAppsByIdRevision"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/apps": {
         parameters: {
             query?: never;
@@ -328,6 +296,22 @@ export interface paths {
             cookie?: never;
         };
         get: operations["getAssetsByFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dev/apps/{id}/assets/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getApiDevAppsByIdAssetsByFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -512,595 +496,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/schemas/listing.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: operations["getApiSchemasListing.json"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        ApiKey: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
-            maskedKey: string;
-            /** Format: uuid */
-            parentKeyId: string | null;
-            /** Format: uuid */
-            appId: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            expiresAt: string;
-            /** Format: date-time */
-            lastUsedAt: string | null;
-            /** Format: date-time */
-            revokedAt: string | null;
+        PermissionInput: {
+            scope: string;
+            reason: string;
         };
-        App: {
-            /** Format: uuid */
-            id: string;
-            slug: string;
-            name: string;
-            description: string;
-            longDescription: string | null;
-            longDescriptionHtml: string | null;
-            /** @enum {string} */
-            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-            /** @enum {string} */
-            environment: "localhost" | "staging" | "production";
-            logoUrl: string | null;
-            bannerUrl: string | null;
-            websiteUrl: string | null;
-            supportUrl: string | null;
-            privacyPolicyUrl: string | null;
-            termsOfServiceUrl: string | null;
-            oauthClientId: string | null;
-            screenshots: {
-                url: string;
-                caption: string | null;
-                order: number;
-            }[];
-            /**
-             * @default DRAFT
-             * @enum {string}
-             */
-            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-            featured: boolean;
-            installCount: number;
-            reviewCount: number;
-            averageRating: number;
-            version: number;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            developer: {
+        PermissionView: {
+            scope: string;
+            label: string;
+            reason: string;
+        };
+        DataHandling: {
+            storesUserData: boolean;
+            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+            thirdParties: {
                 name: string;
-                companyName: string | null;
-                websiteUrl: string | null;
-            };
-        };
-        AppAnalytics: {
-            installCount: number;
-            reviewCount: number;
-            averageRating: number;
-            /**
-             * @default DRAFT
-             * @enum {string}
-             */
-            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-            featured: boolean;
-            installsByDay: {
-                /** Format: date */
-                date: string;
-                count: number;
+                purpose: string;
             }[];
-        };
-        AppSummary: {
-            /** Format: uuid */
-            id: string;
-            slug: string;
-            name: string;
-            description: string;
-            /** @enum {string} */
-            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-            /** @enum {string} */
-            environment: "localhost" | "staging" | "production";
-            logoUrl: string | null;
-            bannerUrl: string | null;
-            websiteUrl: string | null;
-            supportUrl: string | null;
-            privacyPolicyUrl: string | null;
-            termsOfServiceUrl: string | null;
-            oauthClientId: string | null;
-            /**
-             * @default DRAFT
-             * @enum {string}
-             */
-            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-            featured: boolean;
-            installCount: number;
-            reviewCount: number;
-            averageRating: number;
-            version: number;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            developer: {
-                name: string;
-                companyName: string | null;
-                websiteUrl: string | null;
-            };
-        };
-        AssetCheck: {
-            field: string;
-            url: string;
-            ok: boolean;
-            format: string | null;
-            width: number | null;
-            height: number | null;
-            problems: string[];
-            mirrorUrl: string | null;
-            /** Format: date-time */
-            checkedAt: string;
-        };
-        CategoryCount: {
-            /** @enum {string} */
-            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-            count: number;
-        };
-        CreateApiKey: {
-            name: string;
-            scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
-            /** @default 90 */
-            expiresInDays: number;
-        };
-        CreateApp: {
-            name: string;
-            description: string;
-            longDescription?: string;
-            /** @enum {string} */
-            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-            /** @enum {string} */
-            environment: "localhost" | "staging" | "production";
-            logoUrl?: string;
-            bannerUrl?: string;
-            websiteUrl?: string;
-            supportUrl?: string;
-            privacyPolicyUrl?: string;
-            termsOfServiceUrl?: string;
-            oauthClientId?: string;
-            screenshots?: {
-                url: string;
-                caption?: string | null;
-                order?: number;
-            }[];
-            reviewNotes?: string;
-        };
-        CreatedApiKey: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
-            maskedKey: string;
-            /** Format: uuid */
-            parentKeyId: string | null;
-            /** Format: uuid */
-            appId: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            expiresAt: string;
-            /** Format: date-time */
-            lastUsedAt: string | null;
-            /** Format: date-time */
-            revokedAt: string | null;
-            key: string;
-        };
-        CreateReply: {
-            body: string;
-        };
-        CreateReview: {
-            rating: number;
-            title?: string;
-            body?: string;
-        };
-        CreateTrustedPublisher: {
-            issuer: string;
-            repository: string;
-            workflow: string;
-            environment?: string;
-        };
-        CreateWebhook: {
-            url: string;
-            events: ("app.submitted" | "app.withdrawn" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "revision.withdrawn" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
-            description?: string;
-            enabled?: boolean;
-        };
-        Developer: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            email: string;
-            platformUserId: string;
-            companyName: string | null;
-            websiteUrl: string | null;
-            bio: string | null;
-            /**
-             * @default PENDING_VERIFICATION
-             * @enum {string}
-             */
-            status: "PENDING_VERIFICATION" | "VERIFIED" | "SUSPENDED";
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-        };
-        DeveloperReview: {
-            /** Format: uuid */
-            id: string;
-            rating: number;
-            title: string | null;
-            body: string | null;
-            authorName: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            reply: {
-                body: string;
-                /** Format: date-time */
-                repliedAt: string;
-            } | null;
-            hidden: boolean;
-        };
-        ExchangedKey: {
-            key: string;
-            /** Format: date-time */
-            expiresAt: string;
-            /** Format: uuid */
-            appId: string;
-        };
-        Install: {
-            installationId?: string;
-        };
-        InstallResult: {
-            slug: string;
-            /** Format: date-time */
-            installedAt: string;
-        };
-        ListedReview: {
-            /** Format: uuid */
-            id: string;
-            rating: number;
-            title: string | null;
-            body: string | null;
-            authorName: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            reply: {
-                body: string;
-                /** Format: date-time */
-                repliedAt: string;
-            } | null;
-        };
-        OwnerApp: {
-            /** Format: uuid */
-            id: string;
-            slug: string;
-            name: string;
-            description: string;
-            longDescription: string | null;
-            longDescriptionHtml: string | null;
-            /** @enum {string} */
-            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-            /** @enum {string} */
-            environment: "localhost" | "staging" | "production";
-            logoUrl: string | null;
-            bannerUrl: string | null;
-            websiteUrl: string | null;
-            supportUrl: string | null;
-            privacyPolicyUrl: string | null;
-            termsOfServiceUrl: string | null;
-            oauthClientId: string | null;
-            screenshots: {
-                url: string;
-                caption: string | null;
-                order: number;
-            }[];
-            /**
-             * @default DRAFT
-             * @enum {string}
-             */
-            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-            featured: boolean;
-            installCount: number;
-            reviewCount: number;
-            averageRating: number;
-            version: number;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            /** Format: date-time */
-            submittedAt: string | null;
-            /** Format: date-time */
-            reviewedAt: string | null;
-            rejectionReason: string | null;
-            reviewNotes: string | null;
-            assetChecks: components["schemas"]["AssetCheck"][];
-            pendingRevision: components["schemas"]["PendingRevision"] | null;
-            review: components["schemas"]["ReviewStanding"] | null;
-        };
-        PendingRevision: {
-            /** Format: uuid */
-            id: string;
-            changes: {
-                [key: string]: unknown;
-            };
-            version: number;
-            /** @constant */
-            status: "PENDING";
-            review: components["schemas"]["ReviewStanding"];
-            assetChecks: components["schemas"]["AssetCheck"][];
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-        };
-        Preflight: {
-            ready: boolean;
-            errors: {
-                path: string;
-                message: string;
-            }[];
-            warnings: {
-                path: string;
-                message: string;
-            }[];
-        };
-        Problem: {
-            /** Format: uri */
-            type: string;
-            title: string;
-            status: number;
-            detail: string;
-            /** @enum {string} */
-            code: "VALIDATION_FAILED" | "SUBMISSION_INCOMPLETE" | "UNKNOWN_OAUTH_CLIENT" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "DEVELOPER_NOT_VERIFIED" | "DEVELOPER_SUSPENDED" | "API_KEY_REQUIRED" | "OAUTH_TOKEN_REQUIRED" | "PLATFORM_USER_MISMATCH" | "INSTALL_REQUIRED" | "OWN_APP" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "APP_UNAVAILABLE" | "APP_NOT_EDITABLE" | "INVALID_STATE_TRANSITION" | "DEVELOPER_EXISTS" | "STALE_VERSION" | "TRUSTED_PUBLISHER_EXISTS" | "CONFLICT" | "LIMIT_EXCEEDED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE" | "OVERLOADED";
-            requestId: string;
-            errors?: {
-                path: string;
-                message: string;
-            }[];
-        };
-        RegisterDeveloper: {
-            name: string;
-            email: string;
-            platformUserId: string;
-            companyName?: string;
-            websiteUrl?: string;
-            bio?: string;
-        };
-        Reply: {
-            /** Format: uuid */
-            reviewId: string;
-            body: string;
-            /** Format: date-time */
-            repliedAt: string;
-        };
-        Review: {
-            /** Format: uuid */
-            id: string;
-            rating: number;
-            title: string | null;
-            body: string | null;
-            authorName: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-        };
-        ReviewStanding: {
-            queuePosition: number;
-            /** Format: date-time */
-            expectedDecisionBy: string;
-        };
-        RevisionRecord: {
-            /** Format: uuid */
-            id: string;
-            /**
-             * @default PENDING
-             * @enum {string}
-             */
-            status: "PENDING" | "APPROVED" | "REJECTED" | "WITHDRAWN";
-            version: number;
-            changes: {
-                [key: string]: unknown;
-            };
-            rejectionReason: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            decidedAt: string | null;
-        };
-        SubmittedApp: {
-            /** Format: uuid */
-            id: string;
-            slug: string;
-            name: string;
-            description: string;
-            longDescription: string | null;
-            longDescriptionHtml: string | null;
-            /** @enum {string} */
-            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-            /** @enum {string} */
-            environment: "localhost" | "staging" | "production";
-            logoUrl: string | null;
-            bannerUrl: string | null;
-            websiteUrl: string | null;
-            supportUrl: string | null;
-            privacyPolicyUrl: string | null;
-            termsOfServiceUrl: string | null;
-            oauthClientId: string | null;
-            screenshots: {
-                url: string;
-                caption: string | null;
-                order: number;
-            }[];
-            /**
-             * @default DRAFT
-             * @enum {string}
-             */
-            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-            featured: boolean;
-            installCount: number;
-            reviewCount: number;
-            averageRating: number;
-            version: number;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            /** Format: date-time */
-            submittedAt: string | null;
-            /** Format: date-time */
-            reviewedAt: string | null;
-            rejectionReason: string | null;
-            reviewNotes: string | null;
-            assetChecks: components["schemas"]["AssetCheck"][];
-            pendingRevision: components["schemas"]["PendingRevision"] | null;
-            review: components["schemas"]["ReviewStanding"] | null;
-            warnings: {
-                path: string;
-                message: string;
-            }[];
-        };
-        TokenExchange: {
-            token: string;
-        };
-        TrustedPublisher: {
-            /** Format: uuid */
-            id: string;
-            issuer: string;
-            repository: string;
-            workflow: string;
-            environment: string | null;
-            /** Format: date-time */
-            createdAt: string;
-        };
-        UpdateApp: {
-            name?: string;
-            description?: string;
-            longDescription?: string | null;
-            /** @enum {string} */
-            category?: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-            logoUrl?: string | null;
-            bannerUrl?: string | null;
-            websiteUrl?: string | null;
-            supportUrl?: string | null;
-            privacyPolicyUrl?: string | null;
-            termsOfServiceUrl?: string | null;
-            oauthClientId?: string | null;
-            screenshots?: {
-                url: string;
-                caption?: string | null;
-                order?: number;
-            }[];
-            reviewNotes?: string | null;
-        };
-        UpdateDeveloper: {
-            name?: string;
-            email?: string;
-            companyName?: string | null;
-            websiteUrl?: string | null;
-            bio?: string | null;
-        };
-        UpdateWebhook: {
-            url?: string;
-            events?: ("app.submitted" | "app.withdrawn" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "revision.withdrawn" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
-            description?: string | null;
-            enabled?: boolean;
-        };
-        Webhook: {
-            /** Format: uuid */
-            id: string;
-            url: string;
-            description: string | null;
-            events: ("app.submitted" | "app.withdrawn" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "revision.withdrawn" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
-            enabled: boolean;
-            /** @constant */
-            disabledReason: "failing";
-            /** Format: date-time */
-            disabledAt: string | null;
-            /** Format: date-time */
-            failingSince: string | null;
-            /** Format: date-time */
-            previousSecretExpiresAt: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-        };
-        WebhookDelivery: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            eventId: string;
-            eventType: string;
-            /**
-             * @default pending
-             * @enum {string}
-             */
-            status: "pending" | "succeeded" | "failed";
-            attempt: number;
-            statusCode: number | null;
-            latencyMs: number | null;
-            error: string | null;
-            /** Format: date-time */
-            nextAttemptAt: string | null;
-            /** Format: date-time */
-            lastAttemptAt: string | null;
-            /** Format: date-time */
-            createdAt: string;
-        };
-        WebhookWithSecret: {
-            /** Format: uuid */
-            id: string;
-            url: string;
-            description: string | null;
-            events: ("app.submitted" | "app.withdrawn" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "revision.withdrawn" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
-            enabled: boolean;
-            /** @constant */
-            disabledReason: "failing";
-            /** Format: date-time */
-            disabledAt: string | null;
-            /** Format: date-time */
-            failingSince: string | null;
-            /** Format: date-time */
-            previousSecretExpiresAt: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            secret: string;
+            retentionDays: (string | number) | null;
         };
     };
     responses: never;
@@ -1155,15 +571,20 @@ export interface operations {
             };
             503: {
                 headers: {
-                    "retry-after"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1178,7 +599,14 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["RegisterDeveloper"];
+                "application/json": {
+                    name: string;
+                    email: string;
+                    platformUserId: string;
+                    companyName?: string;
+                    websiteUrl?: string;
+                    bio?: string;
+                };
             };
         };
         responses: {
@@ -1187,7 +615,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Developer"];
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        email: string;
+                        platformUserId: string;
+                        companyName: string | null;
+                        websiteUrl: string | null;
+                        bio: string | null;
+                        /**
+                         * @default PENDING_VERIFICATION
+                         * @enum {string}
+                         */
+                        status: "PENDING_VERIFICATION" | "VERIFIED" | "SUSPENDED";
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
                 };
             };
             400: {
@@ -1195,11 +641,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1208,11 +660,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1221,11 +679,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "PLATFORM_USER_MISMATCH";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1234,37 +698,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "DEVELOPER_EXISTS";
-                        /** @constant */
-                        status?: 409;
-                    };
-                };
-            };
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "PAYLOAD_TOO_LARGE";
-                        /** @constant */
-                        status?: 413;
-                    };
-                };
-            };
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNSUPPORTED_MEDIA_TYPE";
-                        /** @constant */
-                        status?: 415;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1277,25 +721,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1315,7 +751,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Developer"];
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        email: string;
+                        platformUserId: string;
+                        companyName: string | null;
+                        websiteUrl: string | null;
+                        bio: string | null;
+                        /**
+                         * @default PENDING_VERIFICATION
+                         * @enum {string}
+                         */
+                        status: "PENDING_VERIFICATION" | "VERIFIED" | "SUSPENDED";
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
                 };
             };
             401: {
@@ -1323,11 +777,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1336,24 +796,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
-                    };
-                };
-            };
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1366,25 +819,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1399,7 +844,13 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UpdateDeveloper"];
+                "application/json": {
+                    name?: string;
+                    email?: string;
+                    companyName?: string | null;
+                    websiteUrl?: string | null;
+                    bio?: string | null;
+                };
             };
         };
         responses: {
@@ -1408,7 +859,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Developer"];
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        email: string;
+                        platformUserId: string;
+                        companyName: string | null;
+                        websiteUrl: string | null;
+                        bio: string | null;
+                        /**
+                         * @default PENDING_VERIFICATION
+                         * @enum {string}
+                         */
+                        status: "PENDING_VERIFICATION" | "VERIFIED" | "SUSPENDED";
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
                 };
             };
             400: {
@@ -1416,11 +885,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1429,11 +904,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1442,11 +923,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE" | "OAUTH_TOKEN_REQUIRED";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1455,11 +942,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1468,37 +961,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "DEVELOPER_EXISTS";
-                        /** @constant */
-                        status?: 409;
-                    };
-                };
-            };
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "PAYLOAD_TOO_LARGE";
-                        /** @constant */
-                        status?: 413;
-                    };
-                };
-            };
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNSUPPORTED_MEDIA_TYPE";
-                        /** @constant */
-                        status?: 415;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1511,25 +984,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1550,7 +1015,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["ApiKey"][];
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
+                            maskedKey: string;
+                            /** Format: uuid */
+                            parentKeyId: string | null;
+                            /** Format: uuid */
+                            appId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: date-time */
+                            lastUsedAt: string | null;
+                            /** Format: date-time */
+                            revokedAt: string | null;
+                        }[];
                     };
                 };
             };
@@ -1559,24 +1042,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
-                    };
-                };
-            };
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1585,11 +1061,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1602,25 +1084,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1635,7 +1109,12 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateApiKey"];
+                "application/json": {
+                    name: string;
+                    scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
+                    /** @default 90 */
+                    expiresInDays?: string | number;
+                };
             };
         };
         responses: {
@@ -1644,7 +1123,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CreatedApiKey"];
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
+                        maskedKey: string;
+                        /** Format: uuid */
+                        parentKeyId: string | null;
+                        /** Format: uuid */
+                        appId: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** Format: date-time */
+                        lastUsedAt: string | null;
+                        /** Format: date-time */
+                        revokedAt: string | null;
+                        key: string;
+                    };
                 };
             };
             400: {
@@ -1652,11 +1150,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1665,11 +1169,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1678,11 +1188,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "DEVELOPER_NOT_VERIFIED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1691,11 +1207,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1704,37 +1226,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "LIMIT_EXCEEDED";
-                        /** @constant */
-                        status?: 409;
-                    };
-                };
-            };
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "PAYLOAD_TOO_LARGE";
-                        /** @constant */
-                        status?: 413;
-                    };
-                };
-            };
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNSUPPORTED_MEDIA_TYPE";
-                        /** @constant */
-                        status?: 415;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1747,25 +1249,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1787,7 +1281,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKey"];
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
+                        maskedKey: string;
+                        /** Format: uuid */
+                        parentKeyId: string | null;
+                        /** Format: uuid */
+                        appId: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** Format: date-time */
+                        lastUsedAt: string | null;
+                        /** Format: date-time */
+                        revokedAt: string | null;
+                    };
                 };
             };
             400: {
@@ -1795,11 +1307,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1808,24 +1326,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
-                    };
-                };
-            };
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1834,11 +1345,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1851,25 +1368,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1878,8 +1387,8 @@ export interface operations {
     getApiDevApps: {
         parameters: {
             query?: {
-                page?: number;
-                limit?: number;
+                page?: string | number;
+                limit?: string | number;
             };
             header?: never;
             path?: never;
@@ -1893,12 +1402,123 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["OwnerApp"][];
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            slug: string;
+                            name: string;
+                            description: string;
+                            longDescription: string | null;
+                            longDescriptionHtml: string | null;
+                            /** @enum {string} */
+                            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+                            /** @enum {string} */
+                            environment: "localhost" | "staging" | "production";
+                            logoUrl: string | null;
+                            bannerUrl: string | null;
+                            websiteUrl: string | null;
+                            supportUrl: string | null;
+                            privacyPolicyUrl: string | null;
+                            termsOfServiceUrl: string | null;
+                            oauthClientId: string | null;
+                            screenshots: {
+                                url: string;
+                                caption: string | null;
+                                order: string | number;
+                            }[];
+                            permissions: {
+                                scope: string;
+                                label: string;
+                                reason: string;
+                            }[] | null;
+                            dataHandling: {
+                                storesUserData: boolean;
+                                locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                                thirdParties: {
+                                    name: string;
+                                    purpose: string;
+                                }[];
+                                retentionDays: (string | number) | null;
+                            } | null;
+                            /**
+                             * @default DRAFT
+                             * @enum {string}
+                             */
+                            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
+                            featured: boolean;
+                            installCount: string | number;
+                            reviewCount: string | number;
+                            averageRating: number;
+                            version: string | number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** Format: date-time */
+                            submittedAt: string | null;
+                            /** Format: date-time */
+                            reviewedAt: string | null;
+                            rejectionReason: string | null;
+                            reviewNotes: string | null;
+                            assetChecks: {
+                                field: string;
+                                url: string;
+                                ok: boolean;
+                                format: string | null;
+                                width: (string | number) | null;
+                                height: (string | number) | null;
+                                problems: string[];
+                                mirrorUrl: string | null;
+                                /** Format: date-time */
+                                checkedAt: string;
+                            }[];
+                            pendingRevision: {
+                                /** Format: uuid */
+                                id: string;
+                                changes: {
+                                    [key: string]: unknown;
+                                };
+                                version: string | number;
+                                /** @constant */
+                                status: "PENDING";
+                                addedPermissions: {
+                                    scope: string;
+                                    label: string;
+                                    reason: string;
+                                }[];
+                                review: {
+                                    queuePosition: string | number;
+                                    /** Format: date-time */
+                                    expectedDecisionBy: string;
+                                };
+                                assetChecks: {
+                                    field: string;
+                                    url: string;
+                                    ok: boolean;
+                                    format: string | null;
+                                    width: (string | number) | null;
+                                    height: (string | number) | null;
+                                    problems: string[];
+                                    mirrorUrl: string | null;
+                                    /** Format: date-time */
+                                    checkedAt: string;
+                                }[];
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                            review: {
+                                queuePosition: string | number;
+                                /** Format: date-time */
+                                expectedDecisionBy: string;
+                            } | null;
+                        }[];
                         pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
+                            page: string | number;
+                            limit: string | number;
+                            total: string | number;
+                            totalPages: string | number;
                         };
                     };
                 };
@@ -1908,11 +1528,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1921,11 +1547,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1934,24 +1566,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
-                    };
-                };
-            };
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1964,25 +1589,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -1997,7 +1614,41 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateApp"];
+                "application/json": {
+                    name: string;
+                    description: string;
+                    longDescription?: string;
+                    /** @enum {string} */
+                    category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+                    /** @enum {string} */
+                    environment: "localhost" | "staging" | "production";
+                    logoUrl?: string;
+                    bannerUrl?: string;
+                    websiteUrl?: string;
+                    supportUrl?: string;
+                    privacyPolicyUrl?: string;
+                    termsOfServiceUrl?: string;
+                    oauthClientId?: string;
+                    screenshots?: {
+                        url: string;
+                        caption?: string | null;
+                        order?: string | number;
+                    }[];
+                    reviewNotes?: string;
+                    permissions?: {
+                        scope: string;
+                        reason: string;
+                    }[];
+                    dataHandling?: {
+                        storesUserData: boolean;
+                        locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                        thirdParties: {
+                            name: string;
+                            purpose: string;
+                        }[];
+                        retentionDays: (string | number) | null;
+                    };
+                };
             };
         };
         responses: {
@@ -2006,7 +1657,118 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OwnerApp"];
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        slug: string;
+                        name: string;
+                        description: string;
+                        longDescription: string | null;
+                        longDescriptionHtml: string | null;
+                        /** @enum {string} */
+                        category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+                        /** @enum {string} */
+                        environment: "localhost" | "staging" | "production";
+                        logoUrl: string | null;
+                        bannerUrl: string | null;
+                        websiteUrl: string | null;
+                        supportUrl: string | null;
+                        privacyPolicyUrl: string | null;
+                        termsOfServiceUrl: string | null;
+                        oauthClientId: string | null;
+                        screenshots: {
+                            url: string;
+                            caption: string | null;
+                            order: string | number;
+                        }[];
+                        permissions: {
+                            scope: string;
+                            label: string;
+                            reason: string;
+                        }[] | null;
+                        dataHandling: {
+                            storesUserData: boolean;
+                            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                            thirdParties: {
+                                name: string;
+                                purpose: string;
+                            }[];
+                            retentionDays: (string | number) | null;
+                        } | null;
+                        /**
+                         * @default DRAFT
+                         * @enum {string}
+                         */
+                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
+                        featured: boolean;
+                        installCount: string | number;
+                        reviewCount: string | number;
+                        averageRating: number;
+                        version: string | number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** Format: date-time */
+                        submittedAt: string | null;
+                        /** Format: date-time */
+                        reviewedAt: string | null;
+                        rejectionReason: string | null;
+                        reviewNotes: string | null;
+                        assetChecks: {
+                            field: string;
+                            url: string;
+                            ok: boolean;
+                            format: string | null;
+                            width: (string | number) | null;
+                            height: (string | number) | null;
+                            problems: string[];
+                            mirrorUrl: string | null;
+                            /** Format: date-time */
+                            checkedAt: string;
+                        }[];
+                        pendingRevision: {
+                            /** Format: uuid */
+                            id: string;
+                            changes: {
+                                [key: string]: unknown;
+                            };
+                            version: string | number;
+                            /** @constant */
+                            status: "PENDING";
+                            addedPermissions: {
+                                scope: string;
+                                label: string;
+                                reason: string;
+                            }[];
+                            review: {
+                                queuePosition: string | number;
+                                /** Format: date-time */
+                                expectedDecisionBy: string;
+                            };
+                            assetChecks: {
+                                field: string;
+                                url: string;
+                                ok: boolean;
+                                format: string | null;
+                                width: (string | number) | null;
+                                height: (string | number) | null;
+                                problems: string[];
+                                mirrorUrl: string | null;
+                                /** Format: date-time */
+                                checkedAt: string;
+                            }[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
+                        review: {
+                            queuePosition: string | number;
+                            /** Format: date-time */
+                            expectedDecisionBy: string;
+                        } | null;
+                    };
                 };
             };
             400: {
@@ -2014,11 +1776,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNKNOWN_OAUTH_CLIENT" | "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2027,11 +1795,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2040,50 +1814,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
-                    };
-                };
-            };
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
-                    };
-                };
-            };
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "PAYLOAD_TOO_LARGE";
-                        /** @constant */
-                        status?: 413;
-                    };
-                };
-            };
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNSUPPORTED_MEDIA_TYPE";
-                        /** @constant */
-                        status?: 415;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2096,25 +1837,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2136,7 +1869,118 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OwnerApp"];
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        slug: string;
+                        name: string;
+                        description: string;
+                        longDescription: string | null;
+                        longDescriptionHtml: string | null;
+                        /** @enum {string} */
+                        category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+                        /** @enum {string} */
+                        environment: "localhost" | "staging" | "production";
+                        logoUrl: string | null;
+                        bannerUrl: string | null;
+                        websiteUrl: string | null;
+                        supportUrl: string | null;
+                        privacyPolicyUrl: string | null;
+                        termsOfServiceUrl: string | null;
+                        oauthClientId: string | null;
+                        screenshots: {
+                            url: string;
+                            caption: string | null;
+                            order: string | number;
+                        }[];
+                        permissions: {
+                            scope: string;
+                            label: string;
+                            reason: string;
+                        }[] | null;
+                        dataHandling: {
+                            storesUserData: boolean;
+                            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                            thirdParties: {
+                                name: string;
+                                purpose: string;
+                            }[];
+                            retentionDays: (string | number) | null;
+                        } | null;
+                        /**
+                         * @default DRAFT
+                         * @enum {string}
+                         */
+                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
+                        featured: boolean;
+                        installCount: string | number;
+                        reviewCount: string | number;
+                        averageRating: number;
+                        version: string | number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** Format: date-time */
+                        submittedAt: string | null;
+                        /** Format: date-time */
+                        reviewedAt: string | null;
+                        rejectionReason: string | null;
+                        reviewNotes: string | null;
+                        assetChecks: {
+                            field: string;
+                            url: string;
+                            ok: boolean;
+                            format: string | null;
+                            width: (string | number) | null;
+                            height: (string | number) | null;
+                            problems: string[];
+                            mirrorUrl: string | null;
+                            /** Format: date-time */
+                            checkedAt: string;
+                        }[];
+                        pendingRevision: {
+                            /** Format: uuid */
+                            id: string;
+                            changes: {
+                                [key: string]: unknown;
+                            };
+                            version: string | number;
+                            /** @constant */
+                            status: "PENDING";
+                            addedPermissions: {
+                                scope: string;
+                                label: string;
+                                reason: string;
+                            }[];
+                            review: {
+                                queuePosition: string | number;
+                                /** Format: date-time */
+                                expectedDecisionBy: string;
+                            };
+                            assetChecks: {
+                                field: string;
+                                url: string;
+                                ok: boolean;
+                                format: string | null;
+                                width: (string | number) | null;
+                                height: (string | number) | null;
+                                problems: string[];
+                                mirrorUrl: string | null;
+                                /** Format: date-time */
+                                checkedAt: string;
+                            }[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
+                        review: {
+                            queuePosition: string | number;
+                            /** Format: date-time */
+                            expectedDecisionBy: string;
+                        } | null;
+                    };
                 };
             };
             400: {
@@ -2144,11 +1988,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2157,11 +2007,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2170,11 +2026,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2183,11 +2045,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2200,25 +2068,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2235,7 +2095,39 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UpdateApp"];
+                "application/json": {
+                    name?: string;
+                    description?: string;
+                    longDescription?: string | null;
+                    /** @enum {string} */
+                    category?: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+                    logoUrl?: string | null;
+                    bannerUrl?: string | null;
+                    websiteUrl?: string | null;
+                    supportUrl?: string | null;
+                    privacyPolicyUrl?: string | null;
+                    termsOfServiceUrl?: string | null;
+                    oauthClientId?: string | null;
+                    screenshots?: {
+                        url: string;
+                        caption?: string | null;
+                        order?: string | number;
+                    }[];
+                    reviewNotes?: string | null;
+                    permissions?: {
+                        scope: string;
+                        reason: string;
+                    }[] | null;
+                    dataHandling?: {
+                        storesUserData: boolean;
+                        locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                        thirdParties: {
+                            name: string;
+                            purpose: string;
+                        }[];
+                        retentionDays: (string | number) | null;
+                    } | null;
+                };
             };
         };
         responses: {
@@ -2244,7 +2136,118 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OwnerApp"];
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        slug: string;
+                        name: string;
+                        description: string;
+                        longDescription: string | null;
+                        longDescriptionHtml: string | null;
+                        /** @enum {string} */
+                        category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+                        /** @enum {string} */
+                        environment: "localhost" | "staging" | "production";
+                        logoUrl: string | null;
+                        bannerUrl: string | null;
+                        websiteUrl: string | null;
+                        supportUrl: string | null;
+                        privacyPolicyUrl: string | null;
+                        termsOfServiceUrl: string | null;
+                        oauthClientId: string | null;
+                        screenshots: {
+                            url: string;
+                            caption: string | null;
+                            order: string | number;
+                        }[];
+                        permissions: {
+                            scope: string;
+                            label: string;
+                            reason: string;
+                        }[] | null;
+                        dataHandling: {
+                            storesUserData: boolean;
+                            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                            thirdParties: {
+                                name: string;
+                                purpose: string;
+                            }[];
+                            retentionDays: (string | number) | null;
+                        } | null;
+                        /**
+                         * @default DRAFT
+                         * @enum {string}
+                         */
+                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
+                        featured: boolean;
+                        installCount: string | number;
+                        reviewCount: string | number;
+                        averageRating: number;
+                        version: string | number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** Format: date-time */
+                        submittedAt: string | null;
+                        /** Format: date-time */
+                        reviewedAt: string | null;
+                        rejectionReason: string | null;
+                        reviewNotes: string | null;
+                        assetChecks: {
+                            field: string;
+                            url: string;
+                            ok: boolean;
+                            format: string | null;
+                            width: (string | number) | null;
+                            height: (string | number) | null;
+                            problems: string[];
+                            mirrorUrl: string | null;
+                            /** Format: date-time */
+                            checkedAt: string;
+                        }[];
+                        pendingRevision: {
+                            /** Format: uuid */
+                            id: string;
+                            changes: {
+                                [key: string]: unknown;
+                            };
+                            version: string | number;
+                            /** @constant */
+                            status: "PENDING";
+                            addedPermissions: {
+                                scope: string;
+                                label: string;
+                                reason: string;
+                            }[];
+                            review: {
+                                queuePosition: string | number;
+                                /** Format: date-time */
+                                expectedDecisionBy: string;
+                            };
+                            assetChecks: {
+                                field: string;
+                                url: string;
+                                ok: boolean;
+                                format: string | null;
+                                width: (string | number) | null;
+                                height: (string | number) | null;
+                                problems: string[];
+                                mirrorUrl: string | null;
+                                /** Format: date-time */
+                                checkedAt: string;
+                            }[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
+                        review: {
+                            queuePosition: string | number;
+                            /** Format: date-time */
+                            expectedDecisionBy: string;
+                        } | null;
+                    };
                 };
             };
             400: {
@@ -2252,11 +2255,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "SUBMISSION_INCOMPLETE" | "UNKNOWN_OAUTH_CLIENT" | "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2265,11 +2274,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2278,11 +2293,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2291,11 +2312,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2304,37 +2331,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "APP_NOT_EDITABLE";
-                        /** @constant */
-                        status?: 409;
-                    };
-                };
-            };
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "PAYLOAD_TOO_LARGE";
-                        /** @constant */
-                        status?: 413;
-                    };
-                };
-            };
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNSUPPORTED_MEDIA_TYPE";
-                        /** @constant */
-                        status?: 415;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2347,25 +2354,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2387,7 +2386,118 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OwnerApp"];
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        slug: string;
+                        name: string;
+                        description: string;
+                        longDescription: string | null;
+                        longDescriptionHtml: string | null;
+                        /** @enum {string} */
+                        category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+                        /** @enum {string} */
+                        environment: "localhost" | "staging" | "production";
+                        logoUrl: string | null;
+                        bannerUrl: string | null;
+                        websiteUrl: string | null;
+                        supportUrl: string | null;
+                        privacyPolicyUrl: string | null;
+                        termsOfServiceUrl: string | null;
+                        oauthClientId: string | null;
+                        screenshots: {
+                            url: string;
+                            caption: string | null;
+                            order: string | number;
+                        }[];
+                        permissions: {
+                            scope: string;
+                            label: string;
+                            reason: string;
+                        }[] | null;
+                        dataHandling: {
+                            storesUserData: boolean;
+                            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                            thirdParties: {
+                                name: string;
+                                purpose: string;
+                            }[];
+                            retentionDays: (string | number) | null;
+                        } | null;
+                        /**
+                         * @default DRAFT
+                         * @enum {string}
+                         */
+                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
+                        featured: boolean;
+                        installCount: string | number;
+                        reviewCount: string | number;
+                        averageRating: number;
+                        version: string | number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** Format: date-time */
+                        submittedAt: string | null;
+                        /** Format: date-time */
+                        reviewedAt: string | null;
+                        rejectionReason: string | null;
+                        reviewNotes: string | null;
+                        assetChecks: {
+                            field: string;
+                            url: string;
+                            ok: boolean;
+                            format: string | null;
+                            width: (string | number) | null;
+                            height: (string | number) | null;
+                            problems: string[];
+                            mirrorUrl: string | null;
+                            /** Format: date-time */
+                            checkedAt: string;
+                        }[];
+                        pendingRevision: {
+                            /** Format: uuid */
+                            id: string;
+                            changes: {
+                                [key: string]: unknown;
+                            };
+                            version: string | number;
+                            /** @constant */
+                            status: "PENDING";
+                            addedPermissions: {
+                                scope: string;
+                                label: string;
+                                reason: string;
+                            }[];
+                            review: {
+                                queuePosition: string | number;
+                                /** Format: date-time */
+                                expectedDecisionBy: string;
+                            };
+                            assetChecks: {
+                                field: string;
+                                url: string;
+                                ok: boolean;
+                                format: string | null;
+                                width: (string | number) | null;
+                                height: (string | number) | null;
+                                problems: string[];
+                                mirrorUrl: string | null;
+                                /** Format: date-time */
+                                checkedAt: string;
+                            }[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
+                        review: {
+                            queuePosition: string | number;
+                            /** Format: date-time */
+                            expectedDecisionBy: string;
+                        } | null;
+                    };
                 };
             };
             400: {
@@ -2395,11 +2505,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2408,11 +2524,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2421,11 +2543,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2434,11 +2562,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2447,11 +2581,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "APP_NOT_EDITABLE";
-                        /** @constant */
-                        status?: 409;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2464,25 +2604,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2504,7 +2636,118 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SubmittedApp"];
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        slug: string;
+                        name: string;
+                        description: string;
+                        longDescription: string | null;
+                        longDescriptionHtml: string | null;
+                        /** @enum {string} */
+                        category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+                        /** @enum {string} */
+                        environment: "localhost" | "staging" | "production";
+                        logoUrl: string | null;
+                        bannerUrl: string | null;
+                        websiteUrl: string | null;
+                        supportUrl: string | null;
+                        privacyPolicyUrl: string | null;
+                        termsOfServiceUrl: string | null;
+                        oauthClientId: string | null;
+                        screenshots: {
+                            url: string;
+                            caption: string | null;
+                            order: string | number;
+                        }[];
+                        permissions: {
+                            scope: string;
+                            label: string;
+                            reason: string;
+                        }[] | null;
+                        dataHandling: {
+                            storesUserData: boolean;
+                            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                            thirdParties: {
+                                name: string;
+                                purpose: string;
+                            }[];
+                            retentionDays: (string | number) | null;
+                        } | null;
+                        /**
+                         * @default DRAFT
+                         * @enum {string}
+                         */
+                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
+                        featured: boolean;
+                        installCount: string | number;
+                        reviewCount: string | number;
+                        averageRating: number;
+                        version: string | number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** Format: date-time */
+                        submittedAt: string | null;
+                        /** Format: date-time */
+                        reviewedAt: string | null;
+                        rejectionReason: string | null;
+                        reviewNotes: string | null;
+                        assetChecks: {
+                            field: string;
+                            url: string;
+                            ok: boolean;
+                            format: string | null;
+                            width: (string | number) | null;
+                            height: (string | number) | null;
+                            problems: string[];
+                            mirrorUrl: string | null;
+                            /** Format: date-time */
+                            checkedAt: string;
+                        }[];
+                        pendingRevision: {
+                            /** Format: uuid */
+                            id: string;
+                            changes: {
+                                [key: string]: unknown;
+                            };
+                            version: string | number;
+                            /** @constant */
+                            status: "PENDING";
+                            addedPermissions: {
+                                scope: string;
+                                label: string;
+                                reason: string;
+                            }[];
+                            review: {
+                                queuePosition: string | number;
+                                /** Format: date-time */
+                                expectedDecisionBy: string;
+                            };
+                            assetChecks: {
+                                field: string;
+                                url: string;
+                                ok: boolean;
+                                format: string | null;
+                                width: (string | number) | null;
+                                height: (string | number) | null;
+                                problems: string[];
+                                mirrorUrl: string | null;
+                                /** Format: date-time */
+                                checkedAt: string;
+                            }[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
+                        review: {
+                            queuePosition: string | number;
+                            /** Format: date-time */
+                            expectedDecisionBy: string;
+                        } | null;
+                    };
                 };
             };
             400: {
@@ -2512,11 +2755,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "SUBMISSION_INCOMPLETE" | "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2525,11 +2774,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2538,11 +2793,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "DEVELOPER_NOT_VERIFIED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2551,11 +2812,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2564,11 +2831,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "INVALID_STATE_TRANSITION";
-                        /** @constant */
-                        status?: 409;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2581,25 +2854,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2621,7 +2886,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Preflight"];
+                    "application/json": {
+                        ready: boolean;
+                        errors: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
                 };
             };
             400: {
@@ -2629,11 +2900,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2642,11 +2919,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2655,11 +2938,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2668,11 +2957,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2685,25 +2980,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2726,7 +3013,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["RevisionRecord"][];
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * @default PENDING
+                             * @enum {string}
+                             */
+                            status: "PENDING" | "APPROVED" | "REJECTED";
+                            version: string | number;
+                            changes: {
+                                [key: string]: unknown;
+                            };
+                            rejectionReason: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            decidedAt: string | null;
+                        }[];
                     };
                 };
             };
@@ -2735,11 +3039,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2748,11 +3058,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2761,11 +3077,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2774,11 +3096,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2791,25 +3119,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2826,7 +3146,39 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UpdateApp"];
+                "application/json": {
+                    name?: string;
+                    description?: string;
+                    longDescription?: string | null;
+                    /** @enum {string} */
+                    category?: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+                    logoUrl?: string | null;
+                    bannerUrl?: string | null;
+                    websiteUrl?: string | null;
+                    supportUrl?: string | null;
+                    privacyPolicyUrl?: string | null;
+                    termsOfServiceUrl?: string | null;
+                    oauthClientId?: string | null;
+                    screenshots?: {
+                        url: string;
+                        caption?: string | null;
+                        order?: string | number;
+                    }[];
+                    reviewNotes?: string | null;
+                    permissions?: {
+                        scope: string;
+                        reason: string;
+                    }[] | null;
+                    dataHandling?: {
+                        storesUserData: boolean;
+                        locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                        thirdParties: {
+                            name: string;
+                            purpose: string;
+                        }[];
+                        retentionDays: (string | number) | null;
+                    } | null;
+                };
             };
         };
         responses: {
@@ -2835,7 +3187,118 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OwnerApp"];
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        slug: string;
+                        name: string;
+                        description: string;
+                        longDescription: string | null;
+                        longDescriptionHtml: string | null;
+                        /** @enum {string} */
+                        category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+                        /** @enum {string} */
+                        environment: "localhost" | "staging" | "production";
+                        logoUrl: string | null;
+                        bannerUrl: string | null;
+                        websiteUrl: string | null;
+                        supportUrl: string | null;
+                        privacyPolicyUrl: string | null;
+                        termsOfServiceUrl: string | null;
+                        oauthClientId: string | null;
+                        screenshots: {
+                            url: string;
+                            caption: string | null;
+                            order: string | number;
+                        }[];
+                        permissions: {
+                            scope: string;
+                            label: string;
+                            reason: string;
+                        }[] | null;
+                        dataHandling: {
+                            storesUserData: boolean;
+                            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                            thirdParties: {
+                                name: string;
+                                purpose: string;
+                            }[];
+                            retentionDays: (string | number) | null;
+                        } | null;
+                        /**
+                         * @default DRAFT
+                         * @enum {string}
+                         */
+                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
+                        featured: boolean;
+                        installCount: string | number;
+                        reviewCount: string | number;
+                        averageRating: number;
+                        version: string | number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** Format: date-time */
+                        submittedAt: string | null;
+                        /** Format: date-time */
+                        reviewedAt: string | null;
+                        rejectionReason: string | null;
+                        reviewNotes: string | null;
+                        assetChecks: {
+                            field: string;
+                            url: string;
+                            ok: boolean;
+                            format: string | null;
+                            width: (string | number) | null;
+                            height: (string | number) | null;
+                            problems: string[];
+                            mirrorUrl: string | null;
+                            /** Format: date-time */
+                            checkedAt: string;
+                        }[];
+                        pendingRevision: {
+                            /** Format: uuid */
+                            id: string;
+                            changes: {
+                                [key: string]: unknown;
+                            };
+                            version: string | number;
+                            /** @constant */
+                            status: "PENDING";
+                            addedPermissions: {
+                                scope: string;
+                                label: string;
+                                reason: string;
+                            }[];
+                            review: {
+                                queuePosition: string | number;
+                                /** Format: date-time */
+                                expectedDecisionBy: string;
+                            };
+                            assetChecks: {
+                                field: string;
+                                url: string;
+                                ok: boolean;
+                                format: string | null;
+                                width: (string | number) | null;
+                                height: (string | number) | null;
+                                problems: string[];
+                                mirrorUrl: string | null;
+                                /** Format: date-time */
+                                checkedAt: string;
+                            }[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        } | null;
+                        review: {
+                            queuePosition: string | number;
+                            /** Format: date-time */
+                            expectedDecisionBy: string;
+                        } | null;
+                    };
                 };
             };
             400: {
@@ -2843,11 +3306,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "SUBMISSION_INCOMPLETE" | "UNKNOWN_OAUTH_CLIENT" | "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2856,11 +3325,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2869,11 +3344,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2882,11 +3363,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2895,37 +3382,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "INVALID_STATE_TRANSITION";
-                        /** @constant */
-                        status?: 409;
-                    };
-                };
-            };
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "PAYLOAD_TOO_LARGE";
-                        /** @constant */
-                        status?: 413;
-                    };
-                };
-            };
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNSUPPORTED_MEDIA_TYPE";
-                        /** @constant */
-                        status?: 415;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2938,246 +3405,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
-                    };
-                };
-            };
-        };
-    };
-    postApiDevAppsByIdWithdraw: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OwnerApp"];
-                };
-            };
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
-                    };
-                };
-            };
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
-                    };
-                };
-            };
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
-                    };
-                };
-            };
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
-                    };
-                };
-            };
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "INVALID_STATE_TRANSITION";
-                        /** @constant */
-                        status?: 409;
-                    };
-                };
-            };
-            429: {
-                headers: {
-                    "retry-after"?: string;
-                    "ratelimit-limit"?: string;
-                    "ratelimit-remaining"?: string;
-                    "ratelimit-reset"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
-                    };
-                };
-            };
-        };
-    };
-    deleteApiDevAppsByIdRevision: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OwnerApp"];
-                };
-            };
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
-                    };
-                };
-            };
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
-                    };
-                };
-            };
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
-                    };
-                };
-            };
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
-                    };
-                };
-            };
-            429: {
-                headers: {
-                    "retry-after"?: string;
-                    "ratelimit-limit"?: string;
-                    "ratelimit-remaining"?: string;
-                    "ratelimit-reset"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3191,8 +3429,8 @@ export interface operations {
                 featured?: boolean;
                 search?: string;
                 sort?: "relevance" | "installs" | "rating" | "newest";
-                page?: number;
-                limit?: number;
+                page?: string | number;
+                limit?: string | number;
             };
             header?: never;
             path?: never;
@@ -3206,12 +3444,48 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["AppSummary"][];
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            slug: string;
+                            name: string;
+                            description: string;
+                            /** @enum {string} */
+                            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+                            /** @enum {string} */
+                            environment: "localhost" | "staging" | "production";
+                            logoUrl: string | null;
+                            bannerUrl: string | null;
+                            websiteUrl: string | null;
+                            supportUrl: string | null;
+                            privacyPolicyUrl: string | null;
+                            termsOfServiceUrl: string | null;
+                            oauthClientId: string | null;
+                            /**
+                             * @default DRAFT
+                             * @enum {string}
+                             */
+                            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
+                            featured: boolean;
+                            installCount: string | number;
+                            reviewCount: string | number;
+                            averageRating: number;
+                            version: string | number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            developer: {
+                                name: string;
+                                companyName: string | null;
+                                websiteUrl: string | null;
+                            };
+                        }[];
                         pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
+                            page: string | number;
+                            limit: string | number;
+                            total: string | number;
+                            totalPages: string | number;
                         };
                     };
                 };
@@ -3221,11 +3495,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3238,25 +3518,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3266,7 +3538,7 @@ export interface operations {
         parameters: {
             query?: {
                 environment?: "localhost" | "staging" | "production";
-                limit?: number;
+                limit?: string | number;
             };
             header?: never;
             path?: never;
@@ -3280,7 +3552,43 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["AppSummary"][];
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            slug: string;
+                            name: string;
+                            description: string;
+                            /** @enum {string} */
+                            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+                            /** @enum {string} */
+                            environment: "localhost" | "staging" | "production";
+                            logoUrl: string | null;
+                            bannerUrl: string | null;
+                            websiteUrl: string | null;
+                            supportUrl: string | null;
+                            privacyPolicyUrl: string | null;
+                            termsOfServiceUrl: string | null;
+                            oauthClientId: string | null;
+                            /**
+                             * @default DRAFT
+                             * @enum {string}
+                             */
+                            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
+                            featured: boolean;
+                            installCount: string | number;
+                            reviewCount: string | number;
+                            averageRating: number;
+                            version: string | number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            developer: {
+                                name: string;
+                                companyName: string | null;
+                                websiteUrl: string | null;
+                            };
+                        }[];
                     };
                 };
             };
@@ -3289,11 +3597,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3306,25 +3620,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3345,7 +3651,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["CategoryCount"][];
+                        data: {
+                            /** @enum {string} */
+                            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+                            count: string | number;
+                        }[];
                     };
                 };
             };
@@ -3358,25 +3668,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3398,19 +3700,63 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["App"];
-                };
-            };
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        slug: string;
+                        name: string;
+                        description: string;
+                        longDescription: string | null;
+                        longDescriptionHtml: string | null;
                         /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                        category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+                        /** @enum {string} */
+                        environment: "localhost" | "staging" | "production";
+                        logoUrl: string | null;
+                        bannerUrl: string | null;
+                        websiteUrl: string | null;
+                        supportUrl: string | null;
+                        privacyPolicyUrl: string | null;
+                        termsOfServiceUrl: string | null;
+                        oauthClientId: string | null;
+                        screenshots: {
+                            url: string;
+                            caption: string | null;
+                            order: string | number;
+                        }[];
+                        permissions: {
+                            scope: string;
+                            label: string;
+                            reason: string;
+                        }[] | null;
+                        dataHandling: {
+                            storesUserData: boolean;
+                            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                            thirdParties: {
+                                name: string;
+                                purpose: string;
+                            }[];
+                            retentionDays: (string | number) | null;
+                        } | null;
+                        /**
+                         * @default DRAFT
+                         * @enum {string}
+                         */
+                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
+                        featured: boolean;
+                        installCount: string | number;
+                        reviewCount: string | number;
+                        averageRating: number;
+                        version: string | number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        developer: {
+                            name: string;
+                            companyName: string | null;
+                            websiteUrl: string | null;
+                        };
                     };
                 };
             };
@@ -3419,11 +3765,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3432,11 +3784,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "APP_UNAVAILABLE";
-                        /** @constant */
-                        status?: 410;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3449,25 +3807,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3484,7 +3834,9 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Install"];
+                "application/json": {
+                    installationId?: string;
+                };
             };
         };
         responses: {
@@ -3493,7 +3845,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InstallResult"];
+                    "application/json": {
+                        slug: string;
+                        /** Format: date-time */
+                        installedAt: string;
+                    };
                 };
             };
             400: {
@@ -3501,11 +3857,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3514,11 +3876,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3527,11 +3895,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3540,37 +3914,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "APP_UNAVAILABLE";
-                        /** @constant */
-                        status?: 410;
-                    };
-                };
-            };
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "PAYLOAD_TOO_LARGE";
-                        /** @constant */
-                        status?: 413;
-                    };
-                };
-            };
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNSUPPORTED_MEDIA_TYPE";
-                        /** @constant */
-                        status?: 415;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3583,25 +3937,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3610,8 +3956,8 @@ export interface operations {
     getApiAppsBySlugReviews: {
         parameters: {
             query?: {
-                page?: number;
-                limit?: number;
+                page?: string | number;
+                limit?: string | number;
             };
             header?: never;
             path: {
@@ -3627,12 +3973,28 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["ListedReview"][];
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            rating: string | number;
+                            title: string | null;
+                            body: string | null;
+                            authorName: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            reply: {
+                                body: string;
+                                /** Format: date-time */
+                                repliedAt: string;
+                            } | null;
+                        }[];
                         pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
+                            page: string | number;
+                            limit: string | number;
+                            total: string | number;
+                            totalPages: string | number;
                         };
                     };
                 };
@@ -3642,11 +4004,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3655,11 +4023,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3668,11 +4042,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "APP_UNAVAILABLE";
-                        /** @constant */
-                        status?: 410;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3685,25 +4065,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3720,7 +4092,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateReview"];
+                "application/json": {
+                    rating: string | number;
+                    title?: string;
+                    body?: string;
+                };
             };
         };
         responses: {
@@ -3729,7 +4105,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Review"];
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        rating: string | number;
+                        title: string | null;
+                        body: string | null;
+                        authorName: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
                 };
             };
             201: {
@@ -3737,7 +4124,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Review"];
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        rating: string | number;
+                        title: string | null;
+                        body: string | null;
+                        authorName: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
                 };
             };
             400: {
@@ -3745,11 +4143,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3758,11 +4162,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3771,11 +4181,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "INSTALL_REQUIRED" | "OWN_APP";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3784,11 +4200,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3797,37 +4219,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "APP_UNAVAILABLE";
-                        /** @constant */
-                        status?: 410;
-                    };
-                };
-            };
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "PAYLOAD_TOO_LARGE";
-                        /** @constant */
-                        status?: 413;
-                    };
-                };
-            };
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNSUPPORTED_MEDIA_TYPE";
-                        /** @constant */
-                        status?: 415;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3840,25 +4242,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3880,7 +4274,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AppAnalytics"];
+                    "application/json": {
+                        installCount: string | number;
+                        reviewCount: string | number;
+                        averageRating: number;
+                        /**
+                         * @default DRAFT
+                         * @enum {string}
+                         */
+                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
+                        featured: boolean;
+                        installsByDay: {
+                            /** Format: date */
+                            date: string;
+                            count: string | number;
+                        }[];
+                    };
                 };
             };
             400: {
@@ -3888,11 +4297,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3901,11 +4316,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3914,11 +4335,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3927,11 +4354,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3944,25 +4377,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3984,26 +4409,112 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "image/png": string;
-                    "image/jpeg": string;
+                    "application/json": unknown;
                 };
             };
             304: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getApiDevAppsByIdAssetsByFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
             };
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4012,25 +4523,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
-            503: {
+            429: {
                 headers: {
                     "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4051,7 +4577,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Webhook"][];
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            url: string;
+                            description: string | null;
+                            events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
+                            enabled: boolean;
+                            /** @constant */
+                            disabledReason: "failing";
+                            /** Format: date-time */
+                            disabledAt: string | null;
+                            /** Format: date-time */
+                            failingSince: string | null;
+                            /** Format: date-time */
+                            previousSecretExpiresAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
                     };
                 };
             };
@@ -4060,11 +4605,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4073,11 +4624,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4086,11 +4643,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4103,25 +4666,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4136,7 +4691,12 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateWebhook"];
+                "application/json": {
+                    url: string;
+                    events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
+                    description?: string;
+                    enabled?: boolean;
+                };
             };
         };
         responses: {
@@ -4145,7 +4705,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookWithSecret"];
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        url: string;
+                        description: string | null;
+                        events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
+                        enabled: boolean;
+                        /** @constant */
+                        disabledReason: "failing";
+                        /** Format: date-time */
+                        disabledAt: string | null;
+                        /** Format: date-time */
+                        failingSince: string | null;
+                        /** Format: date-time */
+                        previousSecretExpiresAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        secret: string;
+                    };
                 };
             };
             400: {
@@ -4153,11 +4733,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4166,11 +4752,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4179,11 +4771,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4192,11 +4790,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4205,37 +4809,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "LIMIT_EXCEEDED";
-                        /** @constant */
-                        status?: 409;
-                    };
-                };
-            };
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "PAYLOAD_TOO_LARGE";
-                        /** @constant */
-                        status?: 413;
-                    };
-                };
-            };
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNSUPPORTED_MEDIA_TYPE";
-                        /** @constant */
-                        status?: 415;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4248,25 +4832,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4288,7 +4864,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Webhook"];
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        url: string;
+                        description: string | null;
+                        events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
+                        enabled: boolean;
+                        /** @constant */
+                        disabledReason: "failing";
+                        /** Format: date-time */
+                        disabledAt: string | null;
+                        /** Format: date-time */
+                        failingSince: string | null;
+                        /** Format: date-time */
+                        previousSecretExpiresAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
                 };
             };
             400: {
@@ -4296,11 +4891,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4309,11 +4910,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4322,11 +4929,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4335,11 +4948,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4352,25 +4971,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4387,7 +4998,12 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UpdateWebhook"];
+                "application/json": {
+                    url?: string;
+                    events?: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
+                    description?: string | null;
+                    enabled?: boolean;
+                };
             };
         };
         responses: {
@@ -4396,7 +5012,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Webhook"];
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        url: string;
+                        description: string | null;
+                        events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
+                        enabled: boolean;
+                        /** @constant */
+                        disabledReason: "failing";
+                        /** Format: date-time */
+                        disabledAt: string | null;
+                        /** Format: date-time */
+                        failingSince: string | null;
+                        /** Format: date-time */
+                        previousSecretExpiresAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
                 };
             };
             400: {
@@ -4404,11 +5039,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4417,11 +5058,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4430,11 +5077,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4443,37 +5096,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
-                    };
-                };
-            };
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "PAYLOAD_TOO_LARGE";
-                        /** @constant */
-                        status?: 413;
-                    };
-                };
-            };
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNSUPPORTED_MEDIA_TYPE";
-                        /** @constant */
-                        status?: 415;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4486,25 +5119,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4526,7 +5151,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Webhook"];
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        url: string;
+                        description: string | null;
+                        events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
+                        enabled: boolean;
+                        /** @constant */
+                        disabledReason: "failing";
+                        /** Format: date-time */
+                        disabledAt: string | null;
+                        /** Format: date-time */
+                        failingSince: string | null;
+                        /** Format: date-time */
+                        previousSecretExpiresAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
                 };
             };
             400: {
@@ -4534,11 +5178,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4547,11 +5197,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4560,11 +5216,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4573,11 +5235,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4590,25 +5258,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4630,7 +5290,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookWithSecret"];
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        url: string;
+                        description: string | null;
+                        events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
+                        enabled: boolean;
+                        /** @constant */
+                        disabledReason: "failing";
+                        /** Format: date-time */
+                        disabledAt: string | null;
+                        /** Format: date-time */
+                        failingSince: string | null;
+                        /** Format: date-time */
+                        previousSecretExpiresAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        secret: string;
+                    };
                 };
             };
             400: {
@@ -4638,11 +5318,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4651,11 +5337,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4664,11 +5356,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4677,11 +5375,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4694,25 +5398,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4734,7 +5430,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookDelivery"];
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        eventId: string;
+                        eventType: string;
+                        /**
+                         * @default pending
+                         * @enum {string}
+                         */
+                        status: "pending" | "succeeded" | "failed";
+                        attempt: string | number;
+                        statusCode: (string | number) | null;
+                        latencyMs: (string | number) | null;
+                        error: string | null;
+                        /** Format: date-time */
+                        nextAttemptAt: string | null;
+                        /** Format: date-time */
+                        lastAttemptAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
                 };
             };
             400: {
@@ -4742,11 +5459,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4755,11 +5478,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4768,11 +5497,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4781,11 +5516,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4794,11 +5535,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "CONFLICT";
-                        /** @constant */
-                        status?: 409;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4811,25 +5558,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4838,8 +5577,8 @@ export interface operations {
     getApiDevWebhooksByIdDeliveries: {
         parameters: {
             query?: {
-                page?: number;
-                limit?: number;
+                page?: string | number;
+                limit?: string | number;
                 status?: "pending" | "succeeded" | "failed";
             };
             header?: never;
@@ -4856,12 +5595,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["WebhookDelivery"][];
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            eventId: string;
+                            eventType: string;
+                            /**
+                             * @default pending
+                             * @enum {string}
+                             */
+                            status: "pending" | "succeeded" | "failed";
+                            attempt: string | number;
+                            statusCode: (string | number) | null;
+                            latencyMs: (string | number) | null;
+                            error: string | null;
+                            /** Format: date-time */
+                            nextAttemptAt: string | null;
+                            /** Format: date-time */
+                            lastAttemptAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
                         pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
+                            page: string | number;
+                            limit: string | number;
+                            total: string | number;
+                            totalPages: string | number;
                         };
                     };
                 };
@@ -4871,11 +5631,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4884,11 +5650,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4897,11 +5669,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4910,11 +5688,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4927,25 +5711,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4968,7 +5744,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookDelivery"];
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        eventId: string;
+                        eventType: string;
+                        /**
+                         * @default pending
+                         * @enum {string}
+                         */
+                        status: "pending" | "succeeded" | "failed";
+                        attempt: string | number;
+                        statusCode: (string | number) | null;
+                        latencyMs: (string | number) | null;
+                        error: string | null;
+                        /** Format: date-time */
+                        nextAttemptAt: string | null;
+                        /** Format: date-time */
+                        lastAttemptAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
                 };
             };
             400: {
@@ -4976,11 +5773,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4989,11 +5792,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5002,11 +5811,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5015,11 +5830,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5028,11 +5849,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "CONFLICT";
-                        /** @constant */
-                        status?: 409;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5045,25 +5872,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5072,8 +5891,8 @@ export interface operations {
     getApiDevAppsByIdReviews: {
         parameters: {
             query?: {
-                page?: number;
-                limit?: number;
+                page?: string | number;
+                limit?: string | number;
             };
             header?: never;
             path: {
@@ -5089,12 +5908,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["DeveloperReview"][];
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            rating: string | number;
+                            title: string | null;
+                            body: string | null;
+                            authorName: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            reply: {
+                                body: string;
+                                /** Format: date-time */
+                                repliedAt: string;
+                            } | null;
+                            hidden: boolean;
+                        }[];
                         pagination: {
-                            page: number;
-                            limit: number;
-                            total: number;
-                            totalPages: number;
+                            page: string | number;
+                            limit: string | number;
+                            total: string | number;
+                            totalPages: string | number;
                         };
                     };
                 };
@@ -5104,11 +5940,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5117,11 +5959,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5130,11 +5978,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5143,11 +5997,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5160,25 +6020,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5196,7 +6048,9 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateReply"];
+                "application/json": {
+                    body: string;
+                };
             };
         };
         responses: {
@@ -5205,7 +6059,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Reply"];
+                    "application/json": {
+                        /** Format: uuid */
+                        reviewId: string;
+                        body: string;
+                        /** Format: date-time */
+                        repliedAt: string;
+                    };
                 };
             };
             201: {
@@ -5213,7 +6073,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Reply"];
+                    "application/json": {
+                        /** Format: uuid */
+                        reviewId: string;
+                        body: string;
+                        /** Format: date-time */
+                        repliedAt: string;
+                    };
                 };
             };
             400: {
@@ -5221,11 +6087,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5234,11 +6106,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5247,11 +6125,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5260,37 +6144,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
-                    };
-                };
-            };
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "PAYLOAD_TOO_LARGE";
-                        /** @constant */
-                        status?: 413;
-                    };
-                };
-            };
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNSUPPORTED_MEDIA_TYPE";
-                        /** @constant */
-                        status?: 415;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5303,25 +6167,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5344,7 +6200,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Reply"];
+                    "application/json": {
+                        /** Format: uuid */
+                        reviewId: string;
+                        body: string;
+                        /** Format: date-time */
+                        repliedAt: string;
+                    };
                 };
             };
             400: {
@@ -5352,11 +6214,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5365,11 +6233,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5378,11 +6252,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5391,11 +6271,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5408,25 +6294,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5449,7 +6327,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["TrustedPublisher"][];
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            issuer: string;
+                            repository: string;
+                            workflow: string;
+                            environment: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
                     };
                 };
             };
@@ -5458,11 +6345,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5471,11 +6364,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5484,11 +6383,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5497,11 +6402,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5514,25 +6425,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5549,7 +6452,12 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateTrustedPublisher"];
+                "application/json": {
+                    issuer: string;
+                    repository: string;
+                    workflow: string;
+                    environment?: string;
+                };
             };
         };
         responses: {
@@ -5558,7 +6466,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TrustedPublisher"];
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        issuer: string;
+                        repository: string;
+                        workflow: string;
+                        environment: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
                 };
             };
             400: {
@@ -5566,11 +6483,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5579,11 +6502,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5592,11 +6521,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5605,11 +6540,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5618,37 +6559,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "TRUSTED_PUBLISHER_EXISTS";
-                        /** @constant */
-                        status?: 409;
-                    };
-                };
-            };
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "PAYLOAD_TOO_LARGE";
-                        /** @constant */
-                        status?: 413;
-                    };
-                };
-            };
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNSUPPORTED_MEDIA_TYPE";
-                        /** @constant */
-                        status?: 415;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5661,25 +6582,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5702,7 +6615,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TrustedPublisher"];
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        issuer: string;
+                        repository: string;
+                        workflow: string;
+                        environment: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
                 };
             };
             400: {
@@ -5710,11 +6632,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5723,11 +6651,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5736,11 +6670,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
-                        /** @constant */
-                        status?: 403;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5749,11 +6689,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "NOT_FOUND";
-                        /** @constant */
-                        status?: 404;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5766,25 +6712,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "RATE_LIMITED";
-                        /** @constant */
-                        status?: 429;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5799,7 +6737,9 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TokenExchange"];
+                "application/json": {
+                    token: string;
+                };
             };
         };
         responses: {
@@ -5808,7 +6748,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ExchangedKey"];
+                    "application/json": {
+                        key: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** Format: uuid */
+                        appId: string;
+                    };
                 };
             };
             400: {
@@ -5816,11 +6762,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "VALIDATION_FAILED";
-                        /** @constant */
-                        status?: 400;
+                    "application/json": {
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -5829,86 +6781,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNAUTHENTICATED";
-                        /** @constant */
-                        status?: 401;
-                    };
-                };
-            };
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "PAYLOAD_TOO_LARGE";
-                        /** @constant */
-                        status?: 413;
-                    };
-                };
-            };
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "UNSUPPORTED_MEDIA_TYPE";
-                        /** @constant */
-                        status?: 415;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
-                    };
-                };
-            };
-        };
-    };
-    "getApiSchemasListing.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
                     "application/json": {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            503: {
-                headers: {
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @enum {string} */
-                        code: "OVERLOADED" | "UNAVAILABLE";
-                        /** @constant */
-                        status?: 503;
+                        type: string;
+                        title: string;
+                        status: string | number;
+                        detail: string;
+                        code: string;
+                        requestId: string;
+                        errors?: {
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };

@@ -21,6 +21,12 @@ export function completeApp(overrides: Record<string, unknown> = {}) {
   };
 }
 
+/** The disclosure an app with an OAuth client needs before it is submitted. */
+export const DISCLOSURE = {
+  permissions: [{ scope: 'tasks:read', reason: 'Shows your tasks in the app' }],
+  dataHandling: { storesUserData: false, locations: [], thirdParties: [], retentionDays: null },
+};
+
 /** A draft with only the required fields. */
 export function minimalApp(overrides: Record<string, unknown> = {}) {
   counter += 1;
@@ -33,7 +39,7 @@ export async function createApp(t: TestApp, key: string, body: object = complete
   return response.body;
 }
 
-export const deps = (t: TestApp) => ({ em: t.ctx.orm.em.fork(), jobs: t.ctx.jobs });
+export const deps = (t: TestApp) => ({ em: t.ctx.orm.em.fork(), jobs: t.ctx.jobs, platformScopes: t.ctx.config.platformScopes });
 
 /** Creates, submits and approves (as the CLI would) a complete app. */
 export async function approvedApp(t: TestApp, key: string, body: object = completeApp()) {

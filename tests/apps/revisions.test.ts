@@ -116,6 +116,9 @@ describe('deciding a revision', () => {
       name: 'Completely Different Name',
       longDescription: 'New <script>x</script> [link](javascript:alert(1))',
       oauthClientId: 'revision-client',
+      // An app with an OAuth client discloses what it accesses.
+      permissions: [{ scope: 'tasks:read', reason: 'Lists your tasks' }],
+      dataHandling: { storesUserData: false, locations: [], thirdParties: [], retentionDays: null },
       screenshots: [{ url: 'https://cdn.example.com/r1.png' }, { url: 'https://cdn.example.com/r2.png' }],
       bannerUrl: null,
     });

@@ -37,7 +37,7 @@ afterAll(async () => {
 }, 30_000);
 
 const queueIds = async () =>
-  (await reviewQueuePage(t.ctx.orm.em.fork(), { q: null, kind: null, page: 1, limit: 100, offset: 0 })).data.map((entry) => entry.id);
+  (await reviewQueuePage(t.ctx.orm.em.fork(), { q: null, kind: null, flag: null, page: 1, limit: 100, offset: 0 })).data.map((entry) => entry.id);
 const claimsOn = (subject: string) => t.sql('select subject from review_claims where subject = ?', [subject]);
 const deliveredFor = (type: string, appId: string) =>
   eventually(async () => receiver.at('/hook').find((request) => request.json?.type === type && request.json.data.id === appId));

@@ -115,7 +115,7 @@ describe('the console in a browser', () => {
     await page.goto(url('/admin/developers?status=PENDING_VERIFICATION'));
     const row = page.locator(`#developer-${world.pendingDeveloper.id}`);
     await row.getByRole('button', { name: 'Verify' }).click();
-    await until(async () => (await textOf(page.locator(`#developer-${world.pendingDeveloper.id}`))).includes('VERIFIED'), 'the verified row');
+    await until(async () => (await textOf(page.locator(`#developer-${world.pendingDeveloper.id}`))).includes('Verified'), 'the verified row');
     expect(page.url()).toBe(url('/admin/developers?status=PENDING_VERIFICATION')); // swapped, not reloaded
     const after = await t.call('POST', '/api/dev/api-keys', { token: world.pendingDeveloper.oauthToken, body: { name: 'k', scopes: ['APP_READ'] } });
     expect(after.status).toBe(201);
@@ -125,7 +125,7 @@ describe('the console in a browser', () => {
     expect((await t.call('GET', '/api/dev/me', { token: extraKey })).status).toBe(200);
     await page.goto(url(`/admin/developers/${extraDeveloper.id}`));
     await page.locator('#developer-actions').getByRole('button', { name: 'Suspend' }).click();
-    await until(async () => (await textOf(page.locator('#developer-actions'))).includes('SUSPENDED'), 'the suspended panel');
+    await until(async () => (await textOf(page.locator('#developer-actions'))).includes('Suspended'), 'the suspended panel');
     expect((await t.call('GET', '/api/dev/me', { token: extraKey })).status).toBe(401);
   }, 30_000);
 
@@ -134,8 +134,12 @@ describe('the console in a browser', () => {
     await page.goto(url('/admin/review'));
     await page.getByRole('link', { name: world.pending.name }).click();
     await page.waitForURL(url(`/admin/review/apps/${world.pending.id}`));
-    expect(await textOf(page.locator('#claim'))).toContain('You are reviewing this');
-    await page.getByRole('button', { name: 'Approve' }).click();
+    expect(await textOf(page.locator('#claim'))).toContain('Nobody is reviewing this');
+    await page.getByRole('button', { name: 'Start review' }).click();
+    await until(async () => (await textOf(page.locator('#claim'))).includes('You are reviewing this'), 'the claim');
+    const tick = page.getByLabel('I have checked the warnings');
+    if (await tick.count()) await tick.check(); // the example.com images cannot be fetched here
+    await page.getByRole('button', { name: 'Approve', exact: true }).click();
     await until(async () => (await textOf(page.locator('#review'))).includes('is approved'), 'the decided review');
     const listing = await t.call('GET', `/api/apps/${world.pending.slug}`);
     expect(listing.status).toBe(200);
@@ -147,7 +151,7 @@ describe('the console in a browser', () => {
     expect(await textOf(page.locator('#diff'))).toContain('Syncs your calendars both ways.');
     await page.getByLabel('The privacy policy is missing or does not cover the data the app uses.').check();
     await page.getByLabel('Reason', { exact: true }).fill('Please link your privacy policy.');
-    await page.getByRole('button', { name: 'Reject' }).click();
+    await page.getByRole('button', { name: 'Reject', exact: true }).click();
     await until(async () => (await textOf(page.locator('#review'))).includes('is rejected'), 'the decided review');
     const view = (await t.call('GET', `/api/dev/apps/${world.resubmitted.id}`, { token: world.key })).body;
     expect(view.status).toBe('REJECTED');
@@ -158,7 +162,7 @@ describe('the console in a browser', () => {
     await page.goto(url(`/admin/apps?q=${encodeURIComponent(world.approved.name)}`));
     const row = page.locator(`#app-${world.approved.id}`);
     await row.getByRole('button', { name: 'Feature' }).click();
-    await until(async () => (await textOf(page.locator(`#app-${world.approved.id}`))).includes('FEATURED'), 'the featured row');
+    await until(async () => (await textOf(page.locator(`#app-${world.approved.id}`))).includes('Featured'), 'the featured row');
     const featured = await t.call('GET', '/api/apps/featured/list');
     expect(featured.body.data.map((app: { slug: string }) => app.slug)).toContain(world.approved.slug);
   }, 30_000);
@@ -190,7 +194,7 @@ describe('the console in a browser', () => {
     await eventually(async () => (await t.call('GET', `/api/apps/${world.approved.slug}`)).body.reviewCount === 1);
     await page.goto(url('/admin/reviews'));
     await page.locator(`#review-${world.reviewId}`).getByRole('button', { name: 'Hide' }).click();
-    await until(async () => (await textOf(page.locator(`#review-${world.reviewId}`))).includes('HIDDEN'), 'the hidden row');
+    await until(async () => (await textOf(page.locator(`#review-${world.reviewId}`))).includes('Hidden'), 'the hidden row');
     expect((await t.call('GET', `/api/apps/${world.approved.slug}/reviews`)).body.pagination.total).toBe(0);
     await eventually(async () => (await t.call('GET', `/api/apps/${world.approved.slug}`)).body.reviewCount === 0);
   }, 30_000);

@@ -115,7 +115,11 @@ async function seed(t: TestApp, imageBase: string) {
   const approved = [];
   for (const [i, [name, description]] of titles.entries()) {
     const longDescription = 'Plan work on boards.\nDrag tasks between columns.\nReports every Friday.';
-    const created = (await t.call('POST', '/api/dev/apps', { token: key, body: listing(name, description, i, { category: i % 2 ? 'BUSINESS' : 'PRODUCTIVITY', longDescription }) })).body;
+    const disclosure = {
+      permissions: [{ scope: 'tasks:read', reason: 'Shows your tasks on the board' }],
+      dataHandling: { storesUserData: true, locations: ['EU'], thirdParties: [], retentionDays: 30 },
+    };
+    const created = (await t.call('POST', '/api/dev/apps', { token: key, body: listing(name, description, i, { category: i % 2 ? 'BUSINESS' : 'PRODUCTIVITY', longDescription, ...disclosure }) })).body;
     const submitted = await submit(t, key, created.id);
     await decideApp(deps(t), created.id, 'approve', { actor: CLI_ACTOR, version: submitted.version });
     approved.push(created);
@@ -129,9 +133,12 @@ async function seed(t: TestApp, imageBase: string) {
       [app.id, i, i * 13, 40 + i * 25],
     );
   }
-  // Waiting for review: one long overdue, one fresh; and a revision with a real diff.
+  // Waiting for review: one long overdue (and named like an approved app), one fresh whose second
+  // screenshot cannot be fetched; and a revision with a real diff that asks for a new permission.
   for (const [i, [name, description, hours]] of ([['Focus Timers', 'Pomodoro sessions for all your tasks.', 52], ['Meeting Notes', 'Notes that turn into tasks.', 6]] as const).entries()) {
-    const created = (await t.call('POST', '/api/dev/apps', { token: key, body: listing(name, description, i + 3) })).body;
+    const body = listing(name, description, i + 3);
+    if (i === 1) body.screenshots[1] = { url: `${imageBase}/shot/missing.png`, caption: 'Reports' };
+    const created = (await t.call('POST', '/api/dev/apps', { token: key, body })).body;
     await submit(t, key, created.id);
     await t.sql('update apps set submitted_at = now() - make_interval(hours => ?) where id = ?', [hours, created.id]);
   }
@@ -143,6 +150,10 @@ async function seed(t: TestApp, imageBase: string) {
       longDescription: 'Plan work on boards.\nSwimlanes per team, with WIP limits.\nDrag tasks between columns.\nReports every Friday.',
       websiteUrl: 'https://taskboard.example.com',
       supportUrl: 'https://taskboard.example.com/help',
+      permissions: [
+        { scope: 'tasks:read', reason: 'Shows your tasks on the board' },
+        { scope: 'tasks:write', reason: 'Moves a task when you drag its card' },
+      ],
     },
   });
   await t.sql(`update app_revisions set created_at = now() - interval '27 hours' where app_id = ?`, [revised.id]);
@@ -167,6 +178,9 @@ try {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${server.baseUrl}/admin`);
     await page.screenshot({ path: join(OUT, 'dashboard.png') });
+    await page.goto(`${server.baseUrl}/admin/review`);
+    await page.waitForLoadState('networkidle');
+    await page.screenshot({ path: join(OUT, 'review-queue.png') });
     await page.goto(`${server.baseUrl}/admin/review/revisions/${revised.id}`);
     await page.waitForLoadState('networkidle');
     await page.screenshot({ path: join(OUT, 'review-revision.png'), fullPage: true });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, type TestApp } from '../support/harness.ts';
-import { approvedApp, completeApp, createApp, registerClient } from '../apps/fixtures.ts';
+import { DISCLOSURE, approvedApp, completeApp, createApp, registerClient } from '../apps/fixtures.ts';
 import { buildWorld, submit, type World } from './world.ts';
 import { createAdminAccount, signedIn, type AdminAccount } from './support.ts';
 
@@ -34,7 +34,7 @@ describe('deciding an app', () => {
     expect(page.text).toContain(`name="version" value="${app.version}"`);
     await t.call('PUT', `/api/dev/apps/${app.id}`, { token: world.key, body: { description: 'Changed while under review.' } });
 
-    const htmx = await client.post(`/admin/review/apps/${app.id}/approve`, { version: String(app.version) }, { htmx: true });
+    const htmx = await client.post(`/admin/review/apps/${app.id}/approve`, { checked: 'yes', version: String(app.version) }, { htmx: true });
     expect(htmx.status).toBe(409);
     expect(htmx.text).toStartWith('<div id="review">');
     expect(htmx.text).toContain(`The app changed since version ${app.version} (now ${app.version + 1})`);
@@ -43,14 +43,14 @@ describe('deciding an app', () => {
     expect((await ownerView(app.id)).status).toBe('PENDING');
 
     // Without JavaScript: back to the review page, which says why and shows the current version.
-    const plain = await client.post(`/admin/review/apps/${app.id}/approve`, { version: String(app.version), returnTo: `/admin/review/apps/${app.id}` });
+    const plain = await client.post(`/admin/review/apps/${app.id}/approve`, { checked: 'yes', version: String(app.version), returnTo: `/admin/review/apps/${app.id}` });
     expect(plain.status).toBe(303);
     const after = await client.get(plain.location!);
     expect(after.text).toContain(`The app changed since version ${app.version}`);
     expect(after.text).toContain(`name="version" value="${app.version + 1}"`);
     expect((await ownerView(app.id)).status).toBe('PENDING');
 
-    const approved = await client.post(`/admin/review/apps/${app.id}/approve`, { version: String(app.version + 1) }, { htmx: true });
+    const approved = await client.post(`/admin/review/apps/${app.id}/approve`, { checked: 'yes', version: String(app.version + 1) }, { htmx: true });
     expect(approved.status).toBe(200);
     expect(approved.text).toContain('is approved. Nothing is left to decide here.');
     expect((await ownerView(app.id)).status).toBe('APPROVED');
@@ -91,13 +91,13 @@ describe('deciding a revision', () => {
     expect(page.text).toContain('Boards for every team.');
     await t.call('POST', `/api/dev/apps/${world.approved.id}/revisions`, { token: world.key, body: { description: 'Boards for every team, now with lanes.' } });
 
-    const stale = await client.post(`/admin/review/revisions/${world.approved.id}/approve`, { version: String(seen) }, { htmx: true });
+    const stale = await client.post(`/admin/review/revisions/${world.approved.id}/approve`, { checked: 'yes', version: String(seen) }, { htmx: true });
     expect(stale.status).toBe(409);
     expect(stale.text).toContain(`The revision changed since version ${seen} (now ${seen + 1})`);
     expect(stale.text).toContain('now with lanes.');
     expect((await ownerView(world.approved.id)).pendingRevision.version).toBe(seen + 1);
 
-    const approved = await client.post(`/admin/review/revisions/${world.approved.id}/approve`, { version: String(seen + 1) }, { htmx: true });
+    const approved = await client.post(`/admin/review/revisions/${world.approved.id}/approve`, { checked: 'yes', version: String(seen + 1) }, { htmx: true });
     expect(approved.status).toBe(200);
     const view = await ownerView(world.approved.id);
     expect(view.pendingRevision).toBeNull();
@@ -154,7 +154,7 @@ describe('what the review page shows', () => {
 
   test('look-alike approved names and the OAuth client with its owner', async () => {
     await registerClient(t, world.developer.email, 'board-client');
-    const app = await pendingApp({ name: 'Task Boards', oauthClientId: 'board-client' });
+    const app = await pendingApp({ name: 'Task Boards', oauthClientId: 'board-client', ...DISCLOSURE });
     const client = await signedIn(t, alice);
     const page = await client.get(`/admin/review/apps/${app.id}`);
     expect(page.text).toContain('Look-alike names');
@@ -171,7 +171,10 @@ describe('claims', () => {
     const b = await signedIn(t, bob);
     const claimedRow = (html: string) => html.match(new RegExp(`<tr id="queue-app-${app.id}">[^]*?</tr>`))![0];
 
-    await a.get(`/admin/review/apps/${app.id}`);
+    // Opening the page claims nothing; "Start review" does.
+    expect((await a.get(`/admin/review/apps/${app.id}`)).text).toContain('Nobody is reviewing this');
+    expect(claimedRow((await b.get('/admin/review')).text)).not.toContain(alice.email);
+    expect((await a.post(`/admin/review/apps/${app.id}/claim`, {}, { htmx: true })).text).toContain('You are reviewing this');
     expect(claimedRow((await b.get('/admin/review')).text)).toContain(alice.email);
     expect(claimedRow((await a.get('/admin/review')).text)).toContain('>You<');
     const bPage = await b.get(`/admin/review/apps/${app.id}`);
@@ -186,7 +189,15 @@ describe('claims', () => {
     expect(taken.text).toContain('You are reviewing this');
     expect(claimedRow((await a.get('/admin/review')).text)).toContain(bob.email);
 
+    // Alice's heartbeat no longer renews a claim that is Bob's; Bob's "Release" ends it.
+    expect((await a.get(`/admin/review/apps/${app.id}/claim`, { htmx: true })).text).toContain(`<strong>${bob.email}</strong>`);
+    expect((await b.post(`/admin/review/apps/${app.id}/claim/release`, {}, { htmx: true })).text).toContain('Nobody is reviewing this');
+    expect(claimedRow((await a.get('/admin/review')).text)).not.toContain(bob.email);
+
+    await b.post(`/admin/review/apps/${app.id}/claim`, {}, { htmx: true });
     await t.sql(`update review_claims set expires_at = now() - interval '1 second' where subject = ?`, [`app:${app.id}`]);
     expect(claimedRow((await a.get('/admin/review')).text)).not.toContain(bob.email);
+    // An expired claim is not renewed by its page's heartbeat.
+    expect((await b.get(`/admin/review/apps/${app.id}/claim`, { htmx: true })).text).toContain('Nobody is reviewing this');
   });
 });

@@ -1,7 +1,7 @@
 import { activityChart, type ActivityDay } from './activity-chart.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { AppDossier, AppSummary } from '../../src/modules/apps/app-directory.ts';
-import { actionButton, badge, dataTable, filterForm, hiddenFields, notice, pager, type FormContext, type Paging } from './components.ts';
+import { actionButton, badge, dataTable, filterForm, hiddenFields, notice, pager, statusOptions, type FormContext, type Paging } from './components.ts';
 import { formatTime } from './format.ts';
 import { assetChecksTable, historyTable, listingPreview, lookalikeWarning, reviewerContext } from './listing.ts';
 
@@ -55,7 +55,7 @@ export function appList(data: AppListData): SafeHtml {
     search: data.query.q,
     placeholder: 'Name, slug or developer',
     selects: [
-      { name: 'status', label: 'Status', options: data.statuses.map((s) => ({ value: s, label: s })), selected: data.query.status },
+      { name: 'status', label: 'Status', options: statusOptions(data.statuses), selected: data.query.status },
       { name: 'category', label: 'Category', options: data.categories.map((c) => ({ value: c, label: c })), selected: data.query.category },
     ],
   })}

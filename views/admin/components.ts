@@ -1,4 +1,5 @@
 import { html, join, type Renderable, type SafeHtml } from '../html.ts';
+import { statusLabel } from './format.ts';
 
 /** Building blocks every console page shares. Plain data in, escaped markup out. */
 
@@ -71,7 +72,10 @@ export function filterForm(options: { action: string; search?: string; placehold
   </form>`;
 }
 
-export const badge = (value: string) => html`<span class="badge badge-${value.toLowerCase().replace(/[^a-z]+/g, '-')}">${value}</span>`;
+export const badge = (value: string) => html`<span class="badge badge-${value.toLowerCase().replace(/[^a-z]+/g, '-')}">${statusLabel(value)}</span>`;
+
+/** A filter's options for stored statuses, each shown by its label. */
+export const statusOptions = (values: readonly string[]) => values.map((value) => ({ value, label: statusLabel(value) }));
 
 export const hiddenFields = (fields: Record<string, string | number>) =>
   join(Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${String(value)}">`));

@@ -20,7 +20,7 @@ export function dashboardPage(figures: DashboardFigures, queueHealth: SafeHtml):
     ${backlogCard('Revisions awaiting review', figures.revisionsAwaitingReview, '/admin/review', 'revision')}
     <a class="card" href="/admin/apps?status=APPROVED"><span class="card-title">Approved apps</span><span class="card-figure">${formatCount(figures.approvedApps)}</span><span class="card-detail">live in the catalogue</span></a>
   </div>
-  <div class="columns">
+  <div class="dashboard-panels">
     <section class="panel"><h2>Installs and uninstalls</h2>${activityChart(figures.activityByDay, 'in the last 30 days')}</section>
     ${queueHealth}
   </div>`;

@@ -1,7 +1,7 @@
 import { html, type SafeHtml } from '../html.ts';
 import type { DeveloperDossier, DeveloperSummary } from '../../src/modules/developers/developer-directory.ts';
 import type { DeveloperAction } from '../../src/modules/developers/developers.service.ts';
-import { actionButton, badge, dataTable, definitionList, externalLink, filterForm, notice, pager, type FormContext, type Paging } from './components.ts';
+import { actionButton, badge, dataTable, definitionList, externalLink, filterForm, notice, pager, statusOptions, type FormContext, type Paging } from './components.ts';
 import { formatTime } from './format.ts';
 import { waitingBadge } from './waiting.ts';
 
@@ -50,7 +50,7 @@ export function developerList(data: DeveloperListData): SafeHtml {
     action: '/admin/developers',
     search: data.query.q,
     placeholder: 'Name, e-mail or company',
-    selects: [{ name: 'status', label: 'Status', options: data.statuses.map((s) => ({ value: s, label: s })), selected: data.query.status }],
+    selects: [{ name: 'status', label: 'Status', options: statusOptions(data.statuses), selected: data.query.status }],
   })}
   <div id="results">
     ${dataTable({

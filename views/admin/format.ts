@@ -18,3 +18,9 @@ export function formatDuration(milliseconds: number): string {
 export const formatCount = (value: number) => value.toLocaleString('en-US');
 
 export const plural = (count: number, one: string, many = `${one}s`) => `${formatCount(count)} ${count === 1 ? one : many}`;
+
+/** Labels for the few stored values whose words are not simply the value in sentence case. */
+const STATUS_WORDS: Record<string, string> = { OK: 'OK', AI_ML: 'AI & ML' };
+
+/** A stored status (`PENDING_VERIFICATION`) as people read it (`Pending verification`). */
+export const statusLabel = (value: string) => STATUS_WORDS[value] ?? value.charAt(0) + value.slice(1).toLowerCase().replaceAll('_', ' ');

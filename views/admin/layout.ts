@@ -5,6 +5,8 @@ import { notice } from './components.ts';
 export interface ConsoleAssets {
   css: string;
   htmx: string;
+  /** The keyboard shortcuts (`data-shortcut` attributes). */
+  shortcuts: string;
 }
 
 export interface NavItem {
@@ -43,6 +45,7 @@ export function shell(data: ShellData, body: Renderable): SafeHtml {
   <link rel="icon" href="data:,">
   <link rel="stylesheet" href="${data.assets.css}">
   <script src="${data.assets.htmx}" defer></script>
+  <script src="${data.assets.shortcuts}" defer></script>
 </head>
 <body${admin ? html` hx-headers:inherited="${JSON.stringify({ 'X-CSRF-Token': admin.csrf })}"` : ''}>
   <header class="topbar">

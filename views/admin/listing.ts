@@ -2,7 +2,7 @@ import { html, trustedHtml, type SafeHtml } from '../html.ts';
 import type { AppDossier, HistoryEntry, Lookalike } from '../../src/modules/apps/app-directory.ts';
 import type { FieldChange } from '../../src/modules/apps/listing-diff.ts';
 import { badge, dataTable, definitionList, externalLink } from './components.ts';
-import { formatTime } from './format.ts';
+import { formatTime, statusLabel } from './format.ts';
 
 /**
  * One app as the review and detail pages show it: the listing as users will see it (its images
@@ -39,6 +39,7 @@ export function listingPreview(app: App, developer: AppDossier['developer'], ima
           )}</div>`
         : html`<p class="muted">No screenshots.</p>`
     }
+    ${disclosure(app)}
     <div class="markdown">${app.longDescriptionHtml ? trustedHtml(app.longDescriptionHtml) : html`<p class="muted">No long description.</p>`}</div>
     ${definitionList([
       ['Website', externalLink(app.websiteUrl)],
@@ -47,6 +48,39 @@ export function listingPreview(app: App, developer: AppDossier['developer'], ima
       ['Terms of service', externalLink(app.termsOfServiceUrl)],
     ])}
   </section>`;
+}
+
+type Permission = NonNullable<App['permissions']>[number];
+
+const permissionList = (permissions: Permission[]) =>
+  html`<ul class="permissions">${permissions.map((p) => html`<li><strong>${p.label}</strong> <code>${p.scope}</code><br><span class="muted">Why: ${p.reason}</span></li>`)}</ul>`;
+
+/** What the app may do with a workspace's data, as users will read it. */
+function disclosure(app: Pick<App, 'permissions' | 'dataHandling'>): SafeHtml {
+  const handling = app.dataHandling;
+  return html`<section class="disclosure" aria-label="Data access">
+    <h3>This app will be able to…</h3>
+    ${app.permissions?.length ? permissionList(app.permissions) : html`<p class="muted">No permissions declared.</p>`}
+    ${
+      handling
+        ? definitionList([
+            ['Stores workspace data', handling.storesUserData ? 'Yes' : 'No'],
+            ['Data locations', handling.locations.length ? handling.locations.join(', ') : '—'],
+            ['Third parties', handling.thirdParties.length ? html`<ul class="plain">${handling.thirdParties.map((party) => html`<li>${party.name}: ${party.purpose}</li>`)}</ul>` : 'None'],
+            ['Kept for', handling.retentionDays === null ? 'Until the app is removed' : `${handling.retentionDays} days`],
+          ])
+        : html`<p class="muted">No data handling declared.</p>`
+    }
+  </section>`;
+}
+
+/** Scopes a revision asks for that the live listing does not have: they go public with the approval. */
+export function addedPermissionsWarning(added: Permission[]): SafeHtml {
+  if (added.length === 0) return html``;
+  return html`<div class="notice notice-warning" role="note" id="new-permissions">
+    <strong>New permissions.</strong> The revision asks for scopes the live listing does not have; approving makes them public:
+    ${permissionList(added)}
+  </div>`;
 }
 
 export function reviewerContext(dossier: AppDossier): SafeHtml {
@@ -90,6 +124,16 @@ export function lookalikeWarning(lookalikes: Lookalike[]): SafeHtml {
   </div>`;
 }
 
+/** The image checks that found a problem, as a warning (the full table is further down). */
+export function assetProblems(checks: App['assetChecks']): SafeHtml {
+  const failed = checks.filter((check) => !check.ok);
+  if (failed.length === 0) return html``;
+  return html`<div class="notice notice-warning" role="note" id="image-problems">
+    <strong>Image problems.</strong> ${failed.length === 1 ? 'One image' : `${failed.length} images`} failed the checks:
+    <ul>${failed.map((check) => html`<li><code>${check.field}</code>: ${check.problems.join('; ') || 'not usable'}</li>`)}</ul>
+  </div>`;
+}
+
 export function assetChecksTable(app: App): SafeHtml {
   return html`<section class="panel"><h2>Asset checks</h2>
     ${dataTable({
@@ -118,7 +162,7 @@ export function historyTable(history: HistoryEntry[]): SafeHtml {
         (entry) => html`<tr>
           <td>${formatTime(entry.at)}</td>
           <td>${entry.action}</td>
-          <td>${entry.fromStatus === entry.toStatus ? entry.toStatus : `${entry.fromStatus} → ${entry.toStatus}`}</td>
+          <td>${entry.fromStatus === entry.toStatus ? statusLabel(entry.toStatus) : `${statusLabel(entry.fromStatus)} → ${statusLabel(entry.toStatus)}`}</td>
           <td>${entry.actor}</td>
           <td class="num">${entry.version}</td>
           <td class="prewrap">${entry.reason ?? ''}</td>

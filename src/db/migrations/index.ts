@@ -14,6 +14,7 @@ import { Migration20261130000001_webhooks } from './Migration20261130000001_webh
 import { Migration20261130000002_review_replies } from './Migration20261130000002_review_replies.ts';
 import { Migration20261201000001_catalogue_performance } from './Migration20261201000001_catalogue_performance.ts';
 import { Migration20261203000001_install_watermark } from './Migration20261203000001_install_watermark.ts';
+import { Migration20261216000001_data_access_disclosure } from './Migration20261216000001_data_access_disclosure.ts';
 import { Migration20261211000001_admin_sign_in_failures } from './Migration20261211000001_admin_sign_in_failures.ts';
 import { Migration20261211000002_admin_disable_and_enrolment_codes } from './Migration20261211000002_admin_disable_and_enrolment_codes.ts';
 import { Migration20261218000001_trusted_publishing } from './Migration20261218000001_trusted_publishing.ts';
@@ -49,4 +50,5 @@ export const migrations = [
   { name: 'Migration20261214000001_teams', class: Migration20261214000001_teams },
   { name: 'Migration20261215000001_uninstalls', class: Migration20261215000001_uninstalls },
   { name: 'Migration20261212000001_webhook_retention', class: Migration20261212000001_webhook_retention },
+  { name: 'Migration20261216000001_data_access_disclosure', class: Migration20261216000001_data_access_disclosure },
 ];

@@ -76,6 +76,8 @@ export interface ActionSpec<T> {
   fragment?(c: ConsoleRequest, outcome: Outcome<T>): Promise<SafeHtml>;
   /** Without JavaScript: where to go afterwards (the form's `returnTo` wins when it is a console path). */
   redirect(c: ConsoleRequest, outcome: Outcome<T>): string;
+  /** After a success, a page to open instead of staying (htmx included), e.g. the next item to review; null: stay. */
+  follow?(c: ConsoleRequest, outcome: Outcome<T>): string | null;
 }
 
 interface RouteContext {
@@ -258,9 +260,11 @@ export function createConsoleKit(ctx: AppContext) {
           const details = error.errors?.length ? ` (${error.errors.map((e) => `${e.path}: ${e.message}`).join('; ')})` : '';
           outcome = { ok: false, message: { kind: 'error', text: `${error.detail}${details}` }, status: error.status };
         }
-        if (c.htmx && spec.fragment) return send(await spec.fragment(c, outcome), { status: outcome.status });
+        const follow = outcome.ok ? (spec.follow?.(c, outcome) ?? null) : null;
+        if (c.htmx && spec.fragment && !follow) return send(await spec.fragment(c, outcome), { status: outcome.status });
         await setFlash(c.em, c.session.tokenHash, outcome.message);
-        return seeOther(safeReturnPath(field(c.form, 'returnTo')) ?? spec.redirect(c, outcome));
+        if (follow && c.htmx) return send('', { headers: { 'hx-redirect': follow } });
+        return seeOther(follow ?? safeReturnPath(field(c.form, 'returnTo')) ?? spec.redirect(c, outcome));
       } catch (error) {
         return failure(route.request, error, c.htmx);
       }

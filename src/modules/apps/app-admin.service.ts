@@ -32,11 +32,25 @@ const EVENTS: Record<AdminAppAction, AppEventType> = {
  * the reviewer saw: if the developer edited the listing since, the decision is refused as stale
  * rather than applied to something nobody reviewed.
  */
+/**
+ * `version`: what the reviewer saw (a stale decision is refused). `checkedWarnings`: the warnings
+ * the reviewer confirmed having checked before approving anyway, kept in the audit entry.
+ */
+export interface DecisionOptions {
+  actor: Actor;
+  version?: number;
+  reason?: string;
+  checkedWarnings?: string[];
+}
+
+export const overridden = (options: Pick<DecisionOptions, 'checkedWarnings'>) =>
+  options.checkedWarnings?.length ? { warningsOverridden: options.checkedWarnings } : {};
+
 export async function decideApp(
   { em, jobs }: AppServiceDeps,
   ref: string,
   action: AdminAppAction,
-  options: { actor: Actor; version?: number; reason?: string },
+  options: DecisionOptions,
 ): Promise<OwnerAppView> {
   const reason = decisionReason(action, options.reason);
   const app = await em.transactional(async (tx) => {
@@ -69,7 +83,7 @@ export async function decideApp(
       subjectType: 'app',
       subjectId: locked.id,
       before: { status: from, version: locked.version },
-      after: { status: to, version: locked.version },
+      after: { status: to, version: locked.version, ...overridden(options) },
       reason,
     });
     if (CHANGES_VISIBILITY.includes(action)) await enqueueCategoryCounts(jobs, tx);

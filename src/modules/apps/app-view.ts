@@ -1,4 +1,4 @@
-import type { App, Screenshot } from './app.entity.ts';
+import type { App, DataHandling, Permission, Screenshot } from './app.entity.ts';
 import type { OwnerAppView, PublicAppView } from './apps.model.ts';
 
 /**
@@ -38,6 +38,8 @@ export type AppRecord = Pick<
   termsOfServiceUrl?: string | null;
   oauthClientId?: string | null;
   screenshots: Screenshot[];
+  permissions?: Permission[] | null;
+  dataHandling?: DataHandling | null;
 };
 
 const iso = (value: Date | string | null | undefined) => (value ? new Date(value).toISOString() : null);
@@ -62,6 +64,8 @@ function commonView(app: AppRecord, stats: AppStats) {
     screenshots: [...app.screenshots]
       .sort((a, b) => a.order - b.order)
       .map((s) => ({ url: s.url, caption: s.caption ?? null, order: s.order })),
+    permissions: app.permissions?.map((p) => ({ scope: p.scope, label: p.label, reason: p.reason })) ?? null,
+    dataHandling: app.dataHandling ?? null,
     status: app.status,
     featured: app.featured,
     installCount: Number(stats.installCount),

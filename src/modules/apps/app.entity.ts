@@ -21,6 +21,24 @@ export type Environment = (typeof ENVIRONMENTS)[number];
 export const APP_STATUSES = ['DRAFT', 'PENDING', 'APPROVED', 'REJECTED', 'SUSPENDED'] as const;
 export type AppStatus = (typeof APP_STATUSES)[number];
 
+/** Where an app may say it stores data. */
+export const DATA_LOCATIONS = ['EU', 'US', 'UK', 'CA', 'AU', 'JP', 'IN', 'BR', 'OTHER'] as const;
+export type DataLocation = (typeof DATA_LOCATIONS)[number];
+
+/** A declared scope, stored with the label configured when it was written (what the reviewer approved). */
+export interface Permission {
+  scope: string;
+  label: string;
+  reason: string;
+}
+
+export interface DataHandling {
+  storesUserData: boolean;
+  locations: DataLocation[];
+  thirdParties: { name: string; purpose: string }[];
+  retentionDays: number | null;
+}
+
 export interface Screenshot {
   url: string;
   caption: string | null;
@@ -54,6 +72,9 @@ const AppSchema = defineEntity({
     screenshots: p.json<Screenshot[]>().default([]),
     /** Notes for reviewers: visible to the owner and admins only. */
     reviewNotes: p.text().nullable(),
+    /** Null: never declared (an app with an OAuth client cannot be submitted so). */
+    permissions: p.json<Permission[]>().nullable(),
+    dataHandling: p.json<DataHandling>().nullable(),
     status: p.enum(APP_STATUSES).default('DRAFT'),
     featured: p.boolean().default(false),
     /** Bumped by every edit; an admin decision names the version it saw. */

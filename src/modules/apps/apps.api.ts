@@ -3,7 +3,7 @@ import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
 import { DataList, IdParams, PageQuery, Paginated, problems, Uuid } from '../../http/schemas.ts';
 import { listRevisions, RevisionRecordView } from './revision-history.ts';
-import { CreateAppBody, OwnerAppView, PreflightView, SubmittedAppView, UpdateAppBody } from './apps.model.ts';
+import { CreateAppBody, DataHandlingInput, OwnerAppView, PermissionInput, PermissionView, PreflightView, SubmittedAppView, UpdateAppBody } from './apps.model.ts';
 import { createApp, deleteApp, getOwnApp, listOwnApps, updateApp } from './apps.service.ts';
 import { preflight, submitApp } from './submission.ts';
 import { openRevision } from './revisions.service.ts';
@@ -11,8 +11,9 @@ import { withdrawRevision, withdrawSubmission } from './withdrawal.ts';
 import { callerOf } from '../teams/access.ts';
 
 export function appsApi(ctx: AppContext, auth: AuthPlugin) {
-  const deps = () => ({ em: ctx.orm.em.fork(), jobs: ctx.jobs });
+  const deps = () => ({ em: ctx.orm.em.fork(), jobs: ctx.jobs, platformScopes: ctx.config.platformScopes });
   return new Elysia({ prefix: '/api/dev/apps', tags: ['Developer apps'] })
+    .model({ PermissionInput, PermissionView, DataHandling: DataHandlingInput })
     .use(auth)
     .post(
       '',
@@ -25,7 +26,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
         detail: {
           summary: 'Create an app listing',
           description:
-            'Needs APP_CREATE. The app starts as a DRAFT at version 1 with a slug made from its name. Drafts may be incomplete; at most 6 screenshots. `oauthClientId` must name a client support registered to you. At most 100 apps per developer, whatever their status (409 LIMIT_EXCEEDED; the operator can change the cap with MAX_APPS_PER_DEVELOPER).',
+            'Needs APP_CREATE. The app starts as a DRAFT at version 1 with a slug made from its name. Drafts may be incomplete; at most 6 screenshots. `oauthClientId` must name a client support registered to you. `permissions` (platform scopes from the configured list, each once, with a reason) and `dataHandling` disclose what the app does with workspace data; unknown or repeated scopes are 400 VALIDATION_FAILED naming the allowed ones. At most 100 apps per developer, whatever their status (409 LIMIT_EXCEEDED; the operator can change the cap with MAX_APPS_PER_DEVELOPER).',
         },
       },
     )
@@ -75,7 +76,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
       detail: {
         summary: 'Submit an app for review',
         description:
-          'Needs APP_UPDATE. DRAFT or REJECTED → PENDING. Needs a verified developer (403 DEVELOPER_NOT_VERIFIED) and a complete listing: logoUrl and 2–6 screenshots (400 SUBMISSION_INCOMPLETE, `errors` names what is missing).',
+          'Needs APP_UPDATE. DRAFT or REJECTED → PENDING. Needs a verified developer (403 DEVELOPER_NOT_VERIFIED) and a complete listing: logoUrl and 2–6 screenshots (400 SUBMISSION_INCOMPLETE, `errors` names what is missing); an app with an `oauthClientId` also needs `permissions` and `dataHandling`.',
       },
     })
     .post('/:id/preflight', async ({ principal, params }) => preflight(ctx.orm.em.fork(), callerOf(principal), params.id), {
@@ -100,7 +101,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
         detail: {
           summary: 'Propose a change to an approved app',
           description:
-            'Needs APP_UPDATE. Body as PUT. Only for APPROVED or SUSPENDED apps (else 409 INVALID_STATE_TRANSITION). The live listing is unchanged until an admin approves. A proposal made while one is pending merges into it (its fields win) and bumps `pendingRevision.version`. The listing the revision would produce must stay complete (logo, 2–6 screenshots; else 400 SUBMISSION_INCOMPLETE). Returns the app with `pendingRevision`.',
+            'Needs APP_UPDATE. Body as PUT. Only for APPROVED or SUSPENDED apps (else 409 INVALID_STATE_TRANSITION). The live listing is unchanged until an admin approves. A proposal made while one is pending merges into it (its fields win) and bumps `pendingRevision.version`. The listing the revision would produce must stay complete (logo, 2–6 screenshots; else 400 SUBMISSION_INCOMPLETE). Returns the app with `pendingRevision`; scopes it adds to the live `permissions` are listed in `pendingRevision.addedPermissions` and become public only when approved.',
         },
       },
     )

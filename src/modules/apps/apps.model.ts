@@ -1,6 +1,7 @@
 import { t, type Static } from 'elysia';
 import { Clearable, HttpUrl, Integer, MultiLine, NullableTimestamp, SingleLine, Timestamp, Uuid } from '../../http/schemas.ts';
-import { APP_STATUSES, CATEGORIES, ENVIRONMENTS } from './app.entity.ts';
+import { EXPECTED } from '../../http/validation-messages.ts';
+import { APP_STATUSES, CATEGORIES, DATA_LOCATIONS, ENVIRONMENTS } from './app.entity.ts';
 
 export const MAX_SCREENSHOTS = 6;
 export const MIN_SCREENSHOTS_TO_SUBMIT = 2;
@@ -27,6 +28,42 @@ const LongDescription = MultiLine(20_000, 'Markdown; rendered and sanitised into
 const OAuthClientId = SingleLine(1, 200, 'A client that support registered to you');
 const ReviewNotes = MultiLine(5_000, 'Notes for reviewers (test accounts, how to try the app); never public');
 
+export const MAX_THIRD_PARTIES = 20;
+
+/** One platform OAuth scope the app asks its users for, and why; which scopes exist is configured (`PLATFORM_SCOPES`). */
+export const PermissionInput = t.Object(
+  {
+    scope: t.String({
+      minLength: 1,
+      maxLength: 100,
+      pattern: '^[a-z][a-z0-9_.-]*(:[a-z0-9_.-]+)*$',
+      [EXPECTED]: 'a platform scope such as tasks:read',
+      description: 'A platform OAuth scope, e.g. tasks:read',
+      examples: ['tasks:read'],
+    }),
+    reason: SingleLine(1, 200, 'Why the app needs it, as users will read it'),
+  },
+  { additionalProperties: false },
+);
+const Permissions = t.Array(PermissionInput, { maxItems: 50, description: 'The platform scopes the app asks for, each once, with a reason; needed to submit an app with an OAuth client' });
+
+const DataLocation = t.UnionEnum(DATA_LOCATIONS, { default: undefined });
+
+/** What the app does with the data it reads: stored or not, where, who else gets it, and for how long. */
+export const DataHandlingInput = t.Object(
+  {
+    storesUserData: t.Boolean({ description: 'Whether the app keeps workspace data on its own servers' }),
+    locations: t.Array(DataLocation, { maxItems: DATA_LOCATIONS.length, uniqueItems: true, description: 'Where stored data lives' }),
+    thirdParties: t.Array(
+      t.Object({ name: SingleLine(1, 100), purpose: SingleLine(1, 200, 'What they receive the data for') }, { additionalProperties: false }),
+      { maxItems: MAX_THIRD_PARTIES, description: `Other companies the data is shared with (at most ${MAX_THIRD_PARTIES})` },
+    ),
+    retentionDays: t.Union([t.Integer({ minimum: 0, maximum: 36_500 }), t.Null()], { description: 'How long stored data is kept, in days; null: until the workspace removes the app' }),
+  },
+  { additionalProperties: false, description: 'What the app does with the workspace data it reads; needed to submit an app with an OAuth client' },
+);
+export type DataHandlingInput = Static<typeof DataHandlingInput>;
+
 export const CreateAppBody = t.Object(
   {
     name: Name,
@@ -43,6 +80,8 @@ export const CreateAppBody = t.Object(
     oauthClientId: t.Optional(OAuthClientId),
     screenshots: t.Optional(Screenshots),
     reviewNotes: t.Optional(ReviewNotes),
+    permissions: t.Optional(Permissions),
+    dataHandling: t.Optional(DataHandlingInput),
     teamId: t.Optional(
       t.Union([Uuid, t.Null()], {
         description:
@@ -91,6 +130,8 @@ export const UpdateAppBody = t.Object(
     oauthClientId: Clearable(OAuthClientId),
     screenshots: t.Optional(Screenshots),
     reviewNotes: Clearable(ReviewNotes),
+    permissions: Clearable(Permissions),
+    dataHandling: Clearable(DataHandlingInput),
   },
   {
     additionalProperties: false,
@@ -110,6 +151,13 @@ export const ScreenshotView = t.Object({
   order: Integer(),
 });
 
+export const PermissionView = t.Object({
+  scope: t.String(),
+  label: t.String({ description: 'What the scope lets the app do, for "This app will be able to…"' }),
+  reason: t.String(),
+});
+export type PermissionView = Static<typeof PermissionView>;
+
 /** Fields every audience sees. */
 const appFields = {
   id: t.String({ format: 'uuid' }),
@@ -128,6 +176,8 @@ const appFields = {
   termsOfServiceUrl: Nullable(t.String()),
   oauthClientId: Nullable(t.String()),
   screenshots: t.Array(ScreenshotView),
+  permissions: Nullable(t.Array(PermissionView, { description: 'The platform scopes the app asks for, in the platform\'s order; null: not declared' })),
+  dataHandling: Nullable(DataHandlingInput),
   status: AppStatusSchema,
   featured: t.Boolean(),
   installCount: Integer({ description: 'Distinct installers ever' }),
@@ -178,6 +228,7 @@ export const PendingRevisionView = t.Object(
     changes: t.Record(t.String(), t.Unknown(), { description: 'The fields the revision changes, as PUT takes them' }),
     version: Integer({ description: 'Bumped each time another proposal is merged in; a reviewer decides a given version' }),
     status: t.Literal('PENDING'),
+    addedPermissions: t.Array(PermissionView, { description: 'Scopes the revision asks for that the live listing does not: public only once approved' }),
     review: ReviewStandingView,
     assetChecks: t.Array(AssetCheckView, { description: 'Checks of the images the listing would show once the revision is approved' }),
     createdAt: Timestamp,

@@ -5,7 +5,9 @@ import { pageOf, pageWindow, type Page, type PageInput } from '../../http/pagina
 import { Developer } from '../developers/developer.entity.ts';
 import { assertClientBelongsTo } from '../oauth-clients/oauth-clients.service.ts';
 import { assertEditable } from './app-state.ts';
-import { assertCompleteListing } from './completeness.ts';
+import { assertSubmittable } from './completeness.ts';
+import { withDeclaredPermissions } from './disclosure.ts';
+import type { PlatformScope } from '../../config.ts';
 import { App } from './app.entity.ts';
 import { applyAppChanges, assertListingUrls, normaliseScreenshots } from './app-changes.ts';
 import { authorizeApp, authorizeTeam, lockAppFor, type Caller } from '../teams/access.ts';
@@ -22,6 +24,11 @@ export interface AppServiceDeps {
   jobs: JobQueue;
 }
 
+/** Writes of a listing's fields also check its declared permissions against the platform's scopes. */
+export interface ListingWriteDeps extends AppServiceDeps {
+  platformScopes: readonly PlatformScope[];
+}
+
 /**
  * A developer's CRUD on their listings, personal or of their teams, each allowed by the one
  * check in `teams/access.ts` (submission is in `submission.ts`, revisions in `revisions.service.ts`).
@@ -33,10 +40,11 @@ export interface AppServiceDeps {
  * costs asset checks, mirrored images and review time, so one account cannot fill the shared queues.
  */
 export async function createApp(
-  { em, jobs, maxApps }: AppServiceDeps & { maxApps: number },
+  { em, jobs, platformScopes, maxApps }: ListingWriteDeps & { maxApps: number },
   caller: Caller,
-  input: CreateAppInput,
+  payload: CreateAppInput,
 ): Promise<OwnerAppView> {
+  const input = withDeclaredPermissions(payload, platformScopes);
   assertListingUrls(input.environment, input);
   const teamId = input.teamId === undefined ? caller.keyTeamId : input.teamId;
   const app = await em.transactional(async (tx) => {
@@ -69,6 +77,8 @@ export async function createApp(
       oauthClientId: input.oauthClientId ?? null,
       screenshots: normaliseScreenshots(input.screenshots ?? []),
       reviewNotes: input.reviewNotes ?? null,
+      permissions: input.permissions ?? null,
+      dataHandling: input.dataHandling ?? null,
       status: 'DRAFT',
       version: 1,
     });
@@ -120,11 +130,12 @@ export async function getOwnApp(em: EntityManager, caller: Caller, appId: string
  * makes a reviewer's decision on the older version stale.
  */
 export async function updateApp(
-  { em, jobs }: AppServiceDeps,
+  { em, jobs, platformScopes }: ListingWriteDeps,
   caller: Caller,
   appId: string,
-  input: UpdateAppInput,
+  payload: UpdateAppInput,
 ): Promise<OwnerAppView> {
+  const input = withDeclaredPermissions(payload, platformScopes);
   const app = await em.transactional(async (tx) => {
     const locked = await lockAppFor(tx, caller, appId, 'edit');
     assertEditable(locked.status, 'edit');
@@ -132,7 +143,7 @@ export async function updateApp(
     if (input.oauthClientId) await assertClientBelongsTo(tx, input.oauthClientId, caller.developerId);
     const { assetsChanged } = await applyAppChanges(tx, locked, input);
     // A listing in review stays complete: the reviewer must never be handed one without its assets.
-    if (locked.status === 'PENDING') assertCompleteListing(locked);
+    if (locked.status === 'PENDING') assertSubmittable(locked);
     if (assetsChanged) await enqueueAssetChecks(jobs, tx, locked.id);
     return locked;
   });

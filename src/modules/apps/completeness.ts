@@ -1,4 +1,5 @@
 import { ApiError, type FieldError } from '../../http/problem.ts';
+import { missingDisclosure, type Disclosure } from './disclosure.ts';
 import { MAX_SCREENSHOTS, MIN_SCREENSHOTS_TO_SUBMIT, type UpdateAppInput } from './apps.model.ts';
 
 /**
@@ -24,17 +25,37 @@ export function missingForReview(listing: ListingAssets): FieldError[] {
   return errors;
 }
 
-export function assertCompleteListing(listing: ListingAssets): void {
-  const missing = missingForReview(listing);
+function refuseIncomplete(missing: FieldError[]): void {
   if (missing.length > 0) {
     throw new ApiError(400, 'SUBMISSION_INCOMPLETE', 'The listing would be incomplete; see errors for what is missing', missing);
   }
 }
 
+export const assertCompleteListing = (listing: ListingAssets): void => refuseIncomplete(missingForReview(listing));
+
+/**
+ * What a listing needs to be submitted, to stay in review when edited and to pass a revision: its
+ * assets and, when it has an OAuth client, its disclosure. (An approval checks the assets only, so
+ * listings that were in review before disclosures existed can still be decided.)
+ */
+export type SubmittableListing = ListingAssets & Disclosure;
+
+export const missingForSubmission = (listing: SubmittableListing): FieldError[] => [...missingForReview(listing), ...missingDisclosure(listing)];
+
+export const assertSubmittable = (listing: SubmittableListing): void => refuseIncomplete(missingForSubmission(listing));
+
+const after = <T>(current: T, change: T | undefined): T => (change === undefined ? current : change);
+
 /** The listing a PUT-shaped change set would leave (omitted: unchanged; `null`: cleared). */
-export function listingAfter(current: ListingAssets, changes: Pick<UpdateAppInput, 'logoUrl' | 'screenshots'>): ListingAssets {
+export function listingAfter(
+  current: SubmittableListing,
+  changes: Pick<UpdateAppInput, 'logoUrl' | 'screenshots' | 'oauthClientId' | 'permissions' | 'dataHandling'>,
+): SubmittableListing {
   return {
-    logoUrl: changes.logoUrl === undefined ? current.logoUrl : changes.logoUrl,
+    logoUrl: after(current.logoUrl, changes.logoUrl),
     screenshots: changes.screenshots ?? current.screenshots,
+    oauthClientId: after(current.oauthClientId, changes.oauthClientId),
+    permissions: after(current.permissions, changes.permissions),
+    dataHandling: after(current.dataHandling, changes.dataHandling),
   };
 }

@@ -1,4 +1,5 @@
-import type { Screenshot } from './app.entity.ts';
+import type { DataHandling, Permission, Screenshot } from './app.entity.ts';
+import { describeDataHandling } from './disclosure.ts';
 import { LISTING_FIELDS, LISTING_LABELS, type Listing, type ListingField } from './listing-fields.ts';
 
 /**
@@ -17,7 +18,7 @@ export interface FieldChange {
   lines: LineChange[] | null;
 }
 
-const MULTI_LINE: readonly ListingField[] = ['longDescription', 'reviewNotes'];
+const MULTI_LINE: readonly ListingField[] = ['longDescription', 'reviewNotes', 'permissions', 'dataHandling'];
 /** Past this many lines a side, the diff shows before and after whole (LCS is quadratic). */
 const MAX_DIFF_LINES = 1500;
 
@@ -27,6 +28,11 @@ function display(field: ListingField, value: unknown): string | null {
     const shots = value as Screenshot[];
     return shots.length === 0 ? null : shots.map((s, i) => `${i + 1}. ${s.url}${s.caption ? ` — ${s.caption}` : ''}`).join('\n');
   }
+  if (field === 'permissions') {
+    const permissions = value as Permission[];
+    return permissions.length === 0 ? null : permissions.map((p) => `${p.scope}: ${p.reason}`).join('\n');
+  }
+  if (field === 'dataHandling') return describeDataHandling(value as DataHandling).join('\n');
   return String(value);
 }
 

@@ -17,6 +17,8 @@ export const LISTING_FIELDS = [
   'privacyPolicyUrl',
   'termsOfServiceUrl',
   'oauthClientId',
+  'permissions',
+  'dataHandling',
   'reviewNotes',
 ] as const;
 export type ListingField = (typeof LISTING_FIELDS)[number];
@@ -36,6 +38,8 @@ export const LISTING_LABELS: Record<ListingField, string> = {
   privacyPolicyUrl: 'Privacy policy URL',
   termsOfServiceUrl: 'Terms of service URL',
   oauthClientId: 'OAuth client',
+  permissions: 'Permissions',
+  dataHandling: 'Data handling',
   reviewNotes: 'Notes for reviewers',
 };
 

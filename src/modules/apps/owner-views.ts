@@ -5,6 +5,8 @@ import { NO_STATS, toOwnerAppView, type AppStats } from './app-view.ts';
 import type { AssetCheckView, OwnerAppView, UpdateAppInput } from './apps.model.ts';
 import { mirrorUrl } from '../assets/asset-files.ts';
 import { listedAssets, proposedAssets, sameAsset, type ListedAsset } from './listed-assets.ts';
+import { addedPermissions } from './disclosure.ts';
+import type { Permission } from './app.entity.ts';
 import { medianDecisionMs, queueEntriesOf, standingOf, type QueueEntry } from './review-queue.ts';
 
 /** What the owning developer (and admins) see of apps: the entity plus stats, asset checks and any pending revision. */
@@ -96,6 +98,7 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
           changes: revision.changes,
           version: revision.version,
           status: 'PENDING' as const,
+          addedPermissions: addedPermissions(app.permissions, revision.changes.permissions as Permission[] | null | undefined),
           assetChecks: checksOf(appChecks, proposedAssets(app, revision.changes as UpdateAppInput)),
           // A revision just proposed in this transaction is in the queue too, at its end.
           review: standing('revision', app.id) ?? { queuePosition: entries.length + 1, expectedDecisionBy: new Date(Date.now() + median).toISOString() },

@@ -1,10 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
- * Who is reviewing what, so two reviewers do not decide the same item at once. Opening a review
- * claims it for 10 minutes (the open page renews it every minute); a claim held by someone else
- * is shown, not enforced: another reviewer may take it over, and the version check on decisions
- * keeps a late decision from landing on a listing nobody reviewed.
+ * Who is reviewing what, so two reviewers do not decide the same item at once. Claims are
+ * explicit: "Start review" claims an item for 10 minutes (the open page renews the reviewer's own
+ * claim every minute), "Release" and a decision end it; merely opening a page claims nothing. A
+ * claim held by someone else is shown, not enforced: another reviewer may take it over, and the
+ * version check on decisions keeps a late decision from landing on a listing nobody reviewed.
  */
 export const CLAIM_MINUTES = 10;
 
@@ -51,6 +52,20 @@ export async function claim(em: EntityManager, subject: string, adminId: string,
   const current = (await claimsOn(em, [subject])).get(subject);
   if (!current) throw new Error(`claim on ${subject} vanished`);
   return current;
+}
+
+/** Extends the admin's own live claim (the open page's heartbeat); anyone else's, or none, is left alone. */
+export async function renewOwnClaim(em: EntityManager, subject: string, adminId: string): Promise<Claim | undefined> {
+  await em.execute(
+    `update review_claims set expires_at = now() + make_interval(mins => ?) where subject = ? and admin_id = ? and expires_at > now()`,
+    [CLAIM_MINUTES, subject, adminId],
+  );
+  return (await claimsOn(em, [subject])).get(subject);
+}
+
+/** "Release": ends the admin's own claim only. */
+export async function releaseOwnClaim(em: EntityManager, subject: string, adminId: string): Promise<void> {
+  await em.execute('delete from review_claims where subject = ? and admin_id = ?', [subject, adminId]);
 }
 
 /** A decided item needs no claim. */

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
 import { REVIEW_TARGET_HOURS } from '../notifications/notifications.service.ts';
+import { consoleMirrorPath } from '../assets/asset-files.ts';
 
 /**
  * The review queue, as one ordering both sides share: PENDING apps (since their submission) and
@@ -40,39 +41,113 @@ const toEntry = (row: QueueRow): QueueEntry => ({
   position: Number(row.position),
 });
 
+/** What a reviewer triages by; each is also a filter of the queue. */
+export const QUEUE_FLAGS = ['images', 'lookalike', 'permissions', 'resubmitted'] as const;
+export type QueueFlag = (typeof QUEUE_FLAGS)[number];
+
 export interface QueueListing extends QueueEntry {
   name: string;
   slug: string;
   developer: { id: string; name: string };
-  /** A PENDING app that was rejected before. */
-  resubmission: boolean;
+  flags: QueueFlag[];
+  /** The stored copy of the listing's logo (null: none stored, so none is shown). */
+  logoUrl: string | null;
 }
 
-/** A page of the queue as reviewers list it, oldest first; search and the kind filter keep each entry's place. */
-export function reviewQueuePage(em: EntityManager, filter: ListQuery & { kind: 'app' | 'revision' | null }): Promise<ListPage<QueueListing>> {
+/** Each flag as a condition on a queue entry `q` of app `a` (computed per row of a page: the queue is short). */
+const FLAG_SQL: Record<QueueFlag, string> = {
+  // A check of one of the app's images found a problem (or could not fetch it).
+  images: `exists (select 1 from asset_checks c where c.app_id = a.id and not c.ok)`,
+  // An approved app with a similar name: possible impersonation (the same test as the review page's).
+  lookalike: `exists (select 1 from apps o where o.status = 'APPROVED' and o.id <> a.id and lower(o.name) % lower(a.name))`,
+  // Scopes of a revision's change set missing from the live listing (a JSON null or no `permissions` adds none).
+  permissions: `q.kind = 'revision' and exists (
+    select 1 from app_revisions r
+    cross join jsonb_array_elements(case when jsonb_typeof(r.changes->'permissions') = 'array' then r.changes->'permissions' else '[]'::jsonb end) p
+    where r.id = q.id and not coalesce(a.permissions, '[]'::jsonb) @> jsonb_build_array(jsonb_build_object('scope', p->>'scope')))`,
+  resubmitted: `q.kind = 'app' and exists (select 1 from app_transitions t where t.app_id = a.id and t.action = 'reject')`,
+};
+
+interface QueueListingRow extends QueueRow {
+  name: string;
+  slug: string;
+  developer_id: string;
+  developer_name: string;
+  logo: string | null;
+  flag_images: boolean;
+  flag_lookalike: boolean;
+  flag_permissions: boolean;
+  flag_resubmitted: boolean;
+}
+
+export interface QueueFilter extends ListQuery {
+  kind: 'app' | 'revision' | null;
+  flag: QueueFlag | null;
+}
+
+const QUEUE_FROM = `(${QUEUE}) q join apps a on a.id = q.app_id join developers d on d.id = a.developer_id`;
+
+function queueWhere(filter: QueueFilter, extra: (readonly [string, ...unknown[]])[] = []) {
   const pattern = filter.q && containsPattern(filter.q);
-  const where = whereOf([
+  return whereOf([
     filter.kind && ['q.kind = ?', filter.kind],
+    filter.flag && [FLAG_SQL[filter.flag]],
     pattern && ['a.name ilike ? or a.slug ilike ? or d.name ilike ? or d.email ilike ?', pattern, pattern, pattern, pattern],
+    ...extra,
   ]);
+}
+
+/** A page of the queue as reviewers list it, oldest first; search and the filters keep each entry's place. */
+export function reviewQueuePage(em: EntityManager, filter: QueueFilter): Promise<ListPage<QueueListing>> {
   return pageOfRows(
     em,
     {
       select: `q.*, a.name, a.slug, d.id as developer_id, d.name as developer_name,
-               q.kind = 'app' and exists (select 1 from app_transitions t where t.app_id = a.id and t.action = 'reject') as resubmission`,
-      from: `(${QUEUE}) q join apps a on a.id = q.app_id join developers d on d.id = a.developer_id`,
-      where,
+               (select s.sha256 || '.' || s.extension from asset_checks c join assets s on s.sha256 = c.sha256
+                where c.app_id = a.id and c.field = 'logoUrl' and c.url = a.logo_url limit 1) as logo,
+               ${QUEUE_FLAGS.map((flag) => `${FLAG_SQL[flag]} as flag_${flag}`).join(',\n')}`,
+      from: QUEUE_FROM,
+      where: queueWhere(filter),
       orderBy: 'q.position',
     },
     filter,
-    (row: QueueRow & { name: string; slug: string; developer_id: string; developer_name: string; resubmission: boolean }) => ({
+    (row: QueueListingRow) => ({
       ...toEntry(row),
       name: row.name,
       slug: row.slug,
       developer: { id: row.developer_id, name: row.developer_name },
-      resubmission: row.resubmission,
+      flags: QUEUE_FLAGS.filter((flag) => row[`flag_${flag}`]),
+      logoUrl: row.logo ? consoleMirrorPath(...(row.logo.split('.') as [string, string])) : null,
     }),
   );
+}
+
+/**
+ * The oldest entry of the filtered queue that nobody has claimed (or whose claim ran out), other
+ * than `except`: where "Approve & next" goes. Null when the filter has nothing else waiting.
+ */
+export async function nextUnclaimed(em: EntityManager, filter: QueueFilter, except: string | null): Promise<QueueEntry | null> {
+  const where = queueWhere(filter, [
+    [`not exists (select 1 from review_claims c where c.subject = q.kind || ':' || q.id and c.expires_at > now())`],
+    ...(except ? [['q.kind || \':\' || q.id <> ?', except] as const] : []),
+  ]);
+  const rows = await em.execute<QueueRow[]>(`select q.* from ${QUEUE_FROM} ${where.clause} order by q.position limit 1`, where.params);
+  return rows[0] ? toEntry(rows[0]) : null;
+}
+
+/** The entries just before and after `subject` (`kind:id`) in the filtered queue: where j and k go. */
+export async function queueNeighbours(em: EntityManager, filter: QueueFilter, subject: string): Promise<{ previous: QueueEntry | null; next: QueueEntry | null }> {
+  const where = queueWhere(filter);
+  // The subject itself may fall outside the filter (opened from elsewhere): then it has no neighbours.
+  const rows = await em.execute<{ previous: QueueRow | null; next: QueueRow | null }[]>(
+    `select previous, next from (
+       select q.kind || ':' || q.id as subject, lag(to_jsonb(q)) over w as previous, lead(to_jsonb(q)) over w as next
+       from ${QUEUE_FROM} ${where.clause} window w as (order by q.position)
+     ) x where subject = ?`,
+    [...where.params, subject],
+  );
+  const row = rows[0];
+  return { previous: row?.previous ? toEntry(row.previous) : null, next: row?.next ? toEntry(row.next) : null };
 }
 
 /** The queue entries of these apps (their own submission, their pending revision, or both). */

@@ -1,29 +1,49 @@
 import { Elysia } from 'elysia';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { idParam, listQuery, oneOf, type ListQuery } from '../../http/console-lists.ts';
-import { validationFailed } from '../../http/problem.ts';
+import { idParam, listQuery, oneOf } from '../../http/console-lists.ts';
+import { ApiError, validationFailed } from '../../http/problem.ts';
 import { html } from '../../../views/html.ts';
 import { notice } from '../../../views/admin/components.ts';
-import { claimPanel, queuePage, reviewPage, type QueueItem } from '../../../views/admin/review.ts';
+import { claimPanel, queuePage, reviewPage, reviewPath, type QueueItem, type QueueLinks } from '../../../views/admin/review.ts';
 import type { ConsoleKit, ConsoleRequest, Outcome } from '../admins/console-kit.ts';
 import { field, fieldList } from '../../http/console-forms.ts';
 import { decideApp } from './app-admin.service.ts';
 import { appDossier, type AppDossier } from './app-directory.ts';
-import { claim, claimsOn, claimSubject, releaseClaim, type Claim } from './review-claims.ts';
-import { reviewQueuePage } from './review-queue.ts';
+import { claim, claimsOn, claimSubject, releaseClaim, releaseOwnClaim, renewOwnClaim, type Claim } from './review-claims.ts';
+import { nextUnclaimed, QUEUE_FLAGS, queueNeighbours, reviewQueuePage, type QueueEntry, type QueueFilter } from './review-queue.ts';
 import { waitingFor } from './review-targets.ts';
+import { reviewWarnings } from './review-warnings.ts';
 import { CANNED_REASONS, composeRejectionReason } from './rejection-reasons.ts';
 import { decideRevision } from './revisions.service.ts';
+import type { OwnerAppView } from './apps.model.ts';
 
 /**
  * Console: the review queue and the review page of a PENDING app or of an app's pending revision.
  * Decisions go through the same services as the CLI, with the version the reviewer saw: if the
  * listing (or revision) changed meanwhile the decision is refused and the page shows the new one.
+ * The queue's filter travels with the reviewer (the `queue` query string), so "& next", `n`, `j`
+ * and `k` stay within it.
  */
 type Kind = 'app' | 'revision';
+const KINDS = ['app', 'revision'] as const;
 const hide = { detail: { hide: true } };
 
-async function queuePageData(em: EntityManager, adminId: string, filter: ListQuery & { kind: Kind | null }) {
+function queueFilterOf(params: Record<string, string | undefined>): QueueFilter {
+  return { ...listQuery(params), kind: oneOf(params.kind, KINDS), flag: oneOf(params.flag, QUEUE_FLAGS) };
+}
+
+/** The filter as the query string review pages carry (page number left out: "next" means the whole filtered queue). */
+function queueQueryOf(filter: QueueFilter): string {
+  const entries = Object.entries({ q: filter.q, kind: filter.kind, flag: filter.flag }).filter((e): e is [string, string] => Boolean(e[1]));
+  return new URLSearchParams(entries).toString();
+}
+
+/** The filter a decision form carried back (unknown values are dropped, as in any console list). */
+const postedFilter = (c: ConsoleRequest) => queueFilterOf(Object.fromEntries(new URLSearchParams(field(c.form, 'queue') ?? '')));
+
+const entryPath = (entry: QueueEntry, queue: string) => `${reviewPath(entry.kind, entry.appId)}${queue ? `?${queue}` : ''}`;
+
+async function queuePageData(em: EntityManager, adminId: string, filter: QueueFilter) {
   const page = await reviewQueuePage(em, filter);
   const claims = await claimsOn(em, page.data.map((e) => claimSubject(e.kind, e.id)));
   const items: QueueItem[] = page.data.map((entry) => {
@@ -36,7 +56,8 @@ async function queuePageData(em: EntityManager, adminId: string, filter: ListQue
       developer: entry.developer,
       waiting: waitingFor('review', entry.waitingSince),
       position: entry.position,
-      resubmission: entry.resubmission,
+      flags: entry.flags,
+      logoUrl: entry.logoUrl,
       claim: held ? { ...held, mine: held.adminId === adminId } : null,
     };
   });
@@ -58,12 +79,22 @@ function versionOf(c: ConsoleRequest): number {
 }
 
 export function reviewAdmin(kit: ConsoleKit) {
-  async function renderReview(c: ConsoleRequest, kind: Kind, options: { claimIt: boolean; outcome?: Outcome<unknown> }) {
+  async function renderReview(c: ConsoleRequest, kind: Kind, filter: QueueFilter, outcome?: Outcome<unknown>) {
     const appId = idParam(c.params.id, 'App');
     const dossier = await appDossier(c.em.fork(), appId);
     const under = subjectOf(kind, dossier);
-    const held = under && options.claimIt ? await claim(c.em, under.subject, c.session.admin.id) : under ? (await claimsOn(c.em, [under.subject])).get(under.subject) : undefined;
-    const outcome = options.outcome;
+    const queue = queueQueryOf(filter);
+    const [held, neighbours, next] = await Promise.all([
+      under ? claimsOn(c.em, [under.subject]).then((claims) => claims.get(under.subject)) : undefined,
+      under ? queueNeighbours(c.em, filter, under.subject) : { previous: null, next: null },
+      nextUnclaimed(c.em, filter, under?.subject ?? null),
+    ]);
+    const links: QueueLinks = {
+      queue: `/admin/review${queue ? `?${queue}` : ''}`,
+      previous: neighbours.previous && entryPath(neighbours.previous, queue),
+      next: neighbours.next && entryPath(neighbours.next, queue),
+      nextUnclaimed: next && entryPath(next, queue),
+    };
     const closed = under
       ? null
       : outcome?.ok
@@ -76,8 +107,10 @@ export function reviewAdmin(kit: ConsoleKit) {
       markup: reviewPage({
         kind,
         dossier,
-        claim: held ? mineOr(held, c.session.admin.id) : null,
+        claim: under ? (held ? mineOr(held, c.session.admin.id) : null) : undefined,
         closed,
+        links,
+        warnings: under ? reviewWarnings(kind, dossier) : [],
         message: !under && outcome && !outcome.ok ? outcome.message : null,
         form: c.forms,
         decision: under
@@ -85,6 +118,7 @@ export function reviewAdmin(kit: ConsoleKit) {
               kind,
               appId,
               version: under.version,
+              queue,
               reasons: CANNED_REASONS,
               form: c.forms,
               canDecide: c.can['apps.decide'],
@@ -98,38 +132,72 @@ export function reviewAdmin(kit: ConsoleKit) {
 
   const page = (kind: Kind) =>
     kit.page('view', async (c) => {
-      const { dossier, markup } = await renderReview(c, kind, { claimIt: true });
+      const filter = queueFilterOf(c.query);
+      const { dossier, markup } = await renderReview(c, kind, filter);
+      const queue = queueQueryOf(filter);
       return {
-        title: `${kind === 'app' ? 'Review' : 'Review revision'}: ${dossier.app.name}`,
-        back: { href: '/admin/review', label: 'Review queue' },
+        title: `${kind === 'app' ? 'Review' : 'Review changes to'}: ${dossier.app.name}`,
+        back: { href: `/admin/review${queue ? `?${queue}` : ''}`, label: 'Review queue' },
         body: markup,
       };
     });
 
   const decide = (kind: Kind, decision: 'approve' | 'reject') =>
     kit.action('apps.decide', {
-      async run(c) {
+      async run(c): Promise<{ app: OwnerAppView; next: string | null }> {
         const appId = idParam(c.params.id, 'App');
         const version = versionOf(c);
         const reason = decision === 'reject' ? composeRejectionReason(fieldList(c.form, 'reasons'), field(c.form, 'reason')) : undefined;
-        const options = { actor: c.actor, version, reason };
+        const dossier = await appDossier(c.em.fork(), appId);
+        // The warnings as they stand now, not as the form claims: an approval past any needs the tick.
+        const warnings = decision === 'approve' ? reviewWarnings(kind, dossier) : [];
+        const under = subjectOf(kind, dossier);
+        // A decision on a version that is no longer current is refused as stale by the service (409) instead.
+        if (warnings.length > 0 && field(c.form, 'checked') !== 'yes' && under?.version === version) {
+          throw new ApiError(
+            400,
+            'WARNINGS_NOT_CHECKED',
+            `Not approved: this item has warnings (${warnings.map((w) => w.label).join(', ')}). Tick "I have checked the warnings" to approve it anyway.`,
+          );
+        }
+        const options = { actor: c.actor, version, reason, checkedWarnings: warnings.map((w) => w.summary) };
         const app = kind === 'app' ? await decideApp(c.deps, appId, decision, options) : await decideRevision(c.deps, appId, decision, options);
-        if (kind === 'app') await releaseClaim(c.em, claimSubject('app', appId));
-        return app;
+        // A decided item needs no claim.
+        if (under) await releaseClaim(c.em, under.subject);
+        const filter = postedFilter(c);
+        const next = field(c.form, 'then') === 'next' ? await nextUnclaimed(c.em, filter, null) : null;
+        return { app, next: next ? entryPath(next, queueQueryOf(filter)) : field(c.form, 'then') === 'next' ? `/admin/review?${queueQueryOf(filter)}` : null };
       },
-      success: (_c, app) =>
-        `${kind === 'app' ? `"${app.name}"` : `The revision of "${app.name}"`} is ${decision === 'approve' ? 'approved' : 'rejected'}.`,
-      fragment: async (c, outcome) => (await renderReview(c, kind, { claimIt: false, outcome })).markup,
+      success: (c, { app, next }) =>
+        `${kind === 'app' ? `"${app.name}"` : `The revision of "${app.name}"`} is ${decision === 'approve' ? 'approved' : 'rejected'}.${
+          field(c.form, 'then') === 'next' && next?.startsWith('/admin/review?') ? ' Nothing else unclaimed waits in this filter.' : ''
+        }`,
+      fragment: async (c, outcome) => (await renderReview(c, kind, postedFilter(c), outcome)).markup,
       redirect: (c) => `/admin/review/${kind === 'app' ? 'apps' : 'revisions'}/${idParam(c.params.id, 'App')}`,
+      follow: (_c, outcome) => outcome.result?.next ?? null,
     });
 
-  const claimFragment = (kind: Kind, takeOver: boolean) => async (c: ConsoleRequest) => {
+  /** The claim panel after `change` (a GET renews only the viewer's own claim). */
+  const claimFragment = (kind: Kind, change: 'renew' | 'start' | 'take-over' | 'release') => async (c: ConsoleRequest) => {
     const dossier = await appDossier(c.em.fork(), idParam(c.params.id, 'App'));
     const under = subjectOf(kind, dossier);
     if (!under) return html`<div id="claim"></div>`;
-    const held = await claim(c.em, under.subject, c.session.admin.id, { takeOver });
-    return claimPanel(kind, dossier.app.id, mineOr(held, c.session.admin.id), c.forms);
+    const adminId = c.session.admin.id;
+    let held: Claim | undefined;
+    if (change === 'renew') held = await renewOwnClaim(c.em, under.subject, adminId);
+    else if (change === 'release') await releaseOwnClaim(c.em, under.subject, adminId);
+    else held = await claim(c.em, under.subject, adminId, { takeOver: change === 'take-over' });
+    if (change === 'release') held = (await claimsOn(c.em, [under.subject])).get(under.subject);
+    return claimPanel(kind, dossier.app.id, held ? mineOr(held, adminId) : null, c.forms);
   };
+
+  const claimAction = (kind: Kind, change: 'start' | 'take-over' | 'release', success: string) =>
+    kit.action('apps.decide', {
+      run: claimFragment(kind, change),
+      success: () => success,
+      fragment: async (_c, outcome) => outcome.result ?? html`<div id="claim">${notice(outcome.message)}</div>`,
+      redirect: (c) => `/admin/review/${kind === 'app' ? 'apps' : 'revisions'}/${idParam(c.params.id, 'App')}`,
+    });
 
   const routesFor = (kind: Kind) => {
     const base = `/admin/review/${kind === 'app' ? 'apps' : 'revisions'}/:id`;
@@ -137,29 +205,27 @@ export function reviewAdmin(kit: ConsoleKit) {
       .get(base, page(kind), hide)
       .post(`${base}/approve`, decide(kind, 'approve'), hide)
       .post(`${base}/reject`, decide(kind, 'reject'), hide)
-      .get(`${base}/claim`, kit.fragment('view', claimFragment(kind, false)), hide)
-      .post(
-        `${base}/claim/take-over`,
-        kit.action('apps.decide', {
-          run: claimFragment(kind, true),
-          success: () => 'You are reviewing this now.',
-          fragment: async (_c, outcome) => outcome.result ?? html`<div id="claim">${notice(outcome.message)}</div>`,
-          redirect: (c) => `/admin/review/${kind === 'app' ? 'apps' : 'revisions'}/${idParam(c.params.id, 'App')}`,
-        }),
-        hide,
-      );
+      .get(`${base}/claim`, kit.fragment('view', claimFragment(kind, 'renew')), hide)
+      .post(`${base}/claim`, claimAction(kind, 'start', 'You are reviewing this now.'), hide)
+      .post(`${base}/claim/take-over`, claimAction(kind, 'take-over', 'You are reviewing this now.'), hide)
+      .post(`${base}/claim/release`, claimAction(kind, 'release', 'Released: others see that nobody is reviewing this.'), hide);
   };
 
   return new Elysia()
     .get(
       '/admin/review',
       kit.page('view', async (c) => {
-        const query = listQuery(c.query);
-        const kind = oneOf(c.query.kind, ['app', 'revision'] as const);
-        const { items, total, totalPages } = await queuePageData(c.em, c.session.admin.id, { ...query, kind });
+        const filter = queueFilterOf(c.query);
+        const { items, total, totalPages } = await queuePageData(c.em, c.session.admin.id, filter);
+        const queue = queueQueryOf(filter);
         return {
           title: 'Review queue',
-          body: queuePage({ items, query: { q: query.q ?? undefined, kind: kind ?? undefined }, paging: { page: query.page, total, totalPages } }),
+          body: queuePage({
+            items,
+            queue,
+            query: { q: filter.q ?? undefined, kind: filter.kind ?? undefined, flag: filter.flag ?? undefined },
+            paging: { page: filter.page, total, totalPages },
+          }),
         };
       }),
       hide,

@@ -3,19 +3,21 @@ import { publishReviewedAssets } from './asset-publication.ts';
 import { changesImages } from './listed-assets.ts';
 import { enqueueCategoryCounts } from '../stats/stats.service.ts';
 import { ApiError, notFound, validationFailed } from '../../http/problem.ts';
-import { recordAudit, type Actor } from '../audit/audit.service.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+import { overridden, type DecisionOptions } from './app-admin.service.ts';
 import { notifyRevisionDecision } from '../notifications/notifications.service.ts';
 import { assertClientBelongsTo } from '../oauth-clients/oauth-clients.service.ts';
 import { AppRevision } from './app-revision.entity.ts';
 import { claimRevisionVersion } from './revision-versions.ts';
 import { decisionReason, REVISABLE_STATUSES } from './app-state.ts';
-import { assertCompleteListing, listingAfter } from './completeness.ts';
+import { assertCompleteListing, assertSubmittable, listingAfter } from './completeness.ts';
+import { withDeclaredPermissions } from './disclosure.ts';
 import type { OwnerAppView, UpdateAppInput } from './apps.model.ts';
 import { applyAppChanges, assertListingUrls } from './app-changes.ts';
 import { recordTransition } from './app-history.ts';
 import { lockAppByRef } from './app-locks.ts';
 import { lockAppFor, type Caller } from '../teams/access.ts';
-import type { AppServiceDeps } from './apps.service.ts';
+import type { AppServiceDeps, ListingWriteDeps } from './apps.service.ts';
 import { toOwnerView } from './owner-views.ts';
 import { emitAppEvent } from '../webhooks/webhook-events.ts';
 import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
@@ -26,14 +28,15 @@ import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
  * atomically) or rejects it. At most one revision is pending per app; a new proposal merges into it.
  */
 export async function openRevision(
-  { em, jobs }: AppServiceDeps,
+  { em, jobs, platformScopes }: ListingWriteDeps,
   caller: Caller,
   appId: string,
-  changes: UpdateAppInput,
+  proposal: UpdateAppInput,
 ): Promise<OwnerAppView> {
-  if (Object.keys(changes).length === 0) {
+  if (Object.keys(proposal).length === 0) {
     throw validationFailed('The request body is invalid', [{ path: 'body', message: 'a revision must change at least one field' }]);
   }
+  const changes = withDeclaredPermissions(proposal, platformScopes);
   const app = await em.transactional(async (tx) => {
     // The app row lock serialises proposals, so replacing the pending revision never races.
     const locked = await lockAppFor(tx, caller, appId, 'revise');
@@ -51,7 +54,7 @@ export async function openRevision(
     // takes the app's next revision version (never one an earlier revision had), so a reviewer's
     // decision on what they saw can be told from one on more, or on another revision.
     const merged: UpdateAppInput = { ...(pending?.changes as UpdateAppInput | undefined), ...changes };
-    assertCompleteListing(listingAfter(locked, merged));
+    assertSubmittable(listingAfter(locked, merged));
     // The proposed images are checked (and mirrored) before a reviewer looks at the revision.
     if (changesImages(merged)) await enqueueAssetChecks(jobs, tx, locked.id);
     const version = await claimRevisionVersion(tx, locked.id);
@@ -79,7 +82,7 @@ export async function decideRevision(
   { em, jobs }: AppServiceDeps,
   ref: string,
   decision: RevisionDecision,
-  options: { actor: Actor; reason?: string; version?: number },
+  options: DecisionOptions,
 ): Promise<OwnerAppView> {
   const reason = decisionReason(decision, options.reason);
   const app = await em.transactional(async (tx) => {
@@ -127,7 +130,7 @@ export async function decideRevision(
       subjectType: 'app',
       subjectId: locked.id,
       before,
-      after: decision === 'approve' ? { ...changes, appVersion: locked.version } : { revisionStatus: revision.status },
+      after: decision === 'approve' ? { ...changes, appVersion: locked.version, ...overridden(options) } : { revisionStatus: revision.status },
       reason,
     });
     if (decision === 'approve') await bumpCatalogueVersion(tx);

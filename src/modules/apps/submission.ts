@@ -8,7 +8,7 @@ import { recordTransition } from './app-history.ts';
 import { authorizeApp, lockAppFor, type Caller } from '../teams/access.ts';
 import type { OwnerAppView, SubmittedAppView } from './apps.model.ts';
 import { listedAssets, sameAsset } from './listed-assets.ts';
-import { assertCompleteListing, missingForReview } from './completeness.ts';
+import { assertSubmittable, missingForSubmission } from './completeness.ts';
 import { toOwnerView } from './owner-views.ts';
 import { refreshAssetChecks } from './asset-checks.service.ts';
 import type { AppServiceDeps } from './apps.service.ts';
@@ -52,7 +52,7 @@ export async function submitApp({ em, jobs }: AppServiceDeps, caller: Caller, ap
     const locked = await lockAppFor(tx, caller, appId, 'submit');
     const to = nextStatus(action, locked.status);
     assertVerified(await developerStatus(tx, developerId), { what: 'Apps', done: 'submitted' });
-    assertCompleteListing(locked);
+    assertSubmittable(locked);
     const from = locked.status;
     locked.status = to;
     // Every submission is a new thing to review, even of an unedited listing (its images are fetched
@@ -85,6 +85,6 @@ export async function preflight(em: EntityManager, caller: Caller, appId: string
   const status = await developerStatus(em, caller.developerId);
   if (status === 'SUSPENDED') errors.push({ path: 'developer', message: 'your developer account is suspended' });
   else if (status !== 'VERIFIED') errors.push({ path: 'developer', message: 'your developer account must be verified by an administrator' });
-  errors.push(...missingForReview(app));
+  errors.push(...missingForSubmission(app));
   return { ready: errors.length === 0, errors, warnings: assetWarnings(await toOwnerView(em, app)) };
 }

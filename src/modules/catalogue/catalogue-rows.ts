@@ -1,4 +1,4 @@
-import type { AppStatus, Category, Environment, Screenshot } from '../apps/app.entity.ts';
+import type { AppStatus, Category, DataHandling, Environment, Permission, Screenshot } from '../apps/app.entity.ts';
 import { toPublicAppView } from '../apps/app-view.ts';
 import { PUBLISHED_ASSETS_COLUMN, withPublishedAssets, type PublishedAssets } from '../apps/asset-publication.ts';
 import type { PublicAppView } from '../apps/apps.model.ts';
@@ -25,7 +25,7 @@ const SUMMARY_COLUMNS = `a.id, a.slug, a.name, a.description, a.category, a.envi
 
 export const COLUMNS = {
   summary: SUMMARY_COLUMNS,
-  full: `${SUMMARY_COLUMNS}, a.long_description, a.long_description_html, a.screenshots`,
+  full: `${SUMMARY_COLUMNS}, a.long_description, a.long_description_html, a.screenshots, a.permissions, a.data_handling`,
 };
 
 /** The joins every public row needs (every app has a stats row, created with it by a trigger). */
@@ -48,6 +48,8 @@ export interface PublicAppRow {
   terms_of_service_url: string | null;
   oauth_client_id: string | null;
   screenshots?: Screenshot[];
+  permissions?: Permission[] | null;
+  data_handling?: DataHandling | null;
   status: AppStatus;
   featured: boolean;
   version: number;
@@ -86,6 +88,8 @@ export function toPublicView(row: PublicAppRow): PublicAppView {
       termsOfServiceUrl: row.terms_of_service_url,
       oauthClientId: row.oauth_client_id,
       screenshots: row.screenshots ?? [],
+      permissions: row.permissions,
+      dataHandling: row.data_handling,
       status: row.status,
       featured: row.featured,
       version: row.version,
@@ -98,6 +102,6 @@ export function toPublicView(row: PublicAppRow): PublicAppView {
 }
 
 export function toSummary(row: PublicAppRow): PublicAppSummary {
-  const { longDescription: _long, longDescriptionHtml: _html, screenshots: _screenshots, ...summary } = toPublicView(row);
+  const { longDescription: _long, longDescriptionHtml: _html, screenshots: _screenshots, permissions: _permissions, dataHandling: _data, ...summary } = toPublicView(row);
   return summary;
 }

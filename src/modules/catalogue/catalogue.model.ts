@@ -45,8 +45,8 @@ export const CategoryCount = t.Object(
 );
 export type CategoryCount = Static<typeof CategoryCount>;
 
-/** A listing card: the public view without `longDescription`, `longDescriptionHtml` and `screenshots` (GET /api/apps/:slug has them). */
-export const PublicAppSummary = t.Omit(PublicAppView, ['longDescription', 'longDescriptionHtml', 'screenshots'], {
+/** A listing card: the public view without the long fields (`GET /api/apps/:slug` has them): descriptions, screenshots, the data access disclosure. */
+export const PublicAppSummary = t.Omit(PublicAppView, ['longDescription', 'longDescriptionHtml', 'screenshots', 'permissions', 'dataHandling'], {
   description: 'An approved app as a listing card shows it (`GET /api/apps/{slug}` has the rest)',
 });
 export type PublicAppSummary = Static<typeof PublicAppSummary>;
