@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { createTestApp, type TestApp } from '../support/harness.ts';
 import { approvedApp, completeApp } from '../apps/fixtures.ts';
-import { createTeam, member, teamOfThree, type Member } from './team-fixtures.ts';
+import { createTeam, teamOfThree, type Member } from './team-fixtures.ts';
 
 let t: TestApp;
 let owner: Member;
