@@ -14,6 +14,7 @@ import { reviewQueuePage } from './review-queue.ts';
 import { waitingFor } from './review-targets.ts';
 import { CANNED_REASONS, composeRejectionReason } from './rejection-reasons.ts';
 import { decideRevision } from './revisions.service.ts';
+import { reviewTeamOf } from '../teams/team-directory.ts';
 
 /**
  * Console: the review queue and the review page of a PENDING app or of an app's pending revision.
@@ -80,6 +81,7 @@ export function reviewAdmin(kit: ConsoleKit) {
         closed,
         message: !under && outcome && !outcome.ok ? outcome.message : null,
         form: c.forms,
+        team: await reviewTeamOf(c.em.fork(), appId),
         decision: under
           ? {
               kind,
