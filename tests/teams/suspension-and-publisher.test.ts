@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createTestApp, type TestApp } from '../support/harness.ts';
+import { cliRunner } from '../support/cli.ts';
 import { approvedApp, completeApp, eventually } from '../apps/fixtures.ts';
 import { transitionDeveloper } from '../../src/modules/developers/developers.service.ts';
 import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
@@ -11,8 +9,7 @@ import { createTeam, join as joinTeam, member, type Member } from './team-fixtur
 let t: TestApp;
 let owner: Member;
 let maintainer: Member;
-let dataDir: string;
-const root = join(import.meta.dir, '..', '..');
+let cli: ReturnType<typeof cliRunner>;
 
 // The machine is shared: setting up the service and its members may take a while.
 setDefaultTimeout(60_000);
@@ -20,21 +17,9 @@ beforeAll(async () => {
   t = await createTestApp();
   owner = await member(t, { name: 'Pat Person' });
   maintainer = await member(t);
-  dataDir = mkdtempSync(join(tmpdir(), 'marketplace-cli-'));
+  cli = cliRunner(t);
 }, 60_000);
 afterAll(() => t.close(), 60_000);
-
-/** `bun run cli …` as an operator would, against this file's database. */
-async function cli(...args: string[]) {
-  const child = Bun.spawn(['bun', 'src/cli/index.ts', ...args], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: t.runtime.databaseUrl, APP_ENV: 'test', DATA_DIR: dataDir },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  return { stdout, stderr, exitCode };
-}
 
 const publicStatus = async (slug: string) => (await t.call('GET', `/api/apps/${slug}`)).status;
 const listedSlugs = async () => (await t.call('GET', '/api/apps?limit=100')).body.data.map((a: { slug: string }) => a.slug) as string[];
