@@ -1,10 +1,10 @@
 import { Elysia } from 'elysia';
-import { openapi } from '@elysiajs/openapi';
 import type { AppContext } from './app-context.ts';
 import { createAuth } from './modules/identity/auth.ts';
 import { httpLifecycle } from './http/lifecycle.ts';
 import { createPublicRateLimits } from './http/rate-limit.ts';
 import { apiDocsApi } from './modules/api-docs/api-docs.api.ts';
+import { apiModels } from './modules/api-docs/api-models.ts';
 import { healthApi } from './modules/health/health.api.ts';
 import { developersApi } from './modules/developers/developers.api.ts';
 import { apiKeysApi } from './modules/api-keys/api-keys.api.ts';
@@ -19,6 +19,8 @@ import { reviewRepliesApi } from './modules/reviews/review-replies.api.ts';
 import { teamsApi } from './modules/teams/teams.api.ts';
 import { adminConsole } from './modules/admins/console.ts';
 import { metricsApi } from './modules/metrics/metrics.api.ts';
+import { trustedPublishingApi } from './modules/trusted-publishing/trusted-publishing.api.ts';
+import { publishingApi } from './modules/publishing/publishing.api.ts';
 import { queueCatalog } from '../jobs/catalog.ts';
 
 /** The whole HTTP surface, built from its dependencies. Tests call `.handle()` on it without listening. */
@@ -29,32 +31,9 @@ export function createApp(ctx: AppContext) {
   const app = new Elysia({ normalize: false, serve: { maxRequestBodySize: ctx.config.maxBodyBytes } });
   return app
     .use(httpLifecycle(ctx, () => app.routes, { formPrefixes: ['/admin'] }))
-    .use(
-      openapi({
-        // The UI is `apiDocsApi`'s, from the installed package; this plugin serves the document only.
-        provider: null,
-        path: '/swagger',
-        specPath: '/swagger/json',
-        documentation: {
-          info: {
-            title: 'App Marketplace API',
-            version: '1.0.0',
-            description:
-              'Developers register, mint scoped API keys and submit app listings for review; the public catalogue lists, searches and installs approved apps. Errors are RFC 9457 problem+json.',
-          },
-          components: {
-            securitySchemes: {
-              bearer: {
-                type: 'http',
-                scheme: 'bearer',
-                description: 'An API key (`mk_…`) or a platform OAuth access token, as each route says',
-              },
-            },
-          },
-        },
-      }),
-    )
-    .use(apiDocsApi())
+    // The named schemas first, so every route that contains one finds it stamped with its name.
+    .use(apiModels)
+    .use(apiDocsApi(ctx, () => app))
     .use(healthApi(ctx))
     .use(developersApi(ctx, auth))
     .use(apiKeysApi(ctx, auth))
@@ -63,9 +42,11 @@ export function createApp(ctx: AppContext) {
     .use(installsApi(ctx, auth, rateLimits))
     .use(reviewsApi(ctx, auth, rateLimits))
     .use(analyticsApi(ctx, auth))
-    .use(assetsApi(ctx))
+    .use(assetsApi(ctx, auth))
     .use(webhooksApi(ctx, auth))
     .use(reviewRepliesApi(ctx, auth))
+    .use(trustedPublishingApi(ctx, auth))
+    .use(publishingApi())
     .use(teamsApi(ctx, auth))
     .use(metricsApi(ctx, queueCatalog()))
     .use(adminConsole(ctx, queueCatalog()));

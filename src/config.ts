@@ -16,6 +16,7 @@ const EnvSchema = Type.Object({
   APP_ENV: Type.Optional(Type.Union([Type.Literal('development'), Type.Literal('test'), Type.Literal('production')])),
   PORT: Type.Optional(PositiveIntString),
   HOST: Type.Optional(Type.String({ minLength: 1 })),
+  PUBLIC_URL: Type.Optional(Type.String({ minLength: 1 })),
   DATABASE_URL: Type.Optional(UrlString),
   DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
   LOG_LEVEL: Type.Optional(Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error'), Type.Literal('silent')])),
@@ -50,6 +51,8 @@ const EnvSchema = Type.Object({
   STATEMENT_TIMEOUT_MS: Type.Optional(PositiveIntString),
   JOBS_POOL_MAX: Type.Optional(PositiveIntString),
   WEB_CONCURRENCY: Type.Optional(PositiveIntString),
+  TRUSTED_PUBLISHING_ISSUERS: Type.Optional(Type.String()),
+  TRUSTED_PUBLISHING_AUDIENCE: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -124,6 +127,8 @@ export interface Config {
   env: AppEnv;
   port: number;
   host: string;
+  /** Where clients reach the service (`https://marketplace.example.com`, no trailing slash): the API document's server and the base of absolute asset URLs. */
+  publicUrl: string;
   /** Absent in development and test means "start an embedded PostgreSQL". */
   databaseUrl?: string;
   dataDir: string;
@@ -145,6 +150,15 @@ export interface Config {
   database: DatabasePoolConfig;
   /** API processes to run on this machine (sharing the port); 1 is the plain single process. */
   webConcurrency: number;
+  trustedPublishing: TrustedPublishingConfig;
+}
+
+/** Which CI identity providers may trade their OIDC tokens for short-lived publishing keys. */
+export interface TrustedPublishingConfig {
+  /** Issuer URLs exactly as their tokens' `iss` claim says them. */
+  issuers: string[];
+  /** The `aud` a token must carry. */
+  audience: string;
 }
 
 /** Who may read `/metrics` and where it is served. */
@@ -226,8 +240,17 @@ function parseEncryptionKeys(raw: string | undefined, env: AppEnv): EncryptionKe
   });
 }
 
+/** In production the token verifier is reached over TLS only: the introspection client secret, and the keys, must not travel in clear. */
+function assertHttpsInProduction(name: 'OAUTH_JWKS_URL' | 'OAUTH_INTROSPECTION_URL', url: string | undefined, appEnv: AppEnv): void {
+  if (appEnv === 'production' && url !== undefined && !/^https:\/\//i.test(url)) {
+    throw new ConfigError(`${name} must be an https:// URL in production`);
+  }
+}
+
 function parseOAuth(env: Env, appEnv: AppEnv): OAuthConfig {
   const allowedClients = list(env.OAUTH_ALLOWED_CLIENTS);
+  assertHttpsInProduction('OAUTH_JWKS_URL', env.OAUTH_JWKS_URL, appEnv);
+  assertHttpsInProduction('OAUTH_INTROSPECTION_URL', env.OAUTH_INTROSPECTION_URL, appEnv);
   if (env.OAUTH_JWKS_URL) {
     if (!env.OAUTH_ISSUER || !env.OAUTH_AUDIENCE) {
       throw new ConfigError('OAUTH_JWKS_URL needs OAUTH_ISSUER and OAUTH_AUDIENCE');
@@ -314,6 +337,16 @@ function parseCorsOrigins(raw: string | undefined): string[] {
   const bad = origins.find((origin) => !URL.canParse(origin) || new URL(origin).origin !== origin);
   if (bad !== undefined) throw new ConfigError(`CORS_ORIGINS entry "${bad}" is not an origin like https://app.example.com (or use * alone)`);
   return origins;
+}
+
+/** `PUBLIC_URL`: an http(s) URL without query or fragment; a trailing slash is dropped. */
+function parsePublicUrl(raw: string | undefined, port: number): string {
+  if (raw === undefined) return `http://localhost:${port}`;
+  const url = URL.canParse(raw) ? new URL(raw) : null;
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`PUBLIC_URL must be an http:// or https:// URL without query, fragment or credentials, such as https://marketplace.example.com (got "${raw}")`);
+  }
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
 }
 
 /** `MAIL_FROM` is `address`, `Display Name <address>` or `"Display, Name" <address>`, on one line. */
@@ -439,6 +472,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     env: appEnv,
     port,
     host: valid.HOST ?? (production ? '0.0.0.0' : '127.0.0.1'),
+    publicUrl: parsePublicUrl(valid.PUBLIC_URL, port),
     databaseUrl: valid.DATABASE_URL,
     dataDir: valid.DATA_DIR ?? '.data',
     logLevel: valid.LOG_LEVEL ?? (appEnv === 'test' ? 'silent' : 'info'),
@@ -455,5 +489,29 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     metrics: parseMetrics(valid, appEnv, port),
     database: parseDatabasePools(valid),
     webConcurrency: Math.max(1, Number(valid.WEB_CONCURRENCY ?? 1)),
+    trustedPublishing: parseTrustedPublishing(valid, appEnv),
   };
+}
+
+const GITHUB_ACTIONS_ISSUER = 'https://token.actions.githubusercontent.com';
+
+/**
+ * Issuers must be https origins with no path, query or fragment (their keys are fetched from
+ * `<issuer>/.well-known/openid-configuration`); plain http only outside production with
+ * ALLOW_PRIVATE_FETCH, for an issuer served on this machine in tests and local development.
+ */
+function parseTrustedPublishing(env: Env, appEnv: AppEnv): TrustedPublishingConfig {
+  const issuers = env.TRUSTED_PUBLISHING_ISSUERS === undefined ? [GITHUB_ACTIONS_ISSUER] : list(env.TRUSTED_PUBLISHING_ISSUERS);
+  const plainHttpAllowed = appEnv !== 'production' && env.ALLOW_PRIVATE_FETCH === 'true';
+  for (const issuer of issuers) {
+    const url = URL.canParse(issuer) ? new URL(issuer) : null;
+    const https = url?.protocol === 'https:' || (plainHttpAllowed && url?.protocol === 'http:');
+    if (!url || !https || url.search || url.hash || url.username || issuer.endsWith('/')) {
+      throw new ConfigError(
+        `TRUSTED_PUBLISHING_ISSUERS entry "${issuer}" must be an https URL without a trailing slash, query or credentials` +
+          (plainHttpAllowed ? '' : ' (http only outside production with ALLOW_PRIVATE_FETCH=true)'),
+      );
+    }
+  }
+  return { issuers, audience: env.TRUSTED_PUBLISHING_AUDIENCE ?? 'marketplace' };
 }

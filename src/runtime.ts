@@ -15,6 +15,7 @@ import { createJobQueue } from './lib/job-queue.ts';
 import { createMailer } from './modules/notifications/mailer.ts';
 import { createCatalogueReaders } from './db/read-pools.ts';
 import type { CatalogueReaders } from './lib/sql-reader.ts';
+import { usePublicUrl } from './lib/public-url.ts';
 
 /**
  * Everything a process holds open: the database (embedded or not), the ORM and pg-boss.
@@ -69,6 +70,7 @@ export async function startRuntime(config: Config, logger: Logger, options: Runt
       databaseUrl = embedded.url(EMBEDDED_DATABASE);
     }
     const pools = config.database;
+    usePublicUrl(config.publicUrl);
     orm = await createOrm(databaseUrl, logger, pools);
     const production = config.env === 'production';
     let appliedMigrations: string[] = [];

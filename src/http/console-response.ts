@@ -5,15 +5,14 @@ import type { SafeHtml } from '../../views/html.ts';
  * or style, no framing, no sniffing, no referrer leaving the site, never cached), HTML bodies,
  * redirects and cookies. The JSON API is untouched by all of this.
  */
-export function consoleSecurityHeaders(production: boolean): Record<string, string> {
-  // Listing images live on developers' servers; plain http is allowed only outside production.
-  const images = production ? "'self' https: data:" : "'self' https: http: data:";
+export function consoleSecurityHeaders(): Record<string, string> {
+  // Listing images are shown from the mirror only (`/admin/mirror`): a reviewer's browser never asks a developer's server.
   return {
     'content-security-policy': [
       "default-src 'none'",
       "script-src 'self'",
       "style-src 'self'",
-      `img-src ${images}`,
+      "img-src 'self' data:",
       "connect-src 'self'",
       "form-action 'self'",
       "frame-src 'self'",

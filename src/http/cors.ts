@@ -12,13 +12,16 @@ export function createCors(origins: string[]) {
   const isPublic = (pathname: string) => pathname === PUBLIC_API || pathname.startsWith(`${PUBLIC_API}/`);
 
   return {
-    /** Headers for a response to `request`, or none when it is not a cross-origin call the service allows. */
+    /**
+     * Headers for a response to `request`: for the public catalogue while `CORS_ORIGINS` is set,
+     * always `Vary: Origin` (answers differ by Origin, so a cache must key on it even for requests
+     * without one), plus the allowance when the origin is listed.
+     */
     headersFor(request: Request, pathname: string): Record<string, string> {
+      if (origins.length === 0 || !isPublic(pathname)) return {};
       const origin = request.headers.get('origin');
-      if (!isPublic(pathname) || !allowed(origin)) return {};
-      return anyOrigin
-        ? { 'access-control-allow-origin': '*' }
-        : { 'access-control-allow-origin': origin!, vary: 'Origin' };
+      if (!allowed(origin)) return { vary: 'Origin' };
+      return { 'access-control-allow-origin': anyOrigin ? '*' : origin!, vary: 'Origin' };
     },
     /** The answer to an allowed preflight (OPTIONS), or null to treat the request like any other. */
     preflight(request: Request, pathname: string): Response | null {

@@ -6,6 +6,9 @@ export interface GuardContext {
   headers: Record<string, string | undefined>;
   server: Pick<Server<unknown>, 'requestIP'> | null;
   set: { headers: Record<string, string | number> };
+  /** The route's path template (`/api/dev/apps/:id`) and its path parameters, as yet unvalidated. */
+  route: string;
+  params: Record<string, string | undefined>;
 }
 
 /**

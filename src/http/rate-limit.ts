@@ -96,25 +96,10 @@ export function failedAttemptLimiter(limit: number) {
   };
 }
 
-/** A limiter counted in PostgreSQL; `peek` reads a key's count without adding to it. Old windows are deleted by the scheduled retention job (`RETENTION_RATE_LIMITS`). */
-export interface SharedRateLimiter extends RateLimiter {
-  peek(key: string): Promise<RateDecision>;
-}
-
-export function postgresRateLimiter(orm: MikroORM, name: string, limit: number): SharedRateLimiter {
+/** A limiter counted in PostgreSQL. Old windows are deleted by the scheduled retention job (`RETENTION_RATE_LIMITS`). */
+export function postgresRateLimiter(orm: MikroORM, name: string, limit: number): RateLimiter {
   return {
     limit,
-    async peek(key) {
-      const now = Date.now();
-      const windowStart = now - (now % WINDOW_MS);
-      const [row] = await orm.em
-        .fork()
-        .execute<{ hits: number }[]>('select hits from rate_limit_counters where bucket = ? and window_start = ?', [
-          `${name}:${key}`,
-          new Date(windowStart),
-        ]);
-      return decision(limit, row?.hits ?? 0, windowStart);
-    },
     async hit(key) {
       const now = Date.now();
       const windowStart = now - (now % WINDOW_MS);

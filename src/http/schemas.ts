@@ -1,6 +1,7 @@
 import { t, type TSchema } from 'elysia';
-import { FormatRegistry } from '@sinclair/typebox';
+import { FormatRegistry, Type, type IntegerOptions } from '@sinclair/typebox';
 import { EXPECTED } from './validation-messages.ts';
+import { ERROR_CODES, PROBLEM_TYPES, type ErrorCode } from './problem.ts';
 
 /**
  * Building blocks shared by every feature's `*.model.ts`, so bounds and formats are stated once
@@ -52,7 +53,15 @@ export const Uuid = t.String({
   pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
   [EXPECTED]: 'a UUID',
   description: 'UUID',
+  examples: ['0193a5c2-7b4e-7c8d-9e0f-1a2b3c4d5e6f'],
 });
+
+/**
+ * A JSON integer, for bodies and responses. Elysia's `t.Integer` is a transform that also takes a
+ * numeric string (for query strings), which the API document then shows as "string or integer"
+ * and generated clients type as `string | number`; only query parameters use that one.
+ */
+export const Integer = (options?: IntegerOptions) => Type.Integer(options);
 
 // Numbers in query strings are decimal digits: Elysia's own formats accept anything `Number()`
 // reads ("0x10", "1e2", " 5"), which would quietly mean something the caller did not write.
@@ -67,18 +76,43 @@ export const NullableTimestamp = t.Union([Timestamp, t.Null()]);
 /** An optional field that `null` clears (PUT semantics). */
 export const Clearable = <T extends TSchema>(schema: T) => t.Optional(t.Union([schema, t.Null()]));
 
-export const ProblemSchema = t.Object(
-  {
-    type: t.String(),
-    title: t.String(),
-    status: t.Integer(),
-    detail: t.String(),
-    code: t.String(),
-    requestId: t.String(),
-    errors: t.Optional(t.Array(t.Object({ path: t.String(), message: t.String() }))),
-  },
-  { description: 'RFC 9457 problem details' },
-);
+const problemProperties = (codes: readonly ErrorCode[]) => ({
+  type: t.String({
+    format: 'uri',
+    description: 'Where the code is explained: `/problems/<code>` on this service',
+    examples: ['http://localhost:3000/problems/APP_NOT_EDITABLE'],
+  }),
+  title: t.String({ description: 'The HTTP reason phrase', examples: ['Conflict'] }),
+  status: Integer({ description: 'The HTTP status', examples: [409] }),
+  detail: t.String({
+    description: 'What went wrong with this request, in words',
+    examples: ['An APPROVED app cannot be edited; open a revision instead'],
+  }),
+  code: t.UnionEnum(codes as [ErrorCode, ...ErrorCode[]], { description: 'Stable, machine-readable: branch on this', default: undefined }),
+  requestId: t.String({ description: 'Quote it to support; also in `X-Request-Id`', examples: ['01938f7e-2c4b-7d1a-9b3c-5e6f7a8b9c0d'] }),
+  errors: t.Optional(
+    t.Array(
+      t.Object({
+        path: t.String({ description: 'The field, as `screenshots[1].url`', examples: ['screenshots[1].url'] }),
+        message: t.String({ examples: ['must be an absolute http:// or https:// URL of at most 2,048 characters'] }),
+      }),
+      { description: 'Each field that was refused, and why (validation problems)' },
+    ),
+  ),
+});
+
+/** RFC 9457 problem details, as every 4xx and 5xx answer carries them (`application/problem+json`). Named `Problem` in the document. */
+export const ProblemSchema = t.Object(problemProperties(ERROR_CODES), { description: 'RFC 9457 problem details' });
+
+/** The codes a documented problem response stands for; the API document turns them into the operation's `code` enum. */
+export const PROBLEM_CODES = 'x-problem-codes';
+/** On a success schema whose body is not JSON: the media types it is sent as (images, say). */
+export const MEDIA_TYPES = 'x-media-types';
+/** In a route's `detail`: the codes its auth guard may refuse with (the guard declares them where it throws them). */
+export const GUARD_PROBLEMS = 'x-guard-problems';
+
+const problemOf = (codes: readonly ErrorCode[], options: Record<string, unknown> = {}) =>
+  t.Object(problemProperties(codes), { description: codes.map((code) => `\`${code}\``).join(', '), [PROBLEM_CODES]: codes, ...options });
 
 /**
  * The 429 a rate-limited route may answer, with the headers every limited response carries;
@@ -86,7 +120,7 @@ export const ProblemSchema = t.Object(
  * reads `headers` off the schema.
  */
 export const rateLimitedProblem = (limits: string[]) =>
-  t.Object(ProblemSchema.properties, {
+  problemOf(['RATE_LIMITED'], {
     description:
       limits.length > 0
         ? `Too many requests: ${limits.join('; ')}. Wait for \`Retry-After\` seconds.`
@@ -99,19 +133,37 @@ export const rateLimitedProblem = (limits: string[]) =>
     },
   });
 
-/** Error responses documented for a route, by status. */
-export const problems = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((status) => [status, ProblemSchema])) as Record<number, typeof ProblemSchema>;
+/**
+ * The problems a route's handler (its services) may answer with, by code: declared once in the
+ * route, they become its error responses by status, each with its `code` enum. What every route
+ * of a kind may answer (the auth guard's refusals, validation, 413/415 for bodies, 503) the API
+ * document adds itself (`modules/api-docs/api-document.ts`).
+ */
+export function problems(...codes: ErrorCode[]): Record<number, ReturnType<typeof problemOf>> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(PROBLEM_TYPES[code].status, [...(byStatus.get(PROBLEM_TYPES[code].status) ?? []), code]);
+  return Object.fromEntries([...byStatus].map(([status, codesOfStatus]) => [status, problemOf(codesOfStatus)]));
+}
 
-export const DataList = <T extends TSchema>(item: T) => t.Object({ data: t.Array(item) });
+/** A whole list; `description` says of what, for the API document. */
+export const DataList = <T extends TSchema>(item: T, description: string) => t.Object({ data: t.Array(item) }, { description });
 
 export const PageQuery = {
   page: t.Optional(t.Integer({ minimum: 1, default: 1 })),
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
 };
 
-export const Paginated = <T extends TSchema>(item: T) =>
-  t.Object({
-    data: t.Array(item),
-    pagination: t.Object({ page: t.Integer(), limit: t.Integer(), total: t.Integer(), totalPages: t.Integer() }),
-  });
+/** One page of a list; `description` says of what, for the API document. */
+export const Paginated = <T extends TSchema>(item: T, description: string) =>
+  t.Object(
+    {
+      data: t.Array(item),
+      pagination: t.Object({
+        page: Integer({ examples: [1] }),
+        limit: Integer({ examples: [20] }),
+        total: Integer({ description: 'Items across all pages', examples: [42] }),
+        totalPages: Integer({ examples: [3] }),
+      }),
+    },
+    { description },
+  );

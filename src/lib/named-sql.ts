@@ -1,3 +1,6 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { CompiledQuery } from 'kysely';
+
 /**
  * SQL with named parameters: `:name` in the text, values in an object. Compiled to PostgreSQL's
  * `$n` placeholders (a name used twice is one parameter), so a statement's parameters cannot drift
@@ -28,3 +31,13 @@ export function namedSql(text: string, params: Record<string, unknown>): Compile
   return { text: compiled, values };
 }
 
+
+/**
+ * Runs named-parameter SQL through the entity manager's connection (its transaction's, inside one),
+ * with real bind parameters: `em.execute` inlines values and cannot put a null in an array.
+ */
+export async function executeNamed<Row>(em: EntityManager, text: string, params: Record<string, unknown>): Promise<Row[]> {
+  const statement = namedSql(text, params);
+  const result = await em.getKysely().executeQuery<Row>(CompiledQuery.raw(statement.text, statement.values));
+  return result.rows;
+}

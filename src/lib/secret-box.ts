@@ -32,3 +32,12 @@ export function open(keys: EncryptionKey[], sealed: string, context: string): st
   decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
   return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8');
 }
+
+/** Whether a stored value is sealed at all (values written before a secret was sealed are not). */
+export const isSealed = (stored: string) => stored.startsWith('v1.');
+
+/** Whether a sealed value is under the key that seals now, so a rotation has nothing left to do for it. */
+export const sealedUnderCurrentKey = (keys: EncryptionKey[], sealed: string) => sealed.startsWith(`v1.${keys[0]?.id}.`);
+
+/** A `like` pattern for values sealed under the current key: rows not matching it still need resealing. */
+export const currentKeyPattern = (keys: EncryptionKey[]) => `v1.${keys[0]?.id}.%`;

@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
 import { addEvents, insertApp, type FixtureApp } from '../support/fixtures.ts';
+import { recomputeAllAppStats, rollUpNewInstalls } from '../../src/modules/stats/stats.service.ts';
 
+setDefaultTimeout(30_000);
 let t: TestApp;
 let owner: TestDeveloper;
 let ownerKey: string;
@@ -28,15 +30,39 @@ beforeAll(async () => {
     // Noon UTC of that day, so the day is unambiguous whatever the time the test runs.
     await t.sql(`update installs set installed_at = (?::date + interval '12 hours') at time zone 'utc' where id = ?`, [utcDay(ages[i]!), row.id]);
   }
+  // The install days were rolled up when the rows were added: the nightly repair moves them to their new days.
+  await recomputeAllAppStats(t.ctx.orm.em.fork());
+  // Two of the seven uninstall (one of them reinstalls); a hidden review is left out of the distribution.
+  await t.sql(
+    `insert into install_events (app_id, installer, seq, kind, counted) values
+       (?, 'user:fixture-user-6', 1, 'UNINSTALL', true), (?, 'user:fixture-user-7', 1, 'UNINSTALL', true),
+       (?, 'user:fixture-user-7', 2, 'REINSTALL', true)`,
+    [app.id, app.id, app.id],
+  );
+  await t.sql(`insert into reviews (id, app_id, platform_user_id, rating, hidden, created_at, updated_at) values (?, ?, 'fixture-user-4', 1, true, now(), now())`, [
+    Bun.randomUUIDv7(),
+    app.id,
+  ]);
+  await rollUpNewInstalls(t.ctx.orm.em.fork());
 });
-afterAll(() => t.close());
+// Closing waits for the workers' jobs, slow on a loaded machine.
+afterAll(() => t.close(), 30_000);
 
 const analytics = (id: string, token = ownerKey) => t.call('GET', `/api/dev/apps/${id}/analytics`, { token });
 
 test('installs, reviews, rating, status, featured, and 30 zero-filled UTC days, oldest first', async () => {
   const response = await analytics(app.id);
   expect(response.status).toBe(200);
-  expect(response.body).toMatchObject({ installCount: 7, reviewCount: 3, averageRating: 4.33, status: 'APPROVED', featured: true });
+  expect(response.body).toMatchObject({
+    installCount: 7,
+    activeInstalls: 6,
+    uninstallCount: 2,
+    reviewCount: 3,
+    averageRating: 4.33,
+    ratingDistribution: { '1': 0, '2': 0, '3': 0, '4': 2, '5': 1 },
+    status: 'APPROVED',
+    featured: true,
+  });
   const days = response.body.installsByDay as { date: string; count: number }[];
   expect(days).toHaveLength(30);
   expect(days[0]!.date).toBe(utcDay(29));
@@ -53,7 +79,16 @@ test('installs, reviews, rating, status, featured, and 30 zero-filled UTC days, 
 test('an app without events: zeros everywhere', async () => {
   const response = await analytics(quiet.id);
   expect(response.status).toBe(200);
-  expect(response.body).toMatchObject({ installCount: 0, reviewCount: 0, averageRating: 0, status: 'PENDING', featured: false });
+  expect(response.body).toMatchObject({
+    installCount: 0,
+    activeInstalls: 0,
+    uninstallCount: 0,
+    reviewCount: 0,
+    averageRating: 0,
+    ratingDistribution: { '1': 0, '2': 0, '3': 0, '4': 0, '5': 0 },
+    status: 'PENDING',
+    featured: false,
+  });
   expect(response.body.installsByDay).toHaveLength(30);
   expect(response.body.installsByDay.every((d: { count: number }) => d.count === 0)).toBe(true);
 });

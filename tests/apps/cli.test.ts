@@ -13,8 +13,8 @@ beforeAll(async () => {
   dev = await registerDeveloper(t);
   key = await mintKey(t, dev);
   cli = cliRunner(t);
-});
-afterAll(() => t.close());
+}, 30_000);
+afterAll(() => t.close(), 30_000);
 
 
 describe('CLI', () => {
@@ -105,6 +105,14 @@ describe('CLI', () => {
     expect(current.stdout).toStartWith('revision rejected: ');
     const [decided] = await t.sql(`select status, rejection_reason from app_revisions where app_id = ?`, [app.id]);
     expect(decided).toEqual({ status: 'REJECTED', rejection_reason: 'Not like this' });
+
+    // The developer proposes again: the version a reviewer saw on the rejected revision names nothing pending.
+    const next = await t.call('POST', `/api/dev/apps/${app.id}/revisions`, { token: key, body: { description: 'Third proposal.' } });
+    expect(next.body.pendingRevision.version).toBe(seen + 2);
+    const onRejected = await cli('revisions:approve', app.slug, '--version', String(seen + 1));
+    expect(onRejected.exitCode).toBe(1);
+    expect(onRejected.stderr).toContain('STALE_VERSION');
+    expect((await appRow(t, app.id)).description).not.toBe('Third proposal.');
   }, 30_000);
 
   test('oauth-clients:register registers a client the developer can then use', async () => {

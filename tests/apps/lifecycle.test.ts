@@ -16,7 +16,7 @@ beforeAll(async () => {
   t = await createTestApp();
   dev = await registerDeveloper(t);
   key = await mintKey(t, dev);
-});
+}, 30_000);
 afterAll(() => t.close());
 
 const submit = (id: string) => t.call('POST', `/api/dev/apps/${id}/submit`, { token: key });
@@ -49,13 +49,15 @@ describe('the whole lifecycle over HTTP', () => {
     });
     expect(completed.body.version).toBe(2);
     const ready = await t.call('POST', `/api/dev/apps/${app.id}/preflight`, { token: key });
-    expect(ready.body).toEqual({ ready: true, errors: [] });
+    expect(ready.body).toMatchObject({ ready: true, errors: [] });
+    expect(ready.body.warnings).toBeArray(); // the asset checks of example.com images: tests/apps/warnings.test.ts
     expect((await appRow(t, app.id)).status).toBe('DRAFT');
 
     const submitted = await submit(app.id);
     expect(submitted.status).toBe(200);
     expect(submitted.body.status).toBe('PENDING');
-    expect(submitted.body.version).toBe(2);
+    // A submission is a new thing to review: it moves the version.
+    expect(submitted.body.version).toBe(3);
     expect(submitted.body.submittedAt).not.toBeNull();
 
     // Editing a PENDING app keeps it PENDING and keeps its place in the queue, but bumps the version.
@@ -63,20 +65,20 @@ describe('the whole lifecycle over HTTP', () => {
     expect(edited.status).toBe(200);
     expect(edited.body.status).toBe('PENDING');
     expect(edited.body.submittedAt).toBe(submitted.body.submittedAt);
-    expect(edited.body.version).toBe(3);
+    expect(edited.body.version).toBe(4);
 
-    // The reviewer saw version 2: the decision is stale and changes nothing.
+    // The reviewer saw version 3: the decision is stale and changes nothing.
     const beforeStale = await appRow(t, app.id);
-    expect(await refusal(decideApp(deps(t), app.id, 'approve', { actor: reviewer, version: 2 }))).toMatchObject({
+    expect(await refusal(decideApp(deps(t), app.id, 'approve', { actor: reviewer, version: 3 }))).toMatchObject({
       status: 409,
       code: 'STALE_VERSION',
     });
     expect(await appRow(t, app.id)).toEqual(beforeStale);
 
-    const approved = await decideApp(deps(t), app.slug, 'approve', { actor: reviewer, version: 3 });
+    const approved = await decideApp(deps(t), app.slug, 'approve', { actor: reviewer, version: 4 });
     expect(approved.status).toBe('APPROVED');
     expect(approved.reviewedAt).not.toBeNull();
-    expect(approved.version).toBe(3);
+    expect(approved.version).toBe(4);
     const approvedRow = await appRow(t, app.id);
     expect(approvedRow.first_approved_at).not.toBeNull();
 
@@ -112,10 +114,10 @@ describe('the whole lifecycle over HTTP', () => {
     expect((await appRow(t, app.id)).first_approved_at).toEqual(approvedRow.first_approved_at);
 
     expect(await transitions(app.id)).toEqual([
-      { actor: `developer:${dev.id}`, action: 'submit', from_status: 'DRAFT', to_status: 'PENDING', version: 2, reason: null },
-      { actor: 'admin:reviewer-1', action: 'approve', from_status: 'PENDING', to_status: 'APPROVED', version: 3, reason: null },
-      { actor: 'admin:reviewer-1', action: 'suspend', from_status: 'APPROVED', to_status: 'SUSPENDED', version: 3, reason: 'Broken OAuth flow' },
-      { actor: 'admin:reviewer-1', action: 'relist', from_status: 'SUSPENDED', to_status: 'APPROVED', version: 3, reason: null },
+      { actor: `developer:${dev.id}`, action: 'submit', from_status: 'DRAFT', to_status: 'PENDING', version: 3, reason: null },
+      { actor: 'admin:reviewer-1', action: 'approve', from_status: 'PENDING', to_status: 'APPROVED', version: 4, reason: null },
+      { actor: 'admin:reviewer-1', action: 'suspend', from_status: 'APPROVED', to_status: 'SUSPENDED', version: 4, reason: 'Broken OAuth flow' },
+      { actor: 'admin:reviewer-1', action: 'relist', from_status: 'SUSPENDED', to_status: 'APPROVED', version: 4, reason: null },
     ]);
     const audit = await t.sql(`select actor, action, reason from audit_log where subject_id = ? order by created_at, id`, [app.id]);
     expect(audit).toEqual([
@@ -167,6 +169,25 @@ describe('rejection and resubmission', () => {
       'PENDING>REJECTED',
       'REJECTED>PENDING',
     ]);
+  });
+
+  test('every submission moves the version: a decision on the rejected submission cannot approve a resubmission nobody reviewed', async () => {
+    const app = await createApp(t, key);
+    const first = await submit(app.id);
+    expect(first.body.version).toBe(app.version + 1);
+    await decideApp(deps(t), app.id, 'reject', { actor: reviewer, version: first.body.version, reason: 'The screenshots are blurry.' });
+    // Resubmitted without an edit: the same listing, but a new submission a reviewer must look at.
+    const again = await submit(app.id);
+    expect(again.body.version).toBe(first.body.version + 1);
+    const before = await appRow(t, app.id);
+    for (const action of ['approve', 'reject'] as const) {
+      expect(await refusal(decideApp(deps(t), app.id, action, { actor: reviewer, version: first.body.version, reason: 'Stale.' }))).toMatchObject({
+        status: 409,
+        code: 'STALE_VERSION',
+      });
+    }
+    expect(await appRow(t, app.id)).toEqual(before);
+    expect((await decideApp(deps(t), app.id, 'approve', { actor: reviewer, version: again.body.version })).status).toBe('APPROVED');
   });
 
   test('a REJECTED app can be deleted', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { dereferenced } from '../support/openapi.ts';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { decideApp } from '../../src/modules/apps/app-admin.service.ts';
 import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
@@ -85,7 +86,7 @@ describe('review standing', () => {
   }, 30_000);
 
   test('the OpenAPI document shows review on the owner view and on the pending revision', async () => {
-    const document = (await t.call('GET', '/swagger/json')).body;
+    const document = dereferenced((await t.call('GET', '/swagger/json')).body);
     const schema = JSON.stringify(document.paths['/api/dev/apps/{id}'].get.responses['200']);
     expect(schema).toContain('"queuePosition"');
     expect(schema).toContain('"expectedDecisionBy"');

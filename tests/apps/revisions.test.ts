@@ -14,7 +14,7 @@ beforeAll(async () => {
   t = await createTestApp();
   dev = await registerDeveloper(t);
   key = await mintKey(t, dev);
-});
+}, 30_000);
 afterAll(() => t.close());
 
 const propose = (id: string, body: object) => t.call('POST', `/api/dev/apps/${id}/revisions`, { token: key, body });
@@ -49,7 +49,8 @@ describe('opening a revision', () => {
       status: 'PENDING',
       changes: { name: 'Timer Pro', longDescription: '**New** text', websiteUrl: 'https://pro.example.com' },
     });
-    expect(await appRow(t, app.id)).toEqual(before);
+    // Only the counter of revision versions moved; the live listing (and its updated_at) did not.
+    expect(await appRow(t, app.id)).toEqual({ ...before, last_revision_version: 1 });
     const read = await t.call('GET', `/api/dev/apps/${app.id}`, { token: key });
     expect(read.body.pendingRevision.id).toBe(response.body.pendingRevision.id);
     expect(read.body.name).toBe(app.name);
@@ -187,6 +188,30 @@ describe('deciding a revision', () => {
     expect(await appRow(t, app.id)).toEqual(live);
     const applied = await decideRevision(deps(t), app.id, 'approve', { actor: reviewer, version: 2 });
     expect(applied.description).toBe('v2');
+  });
+
+  test('versions never repeat for an app: a decision on a rejected revision cannot land on the next one', async () => {
+    const app = await approvedApp(t, key);
+    const first = await propose(app.id, { description: 'First proposal.' });
+    const seen = first.body.pendingRevision.version;
+    // Reviewer A rejects it; the developer proposes again; reviewer B, still on the first page, decides "version seen".
+    await decideRevision(deps(t), app.id, 'reject', { actor: reviewer, reason: 'Not like this.', version: seen });
+    const second = await propose(app.id, { description: 'Second proposal, nobody reviewed it.' });
+    expect(second.body.pendingRevision.version).toBe(seen + 1);
+    const live = await appRow(t, app.id);
+    for (const decision of ['approve', 'reject'] as const) {
+      expect(await refusal(decideRevision(deps(t), app.id, decision, { actor: reviewer, version: seen, reason: 'Stale.' }))).toMatchObject({
+        status: 409,
+        code: 'STALE_VERSION',
+      });
+    }
+    expect(await appRow(t, app.id)).toEqual(live);
+    expect(await t.sql(`select status from app_revisions where app_id = ? order by created_at`, [app.id])).toEqual([{ status: 'REJECTED' }, { status: 'PENDING' }]);
+    // A merge moves on from the highest version the app ever gave out.
+    expect((await propose(app.id, { name: 'Merged Name' })).body.pendingRevision.version).toBe(seen + 2);
+    const applied = await decideRevision(deps(t), app.id, 'approve', { actor: reviewer, version: seen + 2 });
+    expect(applied).toMatchObject({ description: 'Second proposal, nobody reviewed it.', name: 'Merged Name' });
+    expect((await propose(app.id, { description: 'Third.' })).body.pendingRevision.version).toBe(seen + 3);
   });
 
   test('a revision of a suspended app is applied without relisting it', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { assetKindOf, assetProblems, readImageFacts } from '../../src/modules/apps/asset-rules.ts';
-import { gif, jpeg, png } from './images.ts';
+import { assetKindOf, assetProblems, pixelBoundProblem, readImageFacts } from '../../src/modules/apps/asset-rules.ts';
+import { gif, jpeg, png, pngDeclaring } from './images.ts';
 
 describe('readImageFacts', () => {
   test('reads format and size from PNG and JPEG bytes', () => {
@@ -70,5 +70,15 @@ describe('assetProblems', () => {
       'format must be PNG or JPG (got webp)',
       'screenshot must be at least 1280x720 (got 800x600)',
     ]);
+  });
+});
+
+describe('pixelBoundProblem', () => {
+  test('40 megapixels pass; one pixel more, or a header declaring gigapixels, is a problem', () => {
+    expect(pixelBoundProblem({ format: 'jpg', width: 8000, height: 5000 })).toBeNull();
+    expect(pixelBoundProblem({ format: 'png', width: 8001, height: 5000 })).toBe('image must be at most 40 megapixels (got 8001x5000; not mirrored)');
+    const bomb = readImageFacts(pngDeclaring(50_000, 50_000))!;
+    expect(bomb).toEqual({ format: 'png', width: 50_000, height: 50_000 });
+    expect(pixelBoundProblem(bomb)).toBe('image must be at most 40 megapixels (got 50000x50000; not mirrored)');
   });
 });

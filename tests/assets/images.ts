@@ -82,4 +82,24 @@ export function gif(width: number, height: number): Uint8Array {
 export const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
 
 /** Where the mirror serves these bytes, computed here rather than by the code under test. */
-export const mirrorOf = (bytes: Uint8Array, extension: string) => `/assets/${sha256(bytes)}.${extension}`;
+/** A copy's absolute URL under the default `PUBLIC_URL` (tests leave it unset). */
+export const mirrorOf = (bytes: Uint8Array, extension: string) => `http://localhost:3000/assets/${sha256(bytes)}.${extension}`;
+/**
+ * A decompression bomb in miniature: a PNG whose header declares `width` × `height` pixels but
+ * whose data holds only the first rows, so the file stays small however large it claims to be.
+ */
+export function pngDeclaring(width: number, height: number): Uint8Array {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8;
+  header[9] = 0;
+  return new Uint8Array(
+    Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      pngChunk('IHDR', header),
+      pngChunk('IDAT', deflateSync(new Uint8Array((width + 1) * 4))),
+      pngChunk('IEND', new Uint8Array()),
+    ]),
+  );
+}

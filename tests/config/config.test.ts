@@ -45,6 +45,21 @@ describe('configuration', () => {
     expect(config.mail).toEqual({ smtpUrl: 'smtps://mailer:secret@smtp.example.com', from: 'App Marketplace <no-reply@marketplace.local>' });
   });
 
+  test('production refuses a token verifier reached over http:// (the introspection secret would travel in clear); elsewhere it is allowed', () => {
+    expect(() => loadConfig({ ...production, OAUTH_JWKS_URL: 'http://id.example.com/.well-known/jwks.json' })).toThrow(/^OAUTH_JWKS_URL must be an https:\/\/ URL in production/);
+    const introspection = { ...without('OAUTH_JWKS_URL'), OAUTH_INTROSPECTION_CLIENT_ID: 'marketplace', OAUTH_INTROSPECTION_CLIENT_SECRET: 'client secret value' };
+    expect(() => loadConfig({ ...introspection, OAUTH_INTROSPECTION_URL: 'http://id.example.com/introspect' })).toThrow(/^OAUTH_INTROSPECTION_URL must be an https:\/\/ URL in production/);
+    expect(loadConfig({ ...introspection, OAUTH_INTROSPECTION_URL: 'https://id.example.com/introspect' }).oauth.mode).toBe('introspection');
+    for (const variable of ['OAUTH_JWKS_URL', 'OAUTH_INTROSPECTION_URL']) {
+      try {
+        loadConfig({ ...production, [variable]: 'http://user:hunter2@id.example.com/x' });
+      } catch (error) {
+        expect(String(error)).not.toContain('hunter2');
+      }
+    }
+    expect(loadConfig({ OAUTH_JWKS_URL: 'http://127.0.0.1:9/jwks', OAUTH_ISSUER: 'x', OAUTH_AUDIENCE: 'y', OAUTH_ALLOWED_CLIENTS: 'a' }).oauth.mode).toBe('jwks');
+  });
+
   test('MAIL_FROM takes an address or a display form, and refuses anything else', () => {
     expect(loadConfig({ MAIL_FROM: 'apps@example.com' }).mail.from).toBe('apps@example.com');
     expect(loadConfig({ MAIL_FROM: '"Acme, Inc." <apps@example.com>' }).mail.from).toBe('"Acme, Inc." <apps@example.com>');
@@ -60,6 +75,16 @@ describe('configuration', () => {
     ['WEBHOOK_ENCRYPTION_KEYS', /WEBHOOK_ENCRYPTION_KEYS is required/],
   ] as const)('production refuses to start without %s', (key, message) => {
     expect(() => loadConfig(without(key))).toThrow(message);
+  });
+
+  test('PUBLIC_URL: http(s) without query, fragment or credentials, its trailing slash dropped; localhost at PORT by default', () => {
+    expect(loadConfig({}).publicUrl).toBe('http://localhost:3000');
+    expect(loadConfig({ PORT: '8080' }).publicUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ PUBLIC_URL: 'https://marketplace.example.com/' }).publicUrl).toBe('https://marketplace.example.com');
+    expect(loadConfig({ PUBLIC_URL: 'https://example.com/marketplace/' }).publicUrl).toBe('https://example.com/marketplace');
+    for (const bad of ['marketplace.example.com', 'ftp://example.com', 'https://example.com/?a=1', 'https://example.com/#top', 'https://user:pw@example.com']) {
+      expect(() => loadConfig({ PUBLIC_URL: bad }), bad).toThrow(/^PUBLIC_URL must be/);
+    }
   });
 
   test('production refuses to start without a real token verifier (no dev identity)', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, type TestApp } from '../support/harness.ts';
-import { completeApp, createApp, registerClient } from '../apps/fixtures.ts';
+import { approvedApp, completeApp, createApp, registerClient } from '../apps/fixtures.ts';
 import { buildWorld, submit, type World } from './world.ts';
 import { createAdminAccount, signedIn, type AdminAccount } from './support.ts';
 
@@ -15,7 +15,8 @@ beforeAll(async () => {
   world = await buildWorld(t);
   alice = await createAdminAccount(t, 'reviewer');
   bob = await createAdminAccount(t, 'reviewer');
-});
+  // Building the world takes several seconds when the machine is busy.
+}, 30_000);
 afterAll(() => t.close());
 
 const ownerView = async (id: string) => (await t.call('GET', `/api/dev/apps/${id}`, { token: world.key })).body;
@@ -102,6 +103,43 @@ describe('deciding a revision', () => {
     expect(view.pendingRevision).toBeNull();
     expect(view.description).toBe('Boards for every team, now with lanes.');
     expect((await t.call('GET', `/api/apps/${world.approved.slug}`)).body.description).toBe('Boards for every team, now with lanes.');
+  });
+});
+
+describe('a stale page never decides a later submission or revision', () => {
+  test('reviewer B, still on a revision reviewer A rejected, cannot approve the revision proposed after it', async () => {
+    const app = await approvedApp(t, world.key);
+    await t.call('POST', `/api/dev/apps/${app.id}/revisions`, { token: world.key, body: { description: 'The first proposal.' } });
+    const a = await signedIn(t, alice);
+    const b = await signedIn(t, bob);
+    const seenByB = (await b.get(`/admin/review/revisions/${app.id}`)).text;
+    const seen = Number(seenByB.match(/name="version" value="(\d+)"/)![1]);
+    const rejected = await a.post(`/admin/review/revisions/${app.id}/reject`, { version: String(seen), reason: 'Misleading.' }, { htmx: true });
+    expect(rejected.status).toBe(200);
+    await t.call('POST', `/api/dev/apps/${app.id}/revisions`, { token: world.key, body: { description: 'A second proposal nobody reviewed.' } });
+
+    const stale = await b.post(`/admin/review/revisions/${app.id}/approve`, { version: String(seen) }, { htmx: true });
+    expect(stale.status).toBe(409);
+    expect(stale.text).toContain(`The revision changed since version ${seen}`);
+    expect(stale.text).toContain('A second proposal nobody reviewed.');
+    const view = await ownerView(app.id);
+    expect(view.pendingRevision).toMatchObject({ version: seen + 1, changes: { description: 'A second proposal nobody reviewed.' } });
+    expect(view.description).toBe(app.description);
+  });
+
+  test('a page of a rejected submission cannot approve its resubmission, even without an edit', async () => {
+    const app = await pendingApp();
+    const a = await signedIn(t, alice);
+    const b = await signedIn(t, bob);
+    const seen = Number((await b.get(`/admin/review/apps/${app.id}`)).text.match(/name="version" value="(\d+)"/)![1]);
+    expect(seen).toBe(app.version);
+    expect((await a.post(`/admin/review/apps/${app.id}/reject`, { version: String(seen), reason: 'Blurry.' }, { htmx: true })).status).toBe(200);
+    await submit(t, world.key, app.id);
+
+    const stale = await b.post(`/admin/review/apps/${app.id}/approve`, { version: String(seen) }, { htmx: true });
+    expect(stale.status).toBe(409);
+    expect(stale.text).toContain(`The app changed since version ${seen}`);
+    expect((await ownerView(app.id)).status).toBe('PENDING');
   });
 });
 

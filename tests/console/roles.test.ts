@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { createTestApp, type TestApp } from '../support/harness.ts';
+import { createTestApp, runCli, type TestApp } from '../support/harness.ts';
 import { buildWorld, type World } from './world.ts';
 import { ConsoleClient, createAdminAccount, signedIn, type AdminAccount } from './support.ts';
 
@@ -74,6 +74,47 @@ describe('owner', () => {
     const audit = await t.sql(`select actor, actor_role, before, after from audit_log where action = 'admin.role' and subject_id = ?`, [row.id]);
     expect(audit).toEqual([{ actor: `admin:${accounts.owner!.id}`, actor_role: 'owner', before: { role: 'reviewer' }, after: { role: 'support' } }]);
   });
+});
+
+describe('disabling an admin', () => {
+  test('an owner disables an admin: their sessions end at once, sign-in is refused, audited; enabled again, they sign in; never oneself', async () => {
+    const owner = await signedIn(t, accounts.owner!);
+    const target = await createAdminAccount(t, 'support');
+    const targetClient = await signedIn(t, target);
+    await owner.get('/admin/admins');
+    const disabled = await owner.post(`/admin/admins/${target.id}/disable`, { confirmed: 'yes' }, { htmx: true });
+    expect(disabled.status).toBe(200);
+    expect(disabled.text).toContain('DISABLED');
+    expect((await targetClient.get('/admin')).status).toBe(303);
+    expect(await t.sql('select 1 from admin_sessions where admin_id = ?', [target.id])).toEqual([]);
+    const refused = await new ConsoleClient(t).signIn(target.email, target.password);
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('This account is disabled');
+    // A wrong password still looks like any other wrong password.
+    expect((await new ConsoleClient(t).signIn(target.email, 'not the password')).status).toBe(401);
+
+    const self = await owner.post(`/admin/admins/${accounts.owner!.id}/disable`, { confirmed: 'yes' }, { htmx: true });
+    expect(self.status).toBe(409);
+    expect((await t.sql('select disabled_at from admins where id = ?', [accounts.owner!.id]))[0].disabled_at).toBeNull();
+
+    expect((await owner.post(`/admin/admins/${target.id}/enable`, {}, { htmx: true })).status).toBe(200);
+    expect((await new ConsoleClient(t).signIn(target.email, target.password)).status).toBe(303);
+    const audit = await t.sql(`select actor, action from audit_log where subject_id = ? and action in ('admin.disable', 'admin.enable') order by created_at, id`, [target.id]);
+    expect(audit).toEqual([
+      { actor: `admin:${accounts.owner!.id}`, action: 'admin.disable' },
+      { actor: `admin:${accounts.owner!.id}`, action: 'admin.enable' },
+    ]);
+  });
+
+  test('bun run cli admin:disable --email E ends their sessions and refuses their sign-in, audited as the CLI', async () => {
+    const target = await createAdminAccount(t, 'reviewer');
+    const targetClient = await signedIn(t, target);
+    const stdout = await runCli(t, ['admin:disable', '--email', target.email.toUpperCase()]);
+    expect(stdout).toBe(`disabled admin ${target.email}; their sessions ended`);
+    expect((await targetClient.get('/admin')).status).toBe(303);
+    expect((await new ConsoleClient(t).signIn(target.email, target.password)).status).toBe(403);
+    expect(await t.sql(`select actor from audit_log where subject_id = ? and action = 'admin.disable'`, [target.id])).toEqual([{ actor: 'cli' }]);
+  }, 30_000);
 });
 
 describe('every console route', () => {

@@ -18,6 +18,14 @@ afterAll(() => t.close());
 const developerStatus = async (id: string) => (await t.sql('select status from developers where id = ?', [id]))[0].status;
 const from = (address: string) => ({ 'x-forwarded-for': address });
 
+/** Signs in with the password alone and returns the first page's HTML (where a flash shows). */
+async function dashboardAfterSignIn(client: ConsoleClient, account: AdminAccount, headers: Record<string, string>): Promise<string> {
+  const login = (await client.get('/admin/login')).text.match(/name="_login" value="([^"]+)"/)![1]!;
+  const response = await client.request('POST', '/admin/login', { form: { _login: login, email: account.email, password: account.password, next: '/admin' }, headers });
+  expect(response.location).toBe('/admin');
+  return (await client.get('/admin')).text;
+}
+
 describe('signing in', () => {
   test('/admin without a session is 303 to the sign-in page, which has Email, Password and "Sign in"', async () => {
     const client = new ConsoleClient(t);
@@ -79,16 +87,48 @@ describe('signing in', () => {
 });
 
 describe('throttling', () => {
-  test('the 6th failure in a minute for one account is refused without checking the password, from any address', async () => {
+  test('30 concurrent wrong passwords (the right one last): at most 5 are checked, the right one among the excess does not sign in', async () => {
     const admin = await createAdminAccount(t, 'support');
-    const client = new ConsoleClient(t);
-    for (let i = 1; i <= 5; i += 1) expect((await client.signIn(admin.email, 'wrong password', from(`10.2.0.${i}`))).status).toBe(401);
-    const sixth = await client.signIn(admin.email, admin.password, from('10.2.0.6'));
-    expect(sixth.status).toBe(429);
-    expect(sixth.headers.get('retry-after')).toMatch(/^\d+$/);
-    expect(sixth.text).toContain('Too many failed sign-ins');
-    expect(client.cookies.has('marketplace_admin')).toBe(false);
-  });
+    const clients = await Promise.all(Array.from({ length: 30 }, async () => {
+      const client = new ConsoleClient(t);
+      const page = await client.get('/admin/login');
+      return { client, login: page.text.match(/name="_login" value="([^"]+)"/)![1]! };
+    }));
+    const responses = await Promise.all(
+      clients.map(({ client, login }, i) =>
+        client.request('POST', '/admin/login', { form: { _login: login, email: admin.email, password: i === 29 ? admin.password : `wrong password ${i}`, next: '/admin' }, headers: from('10.2.0.1') }),
+      ),
+    );
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.filter((s) => s !== 429).length).toBeLessThanOrEqual(5);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(25);
+    if (statuses[29] === 429) expect(await t.sql('select 1 from admin_sessions where admin_id = ?', [admin.id])).toEqual([]);
+    expect(responses.find((r) => r.status === 429)!.headers.get('retry-after')).toMatch(/^\d+$/);
+  }, 30_000);
+
+  test('a lockout attempt from one address leaves the owner able to sign in from another, and shows them the failed attempts', async () => {
+    const admin = await createAdminAccount(t, 'owner');
+    const attacker = new ConsoleClient(t);
+    for (let i = 1; i <= 5; i += 1) expect((await attacker.signIn(admin.email, 'wrong password', from('10.2.1.1'))).status).toBe(401);
+    const locked = await attacker.signIn(admin.email, admin.password, from('10.2.1.1'));
+    expect(locked.status).toBe(429);
+    expect(locked.text).toContain('Too many failed sign-ins');
+    expect(attacker.cookies.has('marketplace_admin')).toBe(false);
+    // IPv6: the attacker's whole /64 is one address; another /64 is not.
+    for (let i = 1; i <= 5; i += 1) expect((await attacker.signIn(admin.email, 'wrong password', from(`2001:db8:1:1::${i}`))).status).toBe(401);
+    expect((await attacker.signIn(admin.email, admin.password, from('2001:db8:1:1::99'))).status).toBe(429);
+
+    const owner = new ConsoleClient(t);
+    // The first page after signing in tells them; the account page lists the attempts.
+    expect(await dashboardAfterSignIn(owner, admin, from('2001:db8:1:2::1'))).toContain('10 failed sign-in attempts on your account since your last sign-in');
+    const account = await owner.get('/admin/account');
+    expect(account.text).toContain('Failed sign-ins');
+    expect(account.text).toContain('10.2.1.1');
+    expect(account.text).toContain('2001:db8:1:1::5');
+    // Signed in again, nothing new to report.
+    await owner.post('/admin/logout');
+    expect(await dashboardAfterSignIn(owner, admin, from('2001:db8:1:2::1'))).not.toContain('failed sign-in attempts');
+  }, 30_000);
 
   test('the 6th failure in a minute from one address is refused, whatever the account; other addresses are unaffected', async () => {
     const admin = await createAdminAccount(t, 'support');
@@ -189,9 +229,21 @@ describe('TOTP in production', () => {
       OAUTH_AUDIENCE: 'marketplace',
       OAUTH_ALLOWED_CLIENTS: 'first-party',
       WEBHOOK_ENCRYPTION_KEYS: `prod:${Buffer.alloc(32, 7).toString('base64')}`,
+      TRUSTED_PROXIES: '127.0.0.1',
+      RATE_LIMITS: 'signin=5',
     });
   });
   afterAll(() => prod.close());
+
+  /** Signs a new account in from `address` and enrols its second factor; returns the signed-in client and the secret. */
+  async function enrolled(account: AdminAccount, address: string): Promise<{ client: ConsoleClient; secret: string }> {
+    const client = new ConsoleClient(prod);
+    expect((await client.signIn(account.email, account.password, from(address))).location).toBe('/admin/login/enrol?next=%2Fadmin');
+    const secret = (await client.get('/admin/login/enrol')).text.match(/<code>([A-Z2-7 ]+)<\/code>/)![1]!.replaceAll(' ', '');
+    expect((await client.post('/admin/login/enrol', { code: currentTotpCode(secret), next: '/admin' }, { headers: from(address) })).status).toBe(303);
+    await client.get('/admin');
+    return { client, secret };
+  }
 
   test('an admin without a second factor must enrol (QR code, confirmation code); a wrong or replayed code is refused', async () => {
     const admin = await createAdminAccount(prod, 'owner');
@@ -230,4 +282,53 @@ describe('TOTP in production', () => {
     expect(next.status).toBe(303);
     expect((await client.get('/admin')).status).toBe(200);
   });
+
+  test('30 concurrent wrong codes (the right one last) on one half-signed-in session: at most 5 are checked', async () => {
+    const admin = await createAdminAccount(prod, 'reviewer');
+    const { client, secret } = await enrolled(admin, '10.8.0.1');
+    await client.post('/admin/logout');
+    expect((await client.signIn(admin.email, admin.password, from('10.8.0.2'))).location).toBe('/admin/login/code?next=%2Fadmin');
+    await client.get('/admin/login/code');
+    const right = currentTotpCode(secret, Date.now() + 30_000);
+    const valid = new Set([-1, 0, 1, 2].map((step) => currentTotpCode(secret, Date.now() + step * 30_000)));
+    const wrong = Array.from({ length: 1000 }, (_, i) => String(100000 + i * 7)).filter((code) => !valid.has(code)).slice(0, 29);
+    const responses = await Promise.all([...wrong, right].map((code) => client.post('/admin/login/code', { code, next: '/admin' }, { headers: from('10.8.0.2') })));
+    // Checked: a wrong code (400) or the right one (303 into the console); a request that arrived after the session ended is neither.
+    const checked = responses.filter((r) => r.status === 400 || (r.status === 303 && r.location === '/admin'));
+    expect(checked.length).toBeLessThanOrEqual(5);
+    if (responses[29]!.status === 429) expect(await prod.sql(`select 1 from admin_sessions where admin_id = ? and stage = 'active'`, [admin.id])).toEqual([]);
+  }, 30_000);
+
+  test('after an owner resets a second factor, the password alone cannot enrol a new one: the one-time code shown to that owner is needed', async () => {
+    const owner = await createAdminAccount(prod, 'owner');
+    const { client: ownerClient } = await enrolled(owner, '10.9.0.1');
+    const admin = await createAdminAccount(prod, 'reviewer');
+    const { client: adminClient } = await enrolled(admin, '10.9.0.2');
+    await ownerClient.get('/admin/admins');
+    const reset = await ownerClient.post(`/admin/admins/${admin.id}/reset-totp`, { confirmed: 'yes' }, { htmx: true });
+    expect(reset.status).toBe(200);
+    const enrolmentCode = reset.text.match(/enrolment code[^:]*: ([A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4})/)![1]!;
+    expect((await adminClient.get('/admin')).status).toBe(303); // their sessions ended
+    expect(JSON.stringify(await prod.sql('select * from admins where id = ?', [admin.id]))).not.toContain(enrolmentCode);
+
+    // Whoever holds only the password reaches the enrolment page, and can go no further.
+    const thief = new ConsoleClient(prod);
+    expect((await thief.signIn(admin.email, admin.password, from('10.9.0.3'))).location).toBe('/admin/login/enrol?next=%2Fadmin');
+    const page = await thief.get('/admin/login/enrol');
+    expect(page.text).toContain('Enrolment code');
+    const secret = page.text.match(/<code>([A-Z2-7 ]+)<\/code>/)![1]!.replaceAll(' ', '');
+    expect((await thief.post('/admin/login/enrol', { code: currentTotpCode(secret), next: '/admin' }, { headers: from('10.9.0.3') })).status).toBe(400);
+    expect((await thief.post('/admin/login/enrol', { code: currentTotpCode(secret), enrolmentCode: 'AAAA-AAAA-AAAA', next: '/admin' }, { headers: from('10.9.0.3') })).status).toBe(400);
+    expect((await thief.get('/admin')).status).toBe(303);
+    expect((await prod.sql('select totp_secret is not null as enrolled from admins where id = ?', [admin.id]))[0].enrolled).toBe(false);
+
+    // The admin, given the code by the owner, enrols; the code is then spent.
+    const confirmed = await thief.post('/admin/login/enrol', { code: currentTotpCode(secret), enrolmentCode: enrolmentCode.toLowerCase(), next: '/admin' }, { headers: from('10.9.0.3') });
+    expect(confirmed.status).toBe(303);
+    expect((await thief.get('/admin')).status).toBe(200);
+    const [row] = await prod.sql('select totp_secret is not null as enrolled, totp_enrolment_code_hash from admins where id = ?', [admin.id]);
+    expect(row).toEqual({ enrolled: true, totp_enrolment_code_hash: null });
+    const audit = await prod.sql(`select action from audit_log where subject_id = ? and action like 'admin.totp%' order by created_at, id`, [admin.id]);
+    expect(audit.map((a: { action: string }) => a.action)).toEqual(['admin.totp-enrol', 'admin.totp-reset', 'admin.totp-enrol']);
+    }, 60_000);
 });

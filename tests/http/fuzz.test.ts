@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import fc from 'fast-check';
+import { dereferenced } from '../support/openapi.ts';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { approvedApp, createApp, minimalApp } from '../apps/fixtures.ts';
 
@@ -44,7 +45,7 @@ beforeAll(async () => {
   known.id = [approved.id, draft.id, keyId, crypto.randomUUID()];
   known.slug = [approved.slug, 'featured', 'no-such-app'];
 
-  const document = (await t.call('GET', '/swagger/json')).body;
+  const document = dereferenced((await t.call('GET', '/swagger/json')).body);
   operations = Object.entries<Record<string, any>>(document.paths).flatMap(([path, methods]) =>
     Object.entries<any>(methods).map(([method, op]) => ({
       method: method.toUpperCase(),

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { loadConfig } from '../../src/config.ts';
+import { createCors } from '../../src/http/cors.ts';
 import { approvedApp } from '../apps/fixtures.ts';
 
 /** Headers every response carries, and cross-origin access for the public catalogue API only. */
@@ -52,6 +53,19 @@ describe('CORS', () => {
     const missing = await fromOrigin('GET', '/api/apps/no-such-app', FRONTEND);
     expect(missing.status).toBe(404);
     expect(missing.headers.get('access-control-allow-origin')).toBe(FRONTEND);
+  });
+
+  test('every public catalogue answer varies by Origin, with or without one and from any origin, so a cache never hands one origin\'s variant to another', async () => {
+    for (const path of ['/api/apps', `/api/apps/${slug}`, '/api/apps/no-such-app']) {
+      for (const headers of [{}, { origin: FRONTEND }, { origin: 'https://evil.example' }] as Record<string, string>[]) {
+        // Twice: the second answer may come from the prebuilt cache.
+        for (let i = 0; i < 2; i += 1) expect((await t.call('GET', path, { headers })).headers.get('vary'), `${path} ${JSON.stringify(headers)}`).toContain('Origin');
+      }
+    }
+    expect((await t.call('GET', '/api/dev/me', { token: key })).headers.get('vary') ?? '').not.toContain('Origin');
+    const request = new Request('http://localhost/api/apps');
+    expect(createCors(['*']).headersFor(request, '/api/apps')).toEqual({ vary: 'Origin' });
+    expect(createCors([]).headersFor(request, '/api/apps')).toEqual({});
   });
 
   test('an unlisted origin, the developer API and the console get no CORS headers at all', async () => {

@@ -11,6 +11,7 @@ import { createTokenVerifier } from '../../src/modules/identity/platform-identit
 import { createBoss } from '../../jobs/queues.ts';
 import { generateKey } from '../../src/modules/api-keys/key-format.ts';
 import type { AppContext } from '../../src/app-context.ts';
+import { dereferenced } from '../support/openapi.ts';
 import { createTestApp, type TestApp } from '../support/harness.ts';
 
 let t: TestApp;
@@ -39,7 +40,8 @@ describe('errors are problem+json', () => {
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toBe('application/problem+json');
     expect(response.body).toMatchObject({ status: 404, code: 'NOT_FOUND', title: 'Not Found' });
-    expect(response.body.type).toStartWith('https://');
+    // Absolute, under PUBLIC_URL (its default here), leading to the page that explains the code.
+    expect(response.body.type).toBe('http://localhost:3000/problems/NOT_FOUND');
   });
 
   test('malformed JSON is 400 VALIDATION_FAILED, never 422', async () => {
@@ -76,7 +78,7 @@ describe('errors are problem+json', () => {
 
 describe('OpenAPI', () => {
   test('/swagger/json documents every route with a bearer scheme; /swagger serves the UI', async () => {
-    const document = (await t.call('GET', '/swagger/json')).body;
+    const document = dereferenced((await t.call('GET', '/swagger/json')).body);
     expect(document.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const path of ['/api/dev/register', '/api/dev/me', '/api/dev/api-keys', '/api/dev/api-keys/{id}', '/livez', '/readyz']) {
       expect(document.paths[path]).toBeDefined();

@@ -72,6 +72,13 @@ const newTeam = async (suspended: boolean) => {
   if (suspended) await t.sql('update teams set suspended_at = now() where id = ?', [team.body.id]);
   return team.body.id as string;
 };
+/** A stored copy of an image (any admin may look at any copy): its file name. */
+const storedCopy = async () => {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  const sha256 = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
+  await t.sql(`insert into assets (sha256, extension, content_type, byte_size, bytes) values (?, 'png', 'image/png', 32, ?)`, [sha256, Buffer.from(bytes)]);
+  return `${sha256}.png`;
+};
 const otherAdmin = async () => (await createAdminAccount(t, 'reviewer')).id;
 const outboxMessage = async () => {
   const developer = await newDeveloper('verified');
@@ -123,6 +130,7 @@ const ROUTES: Record<string, ConsoleRouteSpec> = {
   'GET /admin/review/revisions/:id/claim': { capability: 'view', target: async () => ({ params: { id: (await revisedApp()).id } }) },
   'POST /admin/review/revisions/:id/claim/take-over': { capability: 'apps.decide', target: async () => ({ params: { id: (await revisedApp()).id } }) },
   'GET /admin/apps': { capability: 'view' },
+  'GET /admin/mirror/:file': { capability: 'view', target: async () => ({ params: { file: await storedCopy() } }) },
   'GET /admin/apps/:id': { capability: 'view', target: async () => ({ params: { id: (await liveApp()).id } }) },
   'POST /admin/apps/:id/feature': { capability: 'apps.feature', target: async () => ({ params: { id: (await liveApp()).id } }) },
   'POST /admin/apps/:id/unfeature': {
@@ -183,6 +191,15 @@ const ROUTES: Record<string, ConsoleRouteSpec> = {
   'POST /admin/admins': { capability: 'admins.manage', target: async () => ({ form: { email: `new-admin-${crypto.randomUUID()}@example.com`, password: 'a long enough password 1', role: 'reviewer' } }) },
   'POST /admin/admins/:id/role': { capability: 'admins.manage', target: async () => ({ params: { id: await otherAdmin() }, form: { role: 'support' } }) },
   'POST /admin/admins/:id/reset-totp': { capability: 'admins.manage', target: async () => ({ params: { id: await otherAdmin() }, form: { confirmed: 'yes' } }) },
+  'POST /admin/admins/:id/disable': { capability: 'admins.manage', target: async () => ({ params: { id: await otherAdmin() }, form: { confirmed: 'yes' } }) },
+  'POST /admin/admins/:id/enable': {
+    capability: 'admins.manage',
+    async target() {
+      const id = await otherAdmin();
+      await t.sql('update admins set disabled_at = now() where id = ?', [id]);
+      return { params: { id } };
+    },
+  },
   // Unknown console paths are console pages too (404 inside the shell), behind the same checks.
   'GET /admin/*': { capability: 'view', target: async () => ({ params: { '*': 'no-such-page' } }), ok: 404 },
   'POST /admin/*': { capability: 'view', target: async () => ({ params: { '*': 'no-such-action' } }), ok: 404 },

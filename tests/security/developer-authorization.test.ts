@@ -5,6 +5,7 @@ import { SCOPES, type Scope } from '../../src/modules/api-keys/api-key.entity.ts
 import { transitionDeveloper } from '../../src/modules/developers/developers.service.ts';
 import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
 import { databaseFingerprint } from './fingerprint.ts';
+import { startIssuer, type TestIssuer } from '../publishing/oidc-issuer.ts';
 
 /**
  * Every developer route (`/api/dev/*`, read from the app's route table) against every kind of
@@ -22,7 +23,9 @@ type Needs =
   /** Only an API key, holding `scope` when one is named (the OAuth token is 403 API_KEY_REQUIRED). */
   | { takes: 'api-key'; scope?: Scope }
   /** The OAuth token, or an API key holding `scope` when one is named. */
-  | { takes: 'token-or-key'; scope?: Scope };
+  | { takes: 'token-or-key'; scope?: Scope }
+  /** No credential: whatever is sent in the header is ignored (the trusted-publishing exchange reads its body). */
+  | { takes: 'nothing' };
 
 interface Target {
   params?: Record<string, string>;
@@ -47,6 +50,7 @@ let ownerKey: string;
 let other: TestDeveloper;
 let otherKey: string;
 let host: TestDeveloper;
+let issuer: TestIssuer;
 const credentials = new Map<string, string>();
 /** Set while building a target on a team app: the team the owner's new apps are created for. */
 let appTeamId: string | null = null;
@@ -69,6 +73,19 @@ async function review(options: { replied?: boolean } = {}) {
   if (options.replied) await t.call('PUT', `/api/dev/apps/${app.id}/reviews/${created.body.id}/reply`, { token: ownerKey, body: { body: 'Thank you!' } });
   return { id: app.id, reviewId: created.body.id as string };
 }
+/** A draft whose logo check stored a copy (written directly: no image server here); the copy's file name. */
+async function storedCopy() {
+  const id = await draft();
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  const sha256 = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
+  await t.sql(`insert into assets (sha256, extension, content_type, byte_size, bytes) values (?, 'png', 'image/png', 32, ?)`, [sha256, Buffer.from(bytes)]);
+  await t.sql(
+    `insert into asset_checks (app_id, field, url, ok, format, width, height, sha256, checked_at)
+     select id, 'logoUrl', logo_url, true, 'png', 512, 512, ?, now() from apps where id = ?`,
+    [sha256, id],
+  );
+  return { id, file: `${sha256}.png` };
+}
 async function hook() {
   const created = await t.call('POST', '/api/dev/webhooks', { token: ownerKey, body: { url: 'http://127.0.0.1:9/hook', events: ['app.approved'] } });
   if (created.status !== 201) throw new Error(`webhook failed: ${created.status} ${JSON.stringify(created.body)}`);
@@ -78,6 +95,18 @@ async function delivery() {
   const id = await hook();
   const ping = await t.call('POST', `/api/dev/webhooks/${id}/test`, { token: ownerKey });
   return { id, deliveryId: ping.body.id as string };
+}
+/** A CI workflow trusted to publish a fresh draft of the owner's, and a job token of it. */
+async function trustedPublisher() {
+  const id = await draft();
+  const repository = `acme/app-${crypto.randomUUID().slice(0, 8)}`;
+  const created = await t.call('POST', `/api/dev/apps/${id}/trusted-publishers`, {
+    token: ownerKey,
+    body: { issuer: issuer.url, repository, workflow: 'publish.yml' },
+  });
+  if (created.status !== 201) throw new Error(`trusted publisher failed: ${created.status} ${JSON.stringify(created.body)}`);
+  const token = await issuer.token({ repository, job_workflow_ref: `${repository}/.github/workflows/publish.yml@refs/heads/main`, environment: undefined });
+  return { id, publisherId: created.body.id as string, token };
 }
 async function ownerKeyId() {
   const created = await t.call('POST', '/api/dev/api-keys', { token: owner.oauthToken, body: { name: 'to revoke', scopes: ['APP_READ'] } });
@@ -185,11 +214,67 @@ const ROUTES: Record<string, RouteSpec> = {
     target: async () => ({ params: { id: await draft() } }),
     ok: 200,
   },
+  'POST /api/dev/apps/:id/withdraw': {
+    needs: { takes: 'api-key', scope: 'APP_UPDATE' },
+    probe: unknownId,
+    async target() {
+      const id = await draft();
+      await t.call('POST', `/api/dev/apps/${id}/submit`, { token: ownerKey });
+      return { params: { id } };
+    },
+    ok: 200,
+  },
+  'DELETE /api/dev/apps/:id/revision': {
+    needs: { takes: 'api-key', scope: 'APP_UPDATE' },
+    probe: unknownId,
+    async target() {
+      const { id } = await approved();
+      await t.call('POST', `/api/dev/apps/${id}/revisions`, { token: ownerKey, body: { description: 'To be withdrawn.' } });
+      return { params: { id } };
+    },
+    ok: 200,
+  },
   'POST /api/dev/apps/:id/revisions': {
     needs: { takes: 'api-key', scope: 'APP_UPDATE' },
     probe: invalidBody,
     target: async () => ({ params: { id: (await approved()).id }, body: { description: 'A revised description.' } }),
     ok: 201,
+  },
+  'GET /api/dev/apps/:id/revisions': {
+    needs: { takes: 'api-key', scope: 'APP_READ' },
+    probe: unknownId,
+    target: async () => ({ params: { id: (await approved()).id } }),
+    ok: 200,
+  },
+  'GET /api/dev/apps/:id/trusted-publishers': {
+    needs: { takes: 'api-key', scope: 'APP_UPDATE' },
+    probe: unknownId,
+    target: async () => ({ params: { id: await draft() } }),
+    ok: 200,
+  },
+  'POST /api/dev/apps/:id/trusted-publishers': {
+    needs: { takes: 'api-key', scope: 'APP_UPDATE' },
+    probe: invalidBody,
+    target: async () => ({ params: { id: await draft() }, body: { issuer: issuer.url, repository: `acme/${crypto.randomUUID()}`, workflow: 'ci.yml' } }),
+    ok: 201,
+  },
+  'DELETE /api/dev/apps/:id/trusted-publishers/:publisherId': {
+    needs: { takes: 'api-key', scope: 'APP_UPDATE' },
+    probe: unknownId,
+    target: async () => ({ params: await trustedPublisher() }),
+    ok: 200,
+  },
+  'POST /api/dev/trusted-publishing/exchange': {
+    needs: { takes: 'nothing' },
+    probe: { body: { token: 'not-a-jwt' }, status: 401, code: 'UNAUTHENTICATED' },
+    target: async () => ({ body: { token: (await trustedPublisher()).token } }),
+    ok: 201,
+  },
+  'GET /api/dev/apps/:id/assets/:file': {
+    needs: { takes: 'api-key', scope: 'APP_READ' },
+    probe: unknownId,
+    target: async () => ({ params: await storedCopy() }),
+    ok: 200,
   },
   'GET /api/dev/apps/:id/analytics': {
     needs: { takes: 'api-key', scope: 'ANALYTICS_READ' },
@@ -197,6 +282,13 @@ const ROUTES: Record<string, RouteSpec> = {
     target: async () => ({ params: { id: (await approved()).id } }),
     ok: 200,
   },
+  'GET /api/dev/apps/:id/analytics/daily': {
+    needs: { takes: 'api-key', scope: 'ANALYTICS_READ' },
+    probe: unknownId,
+    target: async () => ({ params: { id: (await approved()).id } }),
+    ok: 200,
+  },
+  'GET /api/dev/teams/:id/analytics': { needs: { takes: 'api-key', scope: 'ANALYTICS_READ' }, probe: unknownId, target: async () => ({ params: { id: await team() } }), ok: 200 },
   'GET /api/dev/apps/:id/reviews': {
     needs: { takes: 'api-key', scope: 'APP_READ' },
     probe: unknownId,
@@ -310,7 +402,9 @@ const ROUTES: Record<string, RouteSpec> = {
 type Credential =
   | { name: string; kind: 'refused'; headers: () => (string | undefined)[] }
   | { name: string; kind: 'owner-oauth' | 'owner-key' | 'other-oauth' | 'other-key'; token: () => string }
-  | { name: string; kind: 'key-without'; scope: Scope };
+  | { name: string; kind: 'key-without'; scope: Scope }
+  /** A key exchanged by trusted publishing for another app of the owner's. */
+  | { name: string; kind: 'app-bound'; token: () => string };
 
 const header = (name: string) => `Bearer ${credentials.get(name)!}`;
 const CREDENTIALS: Credential[] = [
@@ -331,15 +425,31 @@ const CREDENTIALS: Credential[] = [
   ...SCOPES.map((scope): Credential => ({ name: `the owner's key without ${scope}`, kind: 'key-without', scope })),
   { name: "another developer's key", kind: 'other-key', token: () => otherKey },
   { name: "another developer's OAuth token", kind: 'other-oauth', token: () => other.oauthToken },
+  { name: "a trusted-publishing key for another of the owner's apps", kind: 'app-bound', token: () => credentials.get('app-bound')! },
 ];
+
+/** The routes a trusted-publishing key may use, on its own app only. */
+const APP_BOUND_ROUTES = new Set([
+  '/api/dev/apps/:id',
+  '/api/dev/apps/:id/submit',
+  '/api/dev/apps/:id/preflight',
+  '/api/dev/apps/:id/revisions',
+  '/api/dev/apps/:id/revision',
+  '/api/dev/apps/:id/withdraw',
+]);
 
 /** `probe`: let in (the harmless request gets the route's own answer); `not-found`: let in, but the owner's resource is not theirs. */
 type Expectation = { status: number; code: string } | 'probe' | 'not-found';
 
 const UNAUTHENTICATED = { status: 401, code: 'UNAUTHENTICATED' };
 
-function expectation(needs: Needs, credential: Credential, perResource: boolean): Expectation {
+function expectation(needs: Needs, credential: Credential, template: string): Expectation {
+  const perResource = template.includes(':');
+  if (needs.takes === 'nothing') return 'probe';
   if (credential.kind === 'refused') return UNAUTHENTICATED;
+  if (credential.kind === 'app-bound' && needs.takes !== 'platform-token') {
+    return APP_BOUND_ROUTES.has(template) ? 'not-found' : { status: 403, code: 'INSUFFICIENT_SCOPE' };
+  }
   const oauth = credential.kind === 'owner-oauth' || credential.kind === 'other-oauth';
   if (needs.takes === 'platform-token') return oauth ? 'probe' : UNAUTHENTICATED;
   if (oauth && needs.takes === 'api-key') return { status: 403, code: 'API_KEY_REQUIRED' };
@@ -356,8 +466,9 @@ async function send(method: string, path: string, authorization: string | undefi
 }
 
 beforeAll(async () => {
+  issuer = await startIssuer();
   // No workers: nothing but the requests below changes the database between two fingerprints.
-  t = await createTestApp({ ALLOW_PRIVATE_FETCH: 'true' }, { role: 'api' });
+  t = await createTestApp({ ALLOW_PRIVATE_FETCH: 'true', TRUSTED_PUBLISHING_ISSUERS: issuer.url }, { role: 'api' });
   domainServer = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response(servedToken) });
   host = await registerDeveloper(t, { name: 'Host' });
   owner = await registerDeveloper(t, { name: 'Owner' });
@@ -382,10 +493,13 @@ beforeAll(async () => {
   await transitionDeveloper({ em: t.ctx.orm.em.fork(), jobs: t.ctx.jobs }, suspended.id, 'suspend', CLI_ACTOR);
   credentials.set('third-party', await t.token(owner.platformUserId, { clientId: 'someone-elses-app' }));
   for (const scope of SCOPES) credentials.set(`without ${scope}`, await mintKey(t, owner, SCOPES.filter((s) => s !== scope)));
-});
+  const exchanged = await t.call('POST', '/api/dev/trusted-publishing/exchange', { body: { token: (await trustedPublisher()).token } });
+  credentials.set('app-bound', exchanged.body.key);
+}, 30_000);
 afterAll(async () => {
   domainServer.stop(true);
   await t.close();
+  issuer.stop();
 }, 60_000);
 
 test('every developer route is in the table, and the table names only routes that exist', () => {
@@ -405,13 +519,12 @@ describe('developer routes × credentials', () => {
   test.each(Object.keys(ROUTES))('%s', async (route) => {
     const spec = ROUTES[route]!;
     const [method, template] = route.split(' ') as [string, string];
-    const perResource = template.includes(':');
     const target = await spec.target();
     const mismatches: string[] = [];
     const before = await databaseFingerprint(t);
 
     for (const credential of CREDENTIALS) {
-      const expected = expectation(spec.needs, credential, perResource);
+      const expected = expectation(spec.needs, credential, template);
       const authorizations =
         credential.kind === 'refused'
           ? credential.headers()
@@ -472,6 +585,14 @@ const TEAM_APP_ROUTES: Record<string, 'analyst' | 'maintainer' | 'owner'> = {
   'PUT /api/dev/apps/:id/reviews/:reviewId/reply': 'maintainer',
   'DELETE /api/dev/apps/:id/reviews/:reviewId/reply': 'maintainer',
   'POST /api/dev/apps/:id/transfer': 'owner',
+  'POST /api/dev/apps/:id/withdraw': 'maintainer',
+  'DELETE /api/dev/apps/:id/revision': 'maintainer',
+  'GET /api/dev/apps/:id/revisions': 'analyst',
+  'GET /api/dev/apps/:id/analytics/daily': 'analyst',
+  'GET /api/dev/apps/:id/assets/:file': 'analyst',
+  'GET /api/dev/apps/:id/trusted-publishers': 'maintainer',
+  'POST /api/dev/apps/:id/trusted-publishers': 'maintainer',
+  'DELETE /api/dev/apps/:id/trusted-publishers/:publisherId': 'maintainer',
 };
 
 describe('team app routes × team credentials', () => {

@@ -1,4 +1,4 @@
-import { recomputeAppStats, recomputeCategoryCounts } from '../../src/modules/stats/stats.service.ts';
+import { recomputeAppStats, recomputeCategoryCounts, rollUpNewInstalls } from '../../src/modules/stats/stats.service.ts';
 import type { AppStatus, Category, Environment } from '../../src/modules/apps/app.entity.ts';
 import { slugify } from '../../src/modules/apps/slug.ts';
 import type { TestApp } from './harness.ts';
@@ -86,7 +86,7 @@ export async function insertDeveloper(
   return id;
 }
 
-/** Install and review events for an app, then its stats rolled up as the job would. */
+/** Install and review events for an app, then its stats rolled up as the jobs would. */
 export async function addEvents(t: TestApp, appId: string, events: { installs?: number; ratings?: number[] }): Promise<void> {
   const ratings = events.ratings ?? [];
   const installs = Math.max(events.installs ?? 0, ratings.length);
@@ -104,6 +104,7 @@ export async function addEvents(t: TestApp, appId: string, events: { installs?: 
     );
   }
   await recomputeAppStats(t.ctx.orm.em.fork(), appId);
+  await rollUpNewInstalls(t.ctx.orm.em.fork());
 }
 
 export const refreshCategoryCounts = (t: TestApp) => recomputeCategoryCounts(t.ctx.orm.em.fork());

@@ -73,7 +73,9 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     } else if (body !== undefined) {
       headers['content-type'] ??= 'application/json';
     }
-    const response = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+    // An absolute URL (a mirrored copy's, say) is asked of this app as it is.
+    const url = /^https?:\/\//.test(path) ? path : `http://localhost${path}`;
+    const response = await app.handle(new Request(url, { method, headers, body }));
     const text = await response.text();
     let parsed: unknown = text;
     try {
@@ -148,4 +150,19 @@ export async function mintKey(t: TestApp, developer: TestDeveloper, scopes: stri
   });
   if (response.status !== 201) throw new Error(`key creation failed: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.key;
+}
+
+/**
+ * Runs `bun run cli …` as an operator would, against this app's database, with a clean
+ * environment plus `env`; fails the test unless it exits 0, and returns its trimmed stdout.
+ */
+export async function runCli(t: TestApp, args: string[], env: Record<string, string> = {}): Promise<string> {
+  const child = Bun.spawn(['bun', 'src/cli/index.ts', ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', APP_ENV: 'test', DATABASE_URL: t.runtime.databaseUrl, DATA_DIR: mkdtempSync(join(tmpdir(), 'marketplace-cli-')), LOG_LEVEL: 'error', ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  if (code !== 0) throw new Error(`cli ${args.join(' ')} exited ${code}: ${stderr}`);
+  return stdout.trim();
 }

@@ -130,6 +130,24 @@ describe('each event arrives once, signed, with the app as its owner sees it', (
     expect(rejected.json.data.revision).toMatchObject({ status: 'REJECTED', rejectionReason: 'Needs sources.' });
   });
 
+  test('app.withdrawn and revision.withdrawn: what waited for review, taken back by its developer', async () => {
+    const app = await createApp(t, key);
+    await t.call('POST', `/api/dev/apps/${app.id}/submit`, { token: key });
+    expect((await t.call('POST', `/api/dev/apps/${app.id}/withdraw`, { token: key })).status).toBe(200);
+    const withdrawn = await delivered('app.withdrawn', app.id);
+    expectSigned(withdrawn, 'app.withdrawn');
+    expectOwnerView(withdrawn.json.data, app.id);
+    expect(withdrawn.json.data.status).toBe('DRAFT');
+
+    const live = await approvedApp(t, key);
+    await t.call('POST', `/api/dev/apps/${live.id}/revisions`, { token: key, body: { description: 'Second thoughts.' } });
+    expect((await t.call('DELETE', `/api/dev/apps/${live.id}/revision`, { token: key })).status).toBe(200);
+    const revision = await delivered('revision.withdrawn', live.id);
+    expectSigned(revision, 'revision.withdrawn');
+    expect(revision.json.data).toMatchObject({ description: live.description, pendingRevision: null });
+    expect(revision.json.data.revision).toMatchObject({ status: 'WITHDRAWN', changes: { description: 'Second thoughts.' } });
+  });
+
   test('review.created, review.updated and review.replied carry the review', async () => {
     const app = await approvedApp(t, key);
     const token = await t.token(`webhook-reviewer-${app.id}`);

@@ -1,14 +1,11 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
+import { createTestApp, mintKey, registerDeveloper, runCli, type TestApp } from '../support/harness.ts';
 import { loadConfig } from '../../src/config.ts';
 import { signedHeaders } from '../../src/modules/webhooks/webhook-secrets.ts';
 
 /**
- * Rotating WEBHOOK_ENCRYPTION_KEYS: put a new key first, run `webhooks:reseal`, drop the old key.
+ * Rotating WEBHOOK_ENCRYPTION_KEYS: put a new key first, run `webhooks:reseal` (now `secrets:reseal`), drop the old key.
  * Every secret (the previous one during a rotation overlap too) then opens under the new key
  * alone, and signs exactly as before.
  */
@@ -21,16 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function reseal(keys: string) {
-  const child = Bun.spawn(['bun', 'src/cli/index.ts', 'webhooks:reseal'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', APP_ENV: 'test', DATABASE_URL: t.runtime.databaseUrl, DATA_DIR: mkdtempSync(join(tmpdir(), 'marketplace-cli-')), WEBHOOK_ENCRYPTION_KEYS: keys, LOG_LEVEL: 'error' },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  expect(code, stderr).toBe(0);
-  return stdout.trim();
-}
+const reseal = (keys: string) => runCli(t, ['webhooks:reseal'], { WEBHOOK_ENCRYPTION_KEYS: keys });
 
 test('webhooks:reseal moves every secret under the new key; the old key can then be dropped and receivers notice nothing', async () => {
   const key = await mintKey(t, await registerDeveloper(t));
@@ -40,8 +28,9 @@ test('webhooks:reseal moves every secret under the new key; the old key can then
   const rotated = await t.call('POST', `/api/dev/webhooks/${second.body.id}/rotate-secret`, { token: key });
   expect(rotated.status).toBe(200);
 
-  expect(await reseal(`${NEW},${OLD}`)).toBe('resealed 2 of 2 endpoints under key "new"');
-  expect(await reseal(`${NEW},${OLD}`)).toBe('resealed 0 of 2 endpoints under key "new"');
+  // `webhooks:reseal` is the former name of `secrets:reseal`, which reseals admins' TOTP secrets too.
+  expect((await reseal(`${NEW},${OLD}`)).split('\n')[0]).toBe('resealed 2 of 2 webhook endpoints under key "new"');
+  expect((await reseal(`${NEW},${OLD}`)).split('\n')[0]).toBe('resealed 0 of 2 webhook endpoints under key "new"');
 
   const newOnly = loadConfig({ WEBHOOK_ENCRYPTION_KEYS: NEW }).webhookEncryptionKeys;
   const body = JSON.stringify({ type: 'ping' });

@@ -3,13 +3,13 @@ import type { AdminSummary } from '../../src/modules/admins/admins.service.ts';
 import { actionButton, badge, dataTable, hiddenFields, notice, type FormContext } from './components.ts';
 import { formatTime } from './format.ts';
 
-/** Owners manage admins: create one, change a role, reset a lost second factor. */
+/** Owners manage admins: create one, change a role, reset a lost second factor, disable or enable one. */
 type Message = { kind: 'ok' | 'error'; text: string } | null;
 
 export function adminRow(admin: AdminSummary, roles: readonly string[], form: FormContext, self: boolean, message: Message = null): SafeHtml {
   const url = `/admin/admins/${admin.id}/role`;
   return html`<tr id="admin-${admin.id}">
-    <td>${admin.email}${self ? html` <span class="muted">(you)</span>` : ''}</td>
+    <td>${admin.email}${self ? html` <span class="muted">(you)</span>` : ''}${admin.disabled ? html` ${badge('DISABLED')}` : ''}</td>
     <td>
       <form class="inline" method="post" action="${url}" hx-post="${url}" hx-target="closest tr" hx-swap="outerHTML">
         ${hiddenFields({ _csrf: form.csrf, returnTo: form.returnTo })}
@@ -21,8 +21,14 @@ export function adminRow(admin: AdminSummary, roles: readonly string[], form: Fo
     <td>${formatTime(admin.createdAt)}</td>
     <td class="actions">${
       admin.totpEnrolled
-        ? actionButton({ url: `/admin/admins/${admin.id}/reset-totp`, label: 'Reset two-factor', form, target: 'closest tr', variant: 'danger', confirm: `Reset the second factor of ${admin.email}? They enrol again at their next sign-in, and their sessions end now.` })
+        ? actionButton({ url: `/admin/admins/${admin.id}/reset-totp`, label: 'Reset two-factor', form, target: 'closest tr', variant: 'danger', confirm: `Reset the second factor of ${admin.email}? Their sessions end now; you get a one-time code they need to enrol again.` })
         : ''
+    }${
+      self
+        ? ''
+        : admin.disabled
+          ? actionButton({ url: `/admin/admins/${admin.id}/enable`, label: 'Enable', form, target: 'closest tr' })
+          : actionButton({ url: `/admin/admins/${admin.id}/disable`, label: 'Disable', form, target: 'closest tr', variant: 'danger', confirm: `Disable ${admin.email}? Their sessions end now and they cannot sign in until an owner enables them.` })
     }${notice(message)}</td>
   </tr>`;
 }

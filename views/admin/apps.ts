@@ -1,3 +1,4 @@
+import { activityChart, type ActivityDay } from './activity-chart.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { AppDossier, AppSummary } from '../../src/modules/apps/app-directory.ts';
 import { actionButton, badge, dataTable, filterForm, hiddenFields, notice, pager, type FormContext, type Paging } from './components.ts';
@@ -33,7 +34,7 @@ export function appRow(app: AppSummary, buttons: AppButtons, form: FormContext, 
     <td>${badge(app.status)} ${app.featured ? badge('FEATURED') : ''} ${app.hasPendingRevision ? badge('REVISION') : ''}</td>
     <td>${app.category}</td>
     <td class="num">${app.version}</td>
-    <td class="num">${app.installCount}</td>
+    <td class="num">${app.activeInstalls} <span class="muted">of ${app.installCount}</span></td>
     <td>${formatTime(app.updatedAt)}</td>
     <td class="actions">${appButtons(app, buttons, form, 'row')}${notice(message)}</td>
   </tr>`;
@@ -67,7 +68,7 @@ export function appList(data: AppListData): SafeHtml {
         { label: 'Status' },
         { label: 'Category' },
         { label: 'Version', kind: 'num' },
-        { label: 'Installs', kind: 'num' },
+        { label: 'Active installs', kind: 'num' },
         { label: 'Updated' },
         { label: 'Actions' },
       ],
@@ -117,7 +118,14 @@ export function supportEditForm(data: { appId: string; version: number; fields: 
   </section>`;
 }
 
-export function appPage(data: { dossier: AppDossier; buttons: AppButtons; form: FormContext; supportEdit: SafeHtml | null; message?: Message }): SafeHtml {
+export function appPage(data: {
+  dossier: AppDossier;
+  activity: ActivityDay[];
+  buttons: AppButtons;
+  form: FormContext;
+  supportEdit: SafeHtml | null;
+  message?: Message;
+}): SafeHtml {
   const { dossier } = data;
   return html`<div id="app-page">
     ${appActionsPanel(dossier.app, data.buttons, data.form, data.message ?? null)}
@@ -127,6 +135,7 @@ export function appPage(data: { dossier: AppDossier; buttons: AppButtons; form: 
       ${listingPreview(dossier.app, dossier.developer, dossier.images)}
       ${reviewerContext(dossier)}
     </div>
+    <section class="panel" id="app-activity"><h2>Installs, uninstalls and active installs</h2>${activityChart(data.activity, `in the last ${data.activity.length} days`)}</section>
     ${data.supportEdit ?? ''}
     ${assetChecksTable(dossier.app)}
     ${historyTable(dossier.history)}

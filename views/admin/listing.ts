@@ -6,18 +6,18 @@ import { formatTime } from './format.ts';
 
 /**
  * One app as the review and detail pages show it: the listing as users will see it (its images
- * load without a referrer), and around it what a reviewer weighs — notes, asset checks, the
+ * from the mirror only), and around it what a reviewer weighs — notes, asset checks, the
  * developer, the OAuth client's owner, look-alike names, history, diffs.
  */
 type App = AppDossier['app'];
 
 type ShownImage = NonNullable<AppDossier['images']['logo']>;
 
-/** A stored copy, or the developer's own URL marked as not stored (nobody has these bytes). */
+/** A stored copy, or "not stored" with the developer's URL as text: nothing here loads from their server. */
 const image = (shown: ShownImage, className: string, alt: string) =>
-  html`<img class="${className}" src="${shown.url}" alt="${alt}" loading="lazy" referrerpolicy="no-referrer">${
-    shown.mirrored ? '' : html`<small class="muted not-mirrored">Not stored: shown from the developer's server</small>`
-  }`;
+  shown.mirrored
+    ? html`<img class="${className}" src="${shown.url}" alt="${alt}" loading="lazy">`
+    : html`<span class="${className} not-mirrored">${alt}: <strong>Not stored</strong> <small class="muted">(${shown.sourceUrl})</small></span>`;
 
 export function listingPreview(app: App, developer: AppDossier['developer'], images: AppDossier['images']): SafeHtml {
   return html`<section class="panel listing" aria-label="Listing preview">

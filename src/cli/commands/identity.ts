@@ -1,5 +1,5 @@
 import { mintDevToken } from '../../modules/identity/platform-identity.ts';
-import { createAdmin } from '../../modules/admins/admins.service.ts';
+import { adminIdByEmail, createAdmin, disableAdmin } from '../../modules/admins/admins.service.ts';
 import { ADMIN_ROLES, type AdminRole } from '../../modules/admins/admin.entity.ts';
 import { transitionDeveloper, type DeveloperAction } from '../../modules/developers/developers.service.ts';
 import { CLI_ACTOR } from '../../modules/audit/audit.service.ts';
@@ -32,6 +32,19 @@ export const adminCreate: CliCommand = {
       role: role as AdminRole,
     });
     input.print(`created admin ${admin.email} (${admin.role}) ${admin.id}`);
+  },
+};
+
+export const adminDisable: CliCommand = {
+  name: 'admin:disable',
+  usage: 'admin:disable --email E',
+  description: 'Disable an admin: their sessions end at once and sign-in is refused (audited; an owner enables them again in the console)',
+  options: { email: { type: 'string' } },
+  needsDatabase: true,
+  async run(input) {
+    const em = runtimeOf(input).ctx.orm.em.fork();
+    const { email } = await disableAdmin(em, await adminIdByEmail(em, requireString(input.values, 'email')), CLI_ACTOR);
+    input.print(`disabled admin ${email}; their sessions ended`);
   },
 };
 
@@ -72,6 +85,7 @@ const developerCommand = (action: DeveloperAction, description: string): CliComm
 export const identityCommands: CliCommand[] = [
   dbMigrate,
   adminCreate,
+  adminDisable,
   token,
   developerCommand('verify', 'Mark a developer VERIFIED (they can then create API keys)'),
   developerCommand('suspend', 'Suspend a developer: keys stop working, apps leave the catalogue'),

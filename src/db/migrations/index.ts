@@ -14,7 +14,13 @@ import { Migration20261130000001_webhooks } from './Migration20261130000001_webh
 import { Migration20261130000002_review_replies } from './Migration20261130000002_review_replies.ts';
 import { Migration20261201000001_catalogue_performance } from './Migration20261201000001_catalogue_performance.ts';
 import { Migration20261203000001_install_watermark } from './Migration20261203000001_install_watermark.ts';
+import { Migration20261211000001_admin_sign_in_failures } from './Migration20261211000001_admin_sign_in_failures.ts';
+import { Migration20261211000002_admin_disable_and_enrolment_codes } from './Migration20261211000002_admin_disable_and_enrolment_codes.ts';
+import { Migration20261218000001_trusted_publishing } from './Migration20261218000001_trusted_publishing.ts';
+import { Migration20261210000001_revision_versions } from './Migration20261210000001_revision_versions.ts';
+import { Migration20261213000001_revision_withdrawal } from './Migration20261213000001_revision_withdrawal.ts';
 import { Migration20261214000001_teams } from './Migration20261214000001_teams.ts';
+import { Migration20261215000001_uninstalls } from './Migration20261215000001_uninstalls.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -34,5 +40,11 @@ export const migrations = [
   { name: 'Migration20261130000002_review_replies', class: Migration20261130000002_review_replies },
   { name: 'Migration20261201000001_catalogue_performance', class: Migration20261201000001_catalogue_performance },
   { name: 'Migration20261203000001_install_watermark', class: Migration20261203000001_install_watermark },
+  { name: 'Migration20261211000001_admin_sign_in_failures', class: Migration20261211000001_admin_sign_in_failures },
+  { name: 'Migration20261211000002_admin_disable_and_enrolment_codes', class: Migration20261211000002_admin_disable_and_enrolment_codes },
+  { name: 'Migration20261218000001_trusted_publishing', class: Migration20261218000001_trusted_publishing },
+  { name: 'Migration20261210000001_revision_versions', class: Migration20261210000001_revision_versions },
+  { name: 'Migration20261213000001_revision_withdrawal', class: Migration20261213000001_revision_withdrawal },
   { name: 'Migration20261214000001_teams', class: Migration20261214000001_teams },
+  { name: 'Migration20261215000001_uninstalls', class: Migration20261215000001_uninstalls },
 ];

@@ -3,11 +3,12 @@ import { idParam } from '../../http/console-lists.ts';
 import { validationFailed } from '../../http/problem.ts';
 import { adminRow, adminsPage } from '../../../views/admin/admins.ts';
 import { ADMIN_ROLES, type AdminRole } from './admin.entity.ts';
-import { createAdmin, listAdmins, resetSecondFactor, setAdminRole } from './admins.service.ts';
+import { createAdmin, disableAdmin, enableAdmin, listAdmins, resetSecondFactor, setAdminRole } from './admins.service.ts';
+import { ENROLMENT_CODE_HOURS } from './enrolment-code.ts';
 import type { ConsoleKit, ConsoleRequest, Outcome } from './console-kit.ts';
 import { field } from '../../http/console-forms.ts';
 
-/** Console (owners only): admins, their roles and second factors. */
+/** Console (owners only): admins, their roles, second factors and whether they may sign in. */
 const hide = { detail: { hide: true } };
 
 function roleOf(c: ConsoleRequest): AdminRole {
@@ -16,7 +17,7 @@ function roleOf(c: ConsoleRequest): AdminRole {
   return role as AdminRole;
 }
 
-async function render(c: ConsoleRequest, outcome?: Outcome<unknown>) {
+async function render(c: ConsoleRequest, outcome?: Pick<Outcome<unknown>, 'ok' | 'message'>) {
   const refused = outcome && !outcome.ok;
   return adminsPage({
     admins: await listAdmins(c.em.fork()),
@@ -28,7 +29,7 @@ async function render(c: ConsoleRequest, outcome?: Outcome<unknown>) {
   });
 }
 
-async function row(c: ConsoleRequest, outcome: Outcome<unknown>) {
+async function row(c: ConsoleRequest, outcome: Pick<Outcome<unknown>, 'ok' | 'message'>) {
   const id = idParam(c.params.id, 'Admin');
   const admin = (await listAdmins(c.em.fork())).find((a) => a.id === id);
   if (!admin) return render(c, outcome);
@@ -63,7 +64,30 @@ export function adminsAdmin(kit: ConsoleKit) {
       kit.action('admins.manage', {
         confirm: () => 'Reset this admin’s second factor? Their sessions end now.',
         run: (c) => resetSecondFactor(c.em, idParam(c.params.id, 'Admin'), c.actor),
-        success: () => 'Second factor reset; they enrol again at their next sign-in.',
+        // Shown this once, to this owner: the admin needs it (with their password) to enrol again.
+        success: (_c, reset) =>
+          `Second factor of ${reset.email} reset. Give them this one-time enrolment code (valid ${ENROLMENT_CODE_HOURS} hours) by a channel other than their password: ${reset.enrolmentCode}`,
+        fragment: row,
+        redirect: () => '/admin/admins',
+      }),
+      hide,
+    )
+    .post(
+      '/admin/admins/:id/disable',
+      kit.action('admins.manage', {
+        confirm: () => 'Disable this admin? Their sessions end now and they cannot sign in until an owner enables them.',
+        run: (c) => disableAdmin(c.em, idParam(c.params.id, 'Admin'), c.actor),
+        success: (_c, admin) => `${admin.email} is disabled; their sessions have ended.`,
+        fragment: row,
+        redirect: () => '/admin/admins',
+      }),
+      hide,
+    )
+    .post(
+      '/admin/admins/:id/enable',
+      kit.action('admins.manage', {
+        run: (c) => enableAdmin(c.em, idParam(c.params.id, 'Admin'), c.actor),
+        success: () => 'Enabled; they can sign in again.',
         fragment: row,
         redirect: () => '/admin/admins',
       }),

@@ -4,6 +4,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { Admin, ADMIN_ROLES, type AdminRole } from './admin.entity.ts';
 import { recordAudit, type Actor } from '../audit/audit.service.ts';
 import { endSessionsOf } from './sessions.service.ts';
+import { ENROLMENT_CODE_HOURS, hashEnrolmentCode, newEnrolmentCode } from './enrolment-code.ts';
 
 export const MIN_PASSWORD_LENGTH = 12;
 
@@ -55,26 +56,40 @@ export interface AdminSummary {
   email: string;
   role: AdminRole;
   totpEnrolled: boolean;
+  disabled: boolean;
   createdAt: Date;
 }
 
 export async function listAdmins(em: EntityManager): Promise<AdminSummary[]> {
-  const rows = await em.execute<{ id: string; email: string; role: AdminRole; totp_enrolled: boolean; created_at: string }[]>(
-    'select id, email, role, totp_secret is not null as totp_enrolled, created_at from admins order by lower(email)',
+  const rows = await em.execute<{ id: string; email: string; role: AdminRole; totp_enrolled: boolean; disabled: boolean; created_at: string }[]>(
+    `select id, email, role, totp_secret is not null as totp_enrolled, disabled_at is not null as disabled, created_at
+     from admins order by lower(email)`,
   );
-  return rows.map((row) => ({ id: row.id, email: row.email, role: row.role, totpEnrolled: row.totp_enrolled, createdAt: new Date(row.created_at) }));
+  return rows.map((row) => ({
+    id: row.id,
+    email: row.email,
+    role: row.role,
+    totpEnrolled: row.totp_enrolled,
+    disabled: row.disabled,
+    createdAt: new Date(row.created_at),
+  }));
+}
+
+/** Locks every owner row (so two owners acting on each other at once cannot both succeed) and returns the enabled ones. */
+async function lockOwners(tx: EntityManager): Promise<string[]> {
+  const owners = await tx.execute<{ id: string; enabled: boolean }[]>(`select id, disabled_at is null as enabled from admins where role = 'owner' for update`);
+  return owners.filter((owner) => owner.enabled).map((owner) => owner.id);
 }
 
 /** Changes an admin's role (sessions follow at once: the role is read on every request). There is always an owner left. */
 export async function setAdminRole(em: EntityManager, adminId: string, role: AdminRole, actor: Actor): Promise<void> {
   if (!ADMIN_ROLES.includes(role)) throw new ApiError(400, 'VALIDATION_FAILED', `The role must be one of ${ADMIN_ROLES.join(', ')}`);
   await em.transactional(async (tx) => {
-    // Owners are locked together, so two owners demoting each other at once cannot both succeed.
-    const owners = await tx.execute<{ id: string }[]>(`select id from admins where role = 'owner' for update`);
+    const owners = await lockOwners(tx);
     const admin = await tx.findOne(Admin, { id: adminId });
     if (!admin) throw notFound('Admin');
     if (admin.role === role) return;
-    if (admin.role === 'owner' && owners.length === 1) {
+    if (admin.role === 'owner' && owners.length === 1 && owners[0] === admin.id) {
       throw new ApiError(409, 'CONFLICT', 'The last owner cannot be given another role; make someone else an owner first');
     }
     recordAudit(tx, actor, { action: 'admin.role', subjectType: 'admin', subjectId: admin.id, before: { role: admin.role }, after: { role } });
@@ -82,14 +97,59 @@ export async function setAdminRole(em: EntityManager, adminId: string, role: Adm
   });
 }
 
-/** For a lost authenticator: the admin enrols again at the next sign-in (required in production); their sessions end. */
-export async function resetSecondFactor(em: EntityManager, adminId: string, actor: Actor): Promise<void> {
-  await em.transactional(async (tx) => {
+/**
+ * For a lost authenticator: the admin enrols again at the next sign-in (required in production),
+ * which then needs the one-time enrolment code returned here (shown once, to the owner who reset
+ * it), so the password alone cannot enrol anyone's authenticator. Their sessions end.
+ */
+export async function resetSecondFactor(em: EntityManager, adminId: string, actor: Actor): Promise<{ email: string; enrolmentCode: string }> {
+  const enrolmentCode = newEnrolmentCode();
+  const email = await em.transactional(async (tx) => {
     const admin = await tx.findOne(Admin, { id: adminId });
     if (!admin) throw notFound('Admin');
     admin.totpSecret = null;
     admin.totpLastStep = null;
+    admin.totpEnrolmentCodeHash = hashEnrolmentCode(enrolmentCode);
+    admin.totpEnrolmentCodeExpiresAt = new Date(Date.now() + ENROLMENT_CODE_HOURS * 3_600_000);
     await endSessionsOf(tx, admin.id);
     recordAudit(tx, actor, { action: 'admin.totp-reset', subjectType: 'admin', subjectId: admin.id });
+    return admin.email;
+  });
+  return { email, enrolmentCode };
+}
+
+/** The admin an e-mail address names (any case), for the CLI. */
+export async function adminIdByEmail(em: EntityManager, email: string): Promise<string> {
+  const [row] = await em.execute<{ id: string }[]>('select id from admins where lower(email) = lower(?)', [email.trim()]);
+  if (!row) throw notFound('Admin');
+  return row.id;
+}
+
+/**
+ * Disables an admin: their sessions end at once and sign-in is refused until an owner enables
+ * them again. Nobody disables themselves, and there is always an enabled owner left.
+ */
+export async function disableAdmin(em: EntityManager, adminId: string, actor: Actor): Promise<{ email: string }> {
+  if (actor.label === `admin:${adminId}`) throw new ApiError(409, 'CONFLICT', 'You cannot disable your own account');
+  return em.transactional(async (tx) => {
+    const owners = await lockOwners(tx);
+    const admin = await tx.findOne(Admin, { id: adminId });
+    if (!admin) throw notFound('Admin');
+    if (admin.disabledAt) return { email: admin.email };
+    if (owners.length === 1 && owners[0] === admin.id) throw new ApiError(409, 'CONFLICT', 'The last enabled owner cannot be disabled; make someone else an owner first');
+    admin.disabledAt = new Date();
+    await endSessionsOf(tx, admin.id);
+    recordAudit(tx, actor, { action: 'admin.disable', subjectType: 'admin', subjectId: admin.id });
+    return { email: admin.email };
+  });
+}
+
+export async function enableAdmin(em: EntityManager, adminId: string, actor: Actor): Promise<void> {
+  await em.transactional(async (tx) => {
+    const admin = await tx.findOne(Admin, { id: adminId });
+    if (!admin) throw notFound('Admin');
+    if (!admin.disabledAt) return;
+    admin.disabledAt = null;
+    recordAudit(tx, actor, { action: 'admin.enable', subjectType: 'admin', subjectId: admin.id });
   });
 }

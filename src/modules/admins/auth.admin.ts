@@ -10,8 +10,9 @@ import type { ConsoleKit } from './console-kit.ts';
 import { field, formOf } from '../../http/console-forms.ts';
 import { sameSecret } from '../../lib/constant-time.ts';
 import { setPendingTotpSecret, type AdminSession } from './sessions.service.ts';
-import { completeSecondFactor, confirmEnrolment, createSignInGuard, signInWithPassword, signOut } from './sign-in.service.ts';
+import { completeSecondFactor, confirmEnrolment, createSignInGuard, recentFailures, signInWithPassword, signOut } from './sign-in.service.ts';
 import { newTotpSecret, totpQrSvg, totpUri } from './totp.ts';
+import { openTotpSecret, sealTotpSecret } from './totp-secrets.ts';
 
 /**
  * Sign-in (`/admin/login`), the second factor, enrolment, sign-out and the account page. The
@@ -29,17 +30,20 @@ interface Route {
 const nextOf = (value: unknown) => safeReturnPath(value) ?? '/admin';
 const hide = { detail: { hide: true } };
 
-const enrolmentOf = (session: AdminSession): Enrolment | null =>
-  session.pendingTotpSecret
-    ? { secret: session.pendingTotpSecret, qrSvg: totpQrSvg(totpUri(session.pendingTotpSecret, session.admin.email)) }
-    : null;
-
 export function authAdmin(ctx: AppContext, kit: ConsoleKit) {
+  const keys = ctx.config.webhookEncryptionKeys;
   const guard = createSignInGuard(ctx.orm, ctx.config.rateLimits.signInFailuresPerMinute);
   const addressOf = createClientAddressResolver(ctx.config.trustedProxies);
   const totpRequired = ctx.config.env === 'production';
   const loginCookie = kit.production ? `__Host-${LOGIN_COOKIE}` : LOGIN_COOKIE;
   const { pub, cookies } = kit;
+
+  /** The enrolment in progress, opened for its page (the only place the new secret is shown). */
+  const enrolmentOf = (session: AdminSession): Enrolment | null => {
+    if (!session.pendingTotpSecretSealed) return null;
+    const secret = openTotpSecret(keys, session.pendingTotpSecretSealed, session.admin.id);
+    return { secret, qrSvg: totpQrSvg(totpUri(secret, session.admin.email)), needsEnrolmentCode: session.admin.enrolmentCodeRequired };
+  };
 
   function loginPage(request: Request, next: string, status = 200, extra: { email?: string; message?: { kind: 'error'; text: string }; headers?: Record<string, string> } = {}) {
     const existing = cookies.read(request, loginCookie);
@@ -72,7 +76,11 @@ export function authAdmin(ctx: AppContext, kit: ConsoleKit) {
         : pub.page('Set up two-factor sign-in', enrolmentForm({ action: '/admin/login/enrol', csrf: session.csrfToken, next, enrolment: enrolmentOf(session)!, required: true, message: { kind: 'error', text } }), status);
     if (!sameSecret(session.csrfToken, field(form, '_csrf'))) return render(403, 'This form has expired. Enter the code again.');
     try {
-      const token = await completeSecondFactor(ctx.orm.em.fork(), guard, session, { code: field(form, 'code') ?? '', address: addressOf(request, server) });
+      const token = await completeSecondFactor(ctx.orm.em.fork(), guard, keys, session, {
+        code: field(form, 'code') ?? '',
+        enrolmentCode: field(form, 'enrolmentCode'),
+        address: addressOf(request, server),
+      });
       return pub.seeOther(next, [cookies.session(token)]);
     } catch (error) {
       if (error instanceof ApiError) return render(error.status, error.detail);
@@ -102,7 +110,7 @@ export function authAdmin(ctx: AppContext, kit: ConsoleKit) {
           return loginPage(request, next, 403, { email, message: { kind: 'error', text: 'The sign-in form expired. Please try again.' } });
         }
         try {
-          const { token, stage } = await signInWithPassword(ctx.orm.em.fork(), guard, {
+          const { token, stage } = await signInWithPassword(ctx.orm.em.fork(), guard, keys, {
             email,
             password: field(form, 'password') ?? '',
             address: addressOf(request, server),
@@ -163,6 +171,7 @@ export function authAdmin(ctx: AppContext, kit: ConsoleKit) {
           totpEnrolled: c.session.admin.totpEnrolled,
           csrf: c.session.csrfToken,
           enrolment: c.session.admin.totpEnrolled ? null : enrolmentOf(c.session),
+          failures: await recentFailures(c.em, c.session.admin.id),
         }),
       })),
       hide,
@@ -170,7 +179,7 @@ export function authAdmin(ctx: AppContext, kit: ConsoleKit) {
     .post(
       '/admin/account/totp/start',
       kit.action('view', {
-        run: (c) => setPendingTotpSecret(c.em, c.session.tokenHash, newTotpSecret()),
+        run: (c) => setPendingTotpSecret(c.em, c.session.tokenHash, sealTotpSecret(keys, newTotpSecret(), c.session.admin.id)),
         success: () => 'Scan the code below with your authenticator app, then enter the code it shows.',
         redirect: () => '/admin/account',
       }),
@@ -179,7 +188,8 @@ export function authAdmin(ctx: AppContext, kit: ConsoleKit) {
     .post(
       '/admin/account/totp/confirm',
       kit.action('view', {
-        run: (c) => confirmEnrolment(c.em, guard, c.session, { code: field(c.form, 'code') ?? '', address: c.address }),
+        run: (c) =>
+          confirmEnrolment(c.em, guard, keys, c.session, { code: field(c.form, 'code') ?? '', enrolmentCode: field(c.form, 'enrolmentCode'), address: c.address }),
         success: () => 'Two-factor sign-in is on.',
         redirect: () => '/admin/account',
       }),

@@ -94,7 +94,7 @@ const SAFE_METHODS = ['GET', 'HEAD'];
 
 export function createConsoleKit(ctx: AppContext) {
   const production = ctx.config.env === 'production';
-  const security = consoleSecurityHeaders(production);
+  const security = consoleSecurityHeaders();
   const { urls: assets, plugin: assetRoutes } = consoleAssets(security);
   const cookieName = sessionCookieName(production);
   const log = ctx.logger.child({ component: 'console' });

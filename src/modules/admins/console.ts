@@ -6,6 +6,7 @@ import { developersAdmin } from '../developers/developers.admin.ts';
 import { teamsAdmin } from '../teams/teams.admin.ts';
 import { queuesAdmin } from '../queues/queues.admin.ts';
 import { appsAdmin } from '../apps/apps.admin.ts';
+import { assetsAdmin } from '../assets/assets.admin.ts';
 import { reviewAdmin } from '../apps/review.admin.ts';
 import { oauthClientsAdmin } from '../oauth-clients/oauth-clients.admin.ts';
 import { reviewsAdmin } from '../reviews/reviews.admin.ts';
@@ -33,6 +34,7 @@ export function adminConsole(ctx: AppContext, queues: QueueCatalog) {
     .use(teamsAdmin(kit))
     .use(reviewAdmin(kit))
     .use(appsAdmin(ctx, kit))
+    .use(assetsAdmin(kit))
     .use(oauthClientsAdmin(kit))
     .use(reviewsAdmin(kit))
     .use(queuesAdmin(kit, queues))

@@ -24,9 +24,11 @@ export interface AdminSession {
   tokenHash: string;
   csrfToken: string;
   stage: SessionStage;
-  pendingTotpSecret: string | null;
+  /** An enrolment in progress: the new secret, sealed (`totp-secrets.ts`). */
+  pendingTotpSecretSealed: string | null;
   flash: Flash | null;
-  admin: { id: string; email: string; role: AdminRole; totpEnrolled: boolean };
+  /** `enrolmentCodeRequired`: a reset is pending, so the next enrolment needs the code it issued. */
+  admin: { id: string; email: string; role: AdminRole; totpEnrolled: boolean; enrolmentCodeRequired: boolean };
 }
 
 const randomToken = () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
@@ -37,13 +39,13 @@ export async function openSession(
   em: EntityManager,
   adminId: string,
   stage: SessionStage,
-  pendingTotpSecret: string | null = null,
+  pendingTotpSecretSealed: string | null = null,
 ): Promise<string> {
   const token = randomToken();
   await em.execute(
     `insert into admin_sessions (token_hash, admin_id, csrf_token, stage, pending_totp_secret, expires_at)
      values (?, ?, ?, ?, ?, now() + make_interval(hours => ?))`,
-    [hashSessionToken(token), adminId, randomToken(), stage, pendingTotpSecret, SESSION_ABSOLUTE_HOURS],
+    [hashSessionToken(token), adminId, randomToken(), stage, pendingTotpSecretSealed, SESSION_ABSOLUTE_HOURS],
   );
   // Ended sessions are swept as new ones open, so the table holds only live ones and a few stale.
   await em.execute(
@@ -64,17 +66,20 @@ interface SessionRow {
   email: string;
   role: AdminRole;
   totp_enrolled: boolean;
+  enrolment_code_required: boolean;
 }
 
-/** The live session a cookie names, or null when there is none, it expired or idled out. */
+/** The live session a cookie names, or null when there is none, it expired or idled out, or its admin is disabled. */
 export async function findSession(em: EntityManager, token: string | undefined): Promise<AdminSession | null> {
   if (!token || token.length > 100) return null;
   const [row] = await em.execute<SessionRow[]>(
     `select s.token_hash, s.csrf_token, s.stage, s.pending_totp_secret, s.flash,
             extract(epoch from now() - s.last_seen_at)::int as seen_seconds_ago,
-            a.id as admin_id, a.email, a.role, a.totp_secret is not null as totp_enrolled
+            a.id as admin_id, a.email, a.role, a.totp_secret is not null as totp_enrolled,
+            a.totp_enrolment_code_hash is not null as enrolment_code_required
      from admin_sessions s join admins a on a.id = s.admin_id
-     where s.token_hash = ? and s.expires_at > now() and s.last_seen_at > now() - make_interval(mins => ?)`,
+     where s.token_hash = ? and s.expires_at > now() and s.last_seen_at > now() - make_interval(mins => ?)
+       and a.disabled_at is null`,
     [hashSessionToken(token), SESSION_IDLE_MINUTES],
   );
   if (!row) return null;
@@ -85,9 +90,9 @@ export async function findSession(em: EntityManager, token: string | undefined):
     tokenHash: row.token_hash,
     csrfToken: row.csrf_token,
     stage: row.stage,
-    pendingTotpSecret: row.pending_totp_secret,
+    pendingTotpSecretSealed: row.pending_totp_secret,
     flash: row.flash ? (JSON.parse(row.flash) as Flash) : null,
-    admin: { id: row.admin_id, email: row.email, role: row.role, totpEnrolled: row.totp_enrolled },
+    admin: { id: row.admin_id, email: row.email, role: row.role, totpEnrolled: row.totp_enrolled, enrolmentCodeRequired: row.enrolment_code_required },
   };
 }
 
@@ -95,13 +100,13 @@ export async function endSession(em: EntityManager, tokenHash: string): Promise<
   await em.execute('delete from admin_sessions where token_hash = ?', [tokenHash]);
 }
 
-/** Every session of an admin (second factor reset, role removed). */
+/** Every session of an admin (second factor reset, account disabled). */
 export async function endSessionsOf(em: EntityManager, adminId: string): Promise<void> {
   await em.execute('delete from admin_sessions where admin_id = ?', [adminId]);
 }
 
-export async function setPendingTotpSecret(em: EntityManager, tokenHash: string, secret: string | null): Promise<void> {
-  await em.execute('update admin_sessions set pending_totp_secret = ? where token_hash = ?', [secret, tokenHash]);
+export async function setPendingTotpSecret(em: EntityManager, tokenHash: string, sealedSecret: string | null): Promise<void> {
+  await em.execute('update admin_sessions set pending_totp_secret = ? where token_hash = ?', [sealedSecret, tokenHash]);
 }
 
 /** A message for the next page this session renders (the redirect after a form post). */

@@ -1,46 +1,53 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { EncryptionKey } from '../../config.ts';
 import { ApiError } from '../../http/problem.ts';
-import { postgresRateLimiter } from '../../http/rate-limit.ts';
+import { postgresAttemptReservations } from '../../http/attempt-reservations.ts';
+import { networkOf } from '../../http/client-address.ts';
+import { sameSecret } from '../../lib/constant-time.ts';
 import { createSemaphore, SemaphoreFullError } from '../../lib/semaphore.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import type { AdminRole } from './admin.entity.ts';
-import { endSession, openSession, type AdminSession, type SessionStage } from './sessions.service.ts';
+import { hashEnrolmentCode } from './enrolment-code.ts';
+import { endSession, hashSessionToken, openSession, setFlash, type AdminSession, type SessionStage } from './sessions.service.ts';
 import { matchTotp, newTotpSecret } from './totp.ts';
+import { openTotpSecret, sealTotpSecret } from './totp-secrets.ts';
 
 /**
  * Signing in to the admin console: password (argon2id), then the TOTP code or, for an admin
- * without one where it is required, enrolment. Failures are counted per account and per address
- * in PostgreSQL (shared by every process); once the limit is reached within a minute the next
- * attempt is refused before any password or code is checked. Verifications run at most two at a
- * time per process, each ~160 ms of a core, so a flood of sign-ins cannot starve the API.
+ * without one where it is required, enrolment. Every password or code is checked only after an
+ * attempt was reserved in PostgreSQL (shared by every process) against the budgets of this
+ * account from this address and of this address (an IPv6 /64 counts as one); codes also against
+ * the account's own budget, since only someone holding the password reaches them. A success gives
+ * its attempt back, so only failures use a budget up: at most the limit is checked per minute
+ * whatever the concurrency, and failures from one address never lock the owner out from another.
+ * Verifications run at most two at a time per process, each ~160 ms of a core.
  */
+export type SignInStep = 'password' | 'code';
+
 export interface SignInGuard {
-  /** Throws 429 when the account or the address has used up its failures for this minute. */
-  assertAllowed(email: string, address: string): Promise<void>;
-  recordFailure(email: string, address: string): Promise<void>;
+  /** Reserves one attempt, or throws 429 when a budget is spent; the returned function gives it back (after a success). */
+  reserve(email: string, address: string, step: SignInStep): Promise<() => Promise<void>>;
   verifyPassword(password: string, hash: string): Promise<boolean>;
 }
 
-const keysOf = (email: string, address: string) => [`account:${email.trim().toLowerCase()}`, `address:${address}`];
+const budgetsOf = (email: string, address: string, step: SignInStep) => {
+  const account = email.trim().toLowerCase();
+  const network = networkOf(address);
+  return [`account-address:${account}|${network}`, `address:${network}`, ...(step === 'code' ? [`account-code:${account}`] : [])];
+};
 
 export function createSignInGuard(orm: MikroORM, failuresPerMinute: number): SignInGuard {
-  const failures = postgresRateLimiter(orm, 'admin-sign-in', failuresPerMinute);
+  const attempts = postgresAttemptReservations(orm, 'admin-sign-in', failuresPerMinute);
   const hashing = createSemaphore(2, 64);
   return {
-    async assertAllowed(email, address) {
-      if (failuresPerMinute <= 0) return;
-      for (const key of keysOf(email, address)) {
-        const count = await failures.peek(key);
-        if (count.remaining <= 0) {
-          throw new ApiError(429, 'RATE_LIMITED', 'Too many failed sign-ins; wait a minute and try again', undefined, {
-            'retry-after': String(count.reset),
-          });
-        }
+    async reserve(email, address, step) {
+      const reservation = await attempts.reserve(budgetsOf(email, address, step));
+      if (!reservation.reserved) {
+        throw new ApiError(429, 'RATE_LIMITED', 'Too many failed sign-ins; wait a minute and try again', undefined, {
+          'retry-after': String(reservation.retryAfterSeconds),
+        });
       }
-    },
-    async recordFailure(email, address) {
-      if (failuresPerMinute <= 0) return;
-      for (const key of keysOf(email, address)) await failures.hit(key);
+      return reservation.release;
     },
     async verifyPassword(password, hash) {
       try {
@@ -55,6 +62,24 @@ export function createSignInGuard(orm: MikroORM, failuresPerMinute: number): Sig
   };
 }
 
+/** Runs a check under a reserved attempt: a success (or an error that is not a failed check) gives the attempt back. */
+async function underReservation<T>(release: () => Promise<void>, check: () => Promise<T>, succeeded: (result: T) => boolean): Promise<T> {
+  let result: T;
+  try {
+    result = await check();
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  if (succeeded(result)) await release();
+  return result;
+}
+
+/** Kept for the account's owner to see (when, from where, which step) for a month. */
+async function recordFailure(em: EntityManager, adminId: string, address: string, step: SignInStep): Promise<void> {
+  await em.execute('insert into admin_sign_in_failures (admin_id, address, step) values (?, ?, ?)', [adminId, address, step]);
+}
+
 const refused = () => new ApiError(401, 'UNAUTHENTICATED', 'The e-mail address or password is wrong');
 
 /** Verified against when the account does not exist, so timing does not tell which e-mails are admins. */
@@ -66,6 +91,7 @@ interface AdminRow {
   role: AdminRole;
   password_hash: string;
   totp_secret: string | null;
+  disabled: boolean;
 }
 
 /** Where a correct password leads: the code, enrolment (required in production), or straight in. */
@@ -77,35 +103,143 @@ export function stageAfterPassword(totpEnrolled: boolean, totpRequired: boolean)
 export async function signInWithPassword(
   em: EntityManager,
   guard: SignInGuard,
+  keys: EncryptionKey[],
   input: { email: string; password: string; address: string; totpRequired: boolean },
 ): Promise<{ token: string; stage: SessionStage }> {
   const email = input.email.trim();
-  await guard.assertAllowed(email, input.address);
-  const [admin] = await em.execute<AdminRow[]>(
-    'select id, email, role, password_hash, totp_secret from admins where lower(email) = lower(?)',
-    [email],
+  const release = await guard.reserve(email, input.address, 'password');
+  const { admin, valid } = await underReservation(
+    release,
+    async () => {
+      const [row] = await em.execute<AdminRow[]>(
+        'select id, email, role, password_hash, totp_secret, disabled_at is not null as disabled from admins where lower(email) = lower(?)',
+        [email],
+      );
+      decoyHash ??= Bun.password.hash('decoy password for unknown accounts', { algorithm: 'argon2id' });
+      return { admin: row, valid: await guard.verifyPassword(input.password.slice(0, 1024), row?.password_hash ?? (await decoyHash)) };
+    },
+    (result) => result.valid && result.admin !== undefined,
   );
-  decoyHash ??= Bun.password.hash('decoy password for unknown accounts', { algorithm: 'argon2id' });
-  const valid = await guard.verifyPassword(input.password.slice(0, 1024), admin?.password_hash ?? (await decoyHash));
   if (!admin || !valid) {
-    await guard.recordFailure(email, input.address);
+    if (admin) await recordFailure(em, admin.id, input.address, 'password');
     throw refused();
   }
+  // Said only to whoever knows the password: a guess learns nothing from it.
+  if (admin.disabled) throw new ApiError(403, 'FORBIDDEN', 'This account is disabled. Ask an owner to enable it.');
   const stage = stageAfterPassword(admin.totp_secret !== null, input.totpRequired);
-  const token = await openSession(em, admin.id, stage, stage === 'enrol' ? newTotpSecret() : null);
-  if (stage === 'active') await auditSignIn(em, admin);
+  const token = await openSession(em, admin.id, stage, stage === 'enrol' ? sealTotpSecret(keys, newTotpSecret(), admin.id) : null);
+  if (stage === 'active') await finishSignIn(em, admin, token);
   return { token, stage };
 }
 
-async function auditSignIn(em: EntityManager, admin: { id: string; role: AdminRole }): Promise<void> {
-  recordAudit(em, { label: `admin:${admin.id}`, role: admin.role }, { action: 'admin.sign-in', subjectType: 'admin', subjectId: admin.id });
-  await em.flush();
+/** A completed sign-in: audited, and the admin told of failed attempts on their account since their last one. */
+async function finishSignIn(em: EntityManager, admin: { id: string; role: AdminRole }, token: string): Promise<void> {
+  await em.transactional(async (tx) => {
+    recordAudit(tx, { label: `admin:${admin.id}`, role: admin.role }, { action: 'admin.sign-in', subjectType: 'admin', subjectId: admin.id });
+    const [since] = await tx.execute<{ failures: number }[]>(
+      `with previous as (
+         select last_sign_in_at from admins where id = ?
+       ), touched as (
+         update admins set last_sign_in_at = now() where id = ?
+       )
+       select count(*)::int as failures from admin_sign_in_failures, previous
+       where admin_id = ? and failed_at > coalesce(previous.last_sign_in_at, '-infinity')`,
+      [admin.id, admin.id, admin.id],
+    );
+    const failures = since?.failures ?? 0;
+    if (failures > 0) {
+      await setFlash(tx, hashSessionToken(token), {
+        kind: 'error',
+        text: `${failures} failed sign-in ${failures === 1 ? 'attempt' : 'attempts'} on your account since your last sign-in; Your account lists when and from where.`,
+      });
+    }
+    // Batch work: failures older than the month shown are swept as sign-ins happen (every admin's: some never sign in again).
+    await tx.execute(`delete from admin_sign_in_failures where failed_at < now() - interval '30 days'`);
+  });
+}
+
+/** The failed sign-ins of the last 30 days, newest first, for the account page. */
+export async function recentFailures(em: EntityManager, adminId: string): Promise<{ address: string; step: SignInStep; failedAt: Date }[]> {
+  const rows = await em.execute<{ address: string; step: SignInStep; failed_at: string }[]>(
+    `select address, step, failed_at from admin_sign_in_failures
+     where admin_id = ? and failed_at > now() - interval '30 days' order by failed_at desc, id desc limit 50`,
+    [adminId],
+  );
+  return rows.map((row) => ({ address: row.address, step: row.step, failedAt: new Date(row.failed_at) }));
 }
 
 const wrongCode = () =>
   new ApiError(400, 'VALIDATION_FAILED', 'The code is wrong or was already used; enter the current one', [
     { path: 'code', message: 'wrong or already used' },
   ]);
+
+const wrongEnrolmentCode = () =>
+  new ApiError(400, 'VALIDATION_FAILED', 'The enrolment code is missing or wrong; use the one the owner who reset your second factor gave you', [
+    { path: 'enrolmentCode', message: 'missing or wrong' },
+  ]);
+
+interface FactorRow {
+  totp_secret: string | null;
+  totp_last_step: string | null;
+  totp_enrolment_code_hash: string | null;
+  enrolment_code_expired: boolean;
+}
+
+/** What one attempt proved: the secret and the step its code matched, or which part was wrong. */
+type FactorCheck = { ok: true; secret: string; step: number } | { ok: false; error: ApiError };
+
+/**
+ * Locks the admin's row and checks a code against `sealed` (their secret, or the pending one when
+ * `enrolling`); enrolment after a reset also needs the reset's enrolment code.
+ */
+async function checkFactor(
+  tx: EntityManager,
+  keys: EncryptionKey[],
+  admin: { id: string; role: AdminRole },
+  sealed: string | null,
+  input: { code: string; enrolmentCode?: string },
+): Promise<FactorCheck> {
+  const adminId = admin.id;
+  const [row] = await tx.execute<FactorRow[]>(
+    `select totp_secret, totp_last_step, totp_enrolment_code_hash, totp_enrolment_code_expires_at < now() as enrolment_code_expired
+     from admins where id = ? and disabled_at is null for update`,
+    [adminId],
+  );
+  const enrolling = sealed !== null;
+  const stored = enrolling ? sealed : row?.totp_secret;
+  if (!row || !stored) throw new ApiError(409, 'CONFLICT', 'Sign in again');
+  if (enrolling && row.totp_enrolment_code_hash !== null) {
+    if (row.enrolment_code_expired) throw new ApiError(409, 'CONFLICT', 'The enrolment code has expired; ask an owner to reset your second factor again');
+    if (!sameSecret(row.totp_enrolment_code_hash, hashEnrolmentCode(input.enrolmentCode ?? ''))) return { ok: false, error: wrongEnrolmentCode() };
+  }
+  const secret = openTotpSecret(keys, stored, adminId);
+  const step = matchTotp(secret, input.code, row.totp_last_step === null ? null : Number(row.totp_last_step));
+  if (step === null) return { ok: false, error: wrongCode() };
+  // Sealed afresh under the current key: a secret left in clear by an earlier version is sealed here too.
+  await tx.execute(
+    `update admins set totp_secret = ?, totp_last_step = ?, totp_enrolment_code_hash = null, totp_enrolment_code_expires_at = null where id = ?`,
+    [sealTotpSecret(keys, secret, adminId), step, adminId],
+  );
+  if (enrolling) recordAudit(tx, { label: `admin:${adminId}`, role: admin.role }, { action: 'admin.totp-enrol', subjectType: 'admin', subjectId: adminId });
+  return { ok: true, secret, step };
+}
+
+/** A code attempt under a reservation; a wrong one is kept for the owner to see and thrown. */
+async function attemptCode<T>(
+  em: EntityManager,
+  guard: SignInGuard,
+  session: AdminSession,
+  address: string,
+  run: (tx: EntityManager) => Promise<{ check: FactorCheck; value: T }>,
+): Promise<T> {
+  const release = await guard.reserve(session.admin.email, address, 'code');
+  const { check, value } = await underReservation(release, () => em.transactional(run), (result) => result.check.ok);
+  if (!check.ok) {
+    await recordFailure(em, session.admin.id, address, 'code');
+    throw check.error;
+  }
+  return value;
+}
 
 /**
  * Finishes a `totp` or `enrol` session with a code: the half-signed-in session is replaced by an
@@ -114,36 +248,19 @@ const wrongCode = () =>
 export async function completeSecondFactor(
   em: EntityManager,
   guard: SignInGuard,
+  keys: EncryptionKey[],
   session: AdminSession,
-  input: { code: string; address: string },
+  input: { code: string; enrolmentCode?: string; address: string },
 ): Promise<string> {
   if (session.stage === 'active') throw new ApiError(409, 'CONFLICT', 'This session is already signed in');
-  await guard.assertAllowed(session.admin.email, input.address);
-  const token = await em.transactional(async (tx) => {
-    const [admin] = await tx.execute<{ totp_secret: string | null; totp_last_step: string | null }[]>(
-      'select totp_secret, totp_last_step from admins where id = ? for update',
-      [session.admin.id],
-    );
-    const secret = session.stage === 'enrol' ? session.pendingTotpSecret : admin?.totp_secret;
-    if (!admin || !secret) throw new ApiError(409, 'CONFLICT', 'Sign in again');
-    const step = matchTotp(secret, input.code, admin.totp_last_step === null ? null : Number(admin.totp_last_step));
-    if (step === null) return null;
-    await tx.execute('update admins set totp_secret = ?, totp_last_step = ? where id = ?', [secret, step, session.admin.id]);
-    if (session.stage === 'enrol') {
-      recordAudit(tx, { label: `admin:${session.admin.id}`, role: session.admin.role }, {
-        action: 'admin.totp-enrol',
-        subjectType: 'admin',
-        subjectId: session.admin.id,
-      });
-    }
+  if (session.stage === 'enrol' && !session.pendingTotpSecretSealed) throw new ApiError(409, 'CONFLICT', 'Sign in again');
+  const token = await attemptCode(em, guard, session, input.address, async (tx) => {
+    const check = await checkFactor(tx, keys, session.admin, session.stage === 'enrol' ? session.pendingTotpSecretSealed : null, input);
+    if (!check.ok) return { check, value: '' };
     await endSession(tx, session.tokenHash);
-    return openSession(tx, session.admin.id, 'active');
+    return { check, value: await openSession(tx, session.admin.id, 'active') };
   });
-  if (token === null) {
-    await guard.recordFailure(session.admin.email, input.address);
-    throw wrongCode();
-  }
-  await auditSignIn(em, session.admin);
+  await finishSignIn(em, session.admin, token);
   return token;
 }
 
@@ -151,25 +268,16 @@ export async function completeSecondFactor(
 export async function confirmEnrolment(
   em: EntityManager,
   guard: SignInGuard,
+  keys: EncryptionKey[],
   session: AdminSession,
-  input: { code: string; address: string },
+  input: { code: string; enrolmentCode?: string; address: string },
 ): Promise<void> {
-  await guard.assertAllowed(session.admin.email, input.address);
-  const secret = session.pendingTotpSecret;
-  if (!secret) throw new ApiError(409, 'CONFLICT', 'Start the enrolment again');
-  const step = matchTotp(secret, input.code, null);
-  if (step === null) {
-    await guard.recordFailure(session.admin.email, input.address);
-    throw wrongCode();
-  }
-  await em.transactional(async (tx) => {
-    await tx.execute('update admins set totp_secret = ?, totp_last_step = ? where id = ?', [secret, step, session.admin.id]);
-    await tx.execute('update admin_sessions set pending_totp_secret = null where token_hash = ?', [session.tokenHash]);
-    recordAudit(tx, { label: `admin:${session.admin.id}`, role: session.admin.role }, {
-      action: 'admin.totp-enrol',
-      subjectType: 'admin',
-      subjectId: session.admin.id,
-    });
+  const pending = session.pendingTotpSecretSealed;
+  if (!pending) throw new ApiError(409, 'CONFLICT', 'Start the enrolment again');
+  await attemptCode(em, guard, session, input.address, async (tx) => {
+    const check = await checkFactor(tx, keys, session.admin, pending, input);
+    if (check.ok) await tx.execute('update admin_sessions set pending_totp_secret = null where token_hash = ?', [session.tokenHash]);
+    return { check, value: undefined };
   });
 }
 

@@ -14,6 +14,8 @@ export interface AuthenticatedKey {
   teamId: string | null;
   scopes: Scope[];
   expiresAt: Date;
+  /** A key bound to one app (trusted publishing) may act on that app only. */
+  appId: string | null;
 }
 
 interface KeyRow {
@@ -23,6 +25,7 @@ interface KeyRow {
   scopes: Scope[];
   expires_at: Date;
   revoked_at: Date | null;
+  app_id: string | null;
   developer_status: DeveloperStatus;
 }
 
@@ -56,7 +59,7 @@ export function createApiKeyAuthenticator(orm: MikroORM, secrets: ApiKeySecret[]
     if (!isWellFormedKey(rawKey)) return null;
     const hashes = secrets.map((secret) => hashKey(rawKey, secret));
     const rows = await orm.em.fork().execute<KeyRow[]>(
-      `select k.id, k.developer_id, k.team_id, k.scopes, k.expires_at, k.revoked_at, d.status as developer_status
+      `select k.id, k.developer_id, k.team_id, k.scopes, k.expires_at, k.revoked_at, k.app_id, d.status as developer_status
        from api_keys k join developers d on d.id = k.developer_id
        where k.key_hash in (${hashes.map(() => '?').join(', ')})`,
       hashes,
@@ -73,6 +76,7 @@ export function createApiKeyAuthenticator(orm: MikroORM, secrets: ApiKeySecret[]
       teamId: row.team_id,
       scopes: row.scopes,
       expiresAt: new Date(row.expires_at),
+      appId: row.app_id,
     };
   };
 }

@@ -12,6 +12,8 @@ const ApiKeySchema = defineEntity({
     developer: () => p.manyToOne(Developer).deleteRule('cascade'),
     /** The key that minted this one; null when minted with the OAuth token. */
     parentKeyId: p.uuid().nullable(),
+    /** Set on keys exchanged by trusted publishing: the key reaches this one app and nothing else. */
+    appId: p.uuid().nullable(),
     /** A team key reaches only that team's apps, and only while its developer is a member. */
     teamId: p.uuid().nullable(),
     name: p.string(),

@@ -19,7 +19,7 @@ export function apiKeysApi(ctx: AppContext, auth: AuthPlugin) {
       {
         developer: { scope: true, limit: 'keyCreations' },
         body: CreateApiKeyBody,
-        response: { 201: CreatedApiKey, ...problems(400, 401, 403, 404, 409) },
+        response: { 201: CreatedApiKey, ...problems('INSUFFICIENT_SCOPE', 'DEVELOPER_NOT_VERIFIED', 'DEVELOPER_SUSPENDED', 'UNAUTHENTICATED', 'LIMIT_EXCEEDED') },
         detail: {
           summary: 'Create an API key',
           description:
@@ -29,13 +29,13 @@ export function apiKeysApi(ctx: AppContext, auth: AuthPlugin) {
     )
     .get('', async ({ principal }) => ({ data: (await listApiKeys(ctx.orm.em.fork(), principal.developerId)).map(toApiKeyView) }), {
       developer: true,
-      response: { 200: DataList(ApiKeyView), ...problems(401, 404) },
+      response: { 200: DataList(ApiKeyView, 'Your API keys') },
       detail: { summary: 'List your API keys (masked)' },
     })
     .delete('/:id', async ({ principal, params }) => toApiKeyView(await revokeApiKey(ctx.orm.em.fork(), principal, params.id)), {
       developer: true,
       params: IdParams,
-      response: { 200: ApiKeyView, ...problems(400, 401, 404) },
+      response: { 200: ApiKeyView, ...problems('NOT_FOUND') },
       detail: {
         summary: 'Revoke an API key',
         description: 'Revokes the key and every key minted from it. With a key, only itself and keys it minted can be revoked.',

@@ -21,6 +21,7 @@ export function toApiKeyView(key: ApiKey): ApiKeyView {
     scopes: key.scopes,
     maskedKey: maskKey(key.last4),
     parentKeyId: key.parentKeyId ?? null,
+    appId: key.appId ?? null,
     teamId: key.teamId ?? null,
     createdAt: key.createdAt.toISOString(),
     expiresAt: key.expiresAt.toISOString(),
@@ -69,7 +70,8 @@ export async function createApiKey(
     const caller = callerOf(principal);
     const teamId = input.teamId ?? caller.keyTeamId;
     if (teamId !== null) await authorizeTeam(tx, caller, teamId, 'read');
-    const active = await tx.count(ApiKey, { developer, revokedAt: null, expiresAt: { $gt: new Date() } });
+    // Keys exchanged by trusted publishing live 15 minutes and are not the developer's to mint: not counted.
+    const active = await tx.count(ApiKey, { developer, appId: null, revokedAt: null, expiresAt: { $gt: new Date() } });
     if (active >= MAX_ACTIVE_KEYS) {
       throw new ApiError(409, 'LIMIT_EXCEEDED', `At most ${MAX_ACTIVE_KEYS} active API keys; revoke one first`);
     }
@@ -79,6 +81,7 @@ export async function createApiKey(
     const fullKey = generateKey();
     const key = tx.create(ApiKey, {
       developer,
+      appId: null,
       parentKeyId: principal.via === 'apiKey' ? principal.key.id : null,
       teamId,
       name: input.name,

@@ -26,6 +26,7 @@ export interface AppSummary {
   featured: boolean;
   version: number;
   installCount: number;
+  activeInstalls: number;
   developer: { id: string; name: string };
   updatedAt: Date;
   hasPendingRevision: boolean;
@@ -42,6 +43,7 @@ interface SummaryRow {
   featured: boolean;
   version: number;
   install_count: number | null;
+  active_installs: number | null;
   developer_id: string;
   developer_name: string;
   updated_at: string;
@@ -63,13 +65,14 @@ const toSummary = (row: SummaryRow): AppSummary => ({
   featured: row.featured,
   version: row.version,
   installCount: row.install_count ?? 0,
+  activeInstalls: row.active_installs ?? 0,
   developer: { id: row.developer_id, name: row.developer_name },
   updatedAt: new Date(row.updated_at),
   hasPendingRevision: row.pending_revision,
   actions: appActions(row.status, row.featured),
 });
 
-const COLUMNS = `a.id, a.name, a.slug, a.status, a.category, a.featured, a.version, s.install_count,
+const COLUMNS = `a.id, a.name, a.slug, a.status, a.category, a.featured, a.version, s.install_count, s.active_installs,
   d.id as developer_id, d.name as developer_name, a.updated_at,
   exists (select 1 from app_revisions r where r.app_id = a.id and r.status = 'PENDING') as pending_revision`;
 const FROM = 'apps a join developers d on d.id = a.developer_id left join app_stats s on s.app_id = a.id';

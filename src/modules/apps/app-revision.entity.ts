@@ -1,6 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
 
-export const REVISION_STATUSES = ['PENDING', 'APPROVED', 'REJECTED'] as const;
+/** WITHDRAWN: its developer took it back before a decision. */
+export const REVISION_STATUSES = ['PENDING', 'APPROVED', 'REJECTED', 'WITHDRAWN'] as const;
 export type RevisionStatus = (typeof REVISION_STATUSES)[number];
 
 /**

@@ -6,10 +6,11 @@ import type { AppStatus } from './app.entity.ts';
  * with one of these actions; nothing else compares statuses to decide what may happen.
  *
  *   DRAFT → PENDING (submit) → APPROVED | REJECTED (admin); REJECTED → PENDING (resubmit);
- *   APPROVED ⇄ SUSPENDED (admin).
+ *   PENDING → DRAFT (withdraw, by its developer); APPROVED ⇄ SUSPENDED (admin).
  */
 export const APP_TRANSITIONS = {
   submit: { from: ['DRAFT', 'REJECTED'], to: 'PENDING', by: 'developer' },
+  withdraw: { from: ['PENDING'], to: 'DRAFT', by: 'developer' },
   approve: { from: ['PENDING'], to: 'APPROVED', by: 'admin' },
   reject: { from: ['PENDING'], to: 'REJECTED', by: 'admin' },
   suspend: { from: ['APPROVED'], to: 'SUSPENDED', by: 'admin' },

@@ -7,11 +7,12 @@ import type { OwnerAppView, PublicAppView } from './apps.model.ts';
  */
 export interface AppStats {
   installCount: number;
+  activeInstalls: number;
   reviewCount: number;
   averageRating: number;
 }
 
-export const NO_STATS: AppStats = { installCount: 0, reviewCount: 0, averageRating: 0 };
+export const NO_STATS: AppStats = { installCount: 0, activeInstalls: 0, reviewCount: 0, averageRating: 0 };
 
 export type AppRecord = Pick<
   App,
@@ -64,6 +65,7 @@ function commonView(app: AppRecord, stats: AppStats) {
     status: app.status,
     featured: app.featured,
     installCount: Number(stats.installCount),
+    activeInstalls: Number(stats.activeInstalls),
     reviewCount: Number(stats.reviewCount),
     averageRating: Number(stats.averageRating),
     version: app.version,

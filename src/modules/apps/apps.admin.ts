@@ -1,3 +1,4 @@
+import { recentActivity } from '../analytics/analytics.service.ts';
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import { idParam, listQuery, oneOf } from '../../http/console-lists.ts';
@@ -66,16 +67,21 @@ function changesFrom(form: FormFields): Record<string, string | null> {
   return changes;
 }
 
+/** How many days of installs, uninstalls and active installs the app page charts. */
+const ACTIVITY_DAYS = 90;
+
 export function appsAdmin(ctx: AppContext, kit: ConsoleKit) {
 
   async function renderAppPage(c: ConsoleRequest, outcome?: Outcome<unknown>, editOutcome?: Outcome<unknown>) {
     const dossier = await appDossier(c.em.fork(), idParam(c.params.id, 'App'));
+    const activity = await recentActivity(c.em.fork(), dossier.app.id, ACTIVITY_DAYS);
     const editable = c.can['apps.support-edit'] && REVISABLE_STATUSES.includes(dossier.app.status);
     const refused = editOutcome && !editOutcome.ok;
     return {
       dossier,
       markup: appPage({
         dossier,
+        activity,
         buttons: dossierButtons(dossier, c.can),
         form: c.forms,
         message: outcome?.message,

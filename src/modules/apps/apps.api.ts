@@ -1,17 +1,14 @@
 import { Elysia, t } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
-import { IdParams, PageQuery, Paginated, problems, Uuid } from '../../http/schemas.ts';
-import { CreateAppBody, OwnerAppView, UpdateAppBody } from './apps.model.ts';
+import { DataList, IdParams, PageQuery, Paginated, problems, Uuid } from '../../http/schemas.ts';
+import { listRevisions, RevisionRecordView } from './revision-history.ts';
+import { CreateAppBody, OwnerAppView, PreflightView, SubmittedAppView, UpdateAppBody } from './apps.model.ts';
 import { createApp, deleteApp, getOwnApp, listOwnApps, updateApp } from './apps.service.ts';
 import { preflight, submitApp } from './submission.ts';
 import { openRevision } from './revisions.service.ts';
+import { withdrawRevision, withdrawSubmission } from './withdrawal.ts';
 import { callerOf } from '../teams/access.ts';
-
-const PreflightResult = t.Object({
-  ready: t.Boolean({ description: 'Whether submitting now would succeed' }),
-  errors: t.Array(t.Object({ path: t.String(), message: t.String() }), { description: 'What stands in the way; empty when ready' }),
-});
 
 export function appsApi(ctx: AppContext, auth: AuthPlugin) {
   const deps = () => ({ em: ctx.orm.em.fork(), jobs: ctx.jobs });
@@ -23,7 +20,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
       {
         apiKey: 'APP_CREATE',
         body: CreateAppBody,
-        response: { 201: OwnerAppView, ...problems(400, 401, 403) },
+        response: { 201: OwnerAppView, ...problems('VALIDATION_FAILED', 'UNKNOWN_OAUTH_CLIENT') },
         detail: {
           summary: 'Create an app listing',
           description:
@@ -34,7 +31,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
     .get('', async ({ principal, query }) => listOwnApps(ctx.orm.em.fork(), callerOf(principal), query), {
       apiKey: 'APP_READ',
       query: t.Object({ ...PageQuery, teamId: t.Optional(Uuid) }),
-      response: { 200: Paginated(OwnerAppView), ...problems(400, 401, 403, 404) },
+      response: { 200: Paginated(OwnerAppView, 'A page of your apps (personal and of your teams), newest first'), ...problems('NOT_FOUND') },
       detail: {
         summary: 'List your apps',
         description:
@@ -44,14 +41,14 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
     .get('/:id', async ({ principal, params }) => getOwnApp(ctx.orm.em.fork(), callerOf(principal), params.id), {
       apiKey: 'APP_READ',
       params: IdParams,
-      response: { 200: OwnerAppView, ...problems(400, 401, 403, 404) },
+      response: { 200: OwnerAppView, ...problems('NOT_FOUND') },
       detail: { summary: 'Read one of your apps', description: 'Needs APP_READ. Includes asset check results and any pending revision.' },
     })
     .put('/:id', async ({ principal, params, body }) => updateApp(deps(), callerOf(principal), params.id, body), {
       apiKey: 'APP_UPDATE',
       params: IdParams,
       body: UpdateAppBody,
-      response: { 200: OwnerAppView, ...problems(400, 401, 403, 404, 409) },
+      response: { 200: OwnerAppView, ...problems('NOT_FOUND', 'APP_NOT_EDITABLE', 'SUBMISSION_INCOMPLETE', 'UNKNOWN_OAUTH_CLIENT', 'VALIDATION_FAILED') },
       detail: {
         summary: 'Update one of your apps',
         description:
@@ -61,7 +58,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
     .delete('/:id', async ({ principal, params }) => deleteApp(ctx.orm.em.fork(), callerOf(principal), params.id), {
       apiKey: 'APP_DELETE',
       params: IdParams,
-      response: { 200: OwnerAppView, ...problems(400, 401, 403, 404, 409) },
+      response: { 200: OwnerAppView, ...problems('NOT_FOUND', 'APP_NOT_EDITABLE') },
       detail: {
         summary: 'Delete one of your apps',
         description: 'Needs APP_DELETE. Returns the deleted app. Not allowed for APPROVED or SUSPENDED apps (409 APP_NOT_EDITABLE). Its slug is never reused.',
@@ -70,7 +67,10 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
     .post('/:id/submit', async ({ principal, params }) => submitApp(deps(), callerOf(principal), params.id), {
       apiKey: { scope: 'APP_UPDATE', limit: 'submissions' },
       params: IdParams,
-      response: { 200: OwnerAppView, ...problems(400, 401, 403, 404, 409) },
+      response: {
+        200: SubmittedAppView,
+        ...problems('NOT_FOUND', 'INVALID_STATE_TRANSITION', 'DEVELOPER_NOT_VERIFIED', 'DEVELOPER_SUSPENDED', 'SUBMISSION_INCOMPLETE'),
+      },
       detail: {
         summary: 'Submit an app for review',
         description:
@@ -80,8 +80,12 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
     .post('/:id/preflight', async ({ principal, params }) => preflight(ctx.orm.em.fork(), callerOf(principal), params.id), {
       apiKey: 'APP_READ',
       params: IdParams,
-      response: { 200: PreflightResult, ...problems(400, 401, 403, 404) },
-      detail: { summary: 'Check whether an app can be submitted', description: 'Needs APP_READ. The submission checklist, without submitting or changing anything.' },
+      response: { 200: PreflightView, ...problems('NOT_FOUND') },
+      detail: {
+        summary: 'Check whether an app can be submitted',
+        description:
+          'Needs APP_READ. The submission checklist, without submitting or changing anything: `errors` would refuse a submission now; `warnings` are what the asset checks found (or have not checked yet), which a submission does not wait for.',
+      },
     })
     .post(
       '/:id/revisions',
@@ -91,12 +95,41 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
         apiKey: { scope: 'APP_UPDATE', limit: 'revisions' },
         params: IdParams,
         body: UpdateAppBody,
-        response: { 201: OwnerAppView, ...problems(400, 401, 403, 404, 409) },
+        response: { 201: OwnerAppView, ...problems('NOT_FOUND', 'INVALID_STATE_TRANSITION', 'SUBMISSION_INCOMPLETE', 'UNKNOWN_OAUTH_CLIENT', 'VALIDATION_FAILED') },
         detail: {
           summary: 'Propose a change to an approved app',
           description:
             'Needs APP_UPDATE. Body as PUT. Only for APPROVED or SUSPENDED apps (else 409 INVALID_STATE_TRANSITION). The live listing is unchanged until an admin approves. A proposal made while one is pending merges into it (its fields win) and bumps `pendingRevision.version`. The listing the revision would produce must stay complete (logo, 2–6 screenshots; else 400 SUBMISSION_INCOMPLETE). Returns the app with `pendingRevision`.',
         },
       },
-    );
+    )
+    .post('/:id/withdraw', async ({ principal, params }) => withdrawSubmission(deps(), callerOf(principal), params.id), {
+      apiKey: 'APP_UPDATE',
+      params: IdParams,
+      response: { 200: OwnerAppView, ...problems('NOT_FOUND', 'INVALID_STATE_TRANSITION') },
+      detail: {
+        summary: 'Withdraw a submission',
+        description:
+          'Needs APP_UPDATE. PENDING → DRAFT: the app leaves the review queue (a reviewer working on it is released) and can be edited and submitted again. Any other state is 409 INVALID_STATE_TRANSITION.',
+      },
+    })
+    .delete('/:id/revision', async ({ principal, params }) => withdrawRevision(deps(), callerOf(principal), params.id), {
+      apiKey: 'APP_UPDATE',
+      params: IdParams,
+      response: { 200: OwnerAppView, ...problems('NOT_FOUND') },
+      detail: {
+        summary: 'Withdraw the pending revision',
+        description:
+          'Needs APP_UPDATE. The pending revision leaves the review queue; the live listing is unchanged. 404 when the app has no pending revision. Returns the app.',
+      },
+    })
+    .get('/:id/revisions', async ({ principal, params }) => ({ data: await listRevisions(ctx.orm.em.fork(), callerOf(principal), params.id) }), {
+      apiKey: 'APP_READ',
+      params: IdParams,
+      response: { 200: DataList(RevisionRecordView, 'The app’s revisions, newest first'), ...problems('NOT_FOUND') },
+      detail: {
+        summary: "An app's revisions and their outcomes",
+        description: 'Needs APP_READ. Newest first (the last 100): each with its status, the fields it changed, and the reason when it was rejected.',
+      },
+    });
 }

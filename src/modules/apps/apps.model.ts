@@ -1,5 +1,5 @@
 import { t, type Static } from 'elysia';
-import { Clearable, HttpUrl, MultiLine, NullableTimestamp, SingleLine, Timestamp, Uuid } from '../../http/schemas.ts';
+import { Clearable, HttpUrl, Integer, MultiLine, NullableTimestamp, SingleLine, Timestamp, Uuid } from '../../http/schemas.ts';
 import { APP_STATUSES, CATEGORIES, ENVIRONMENTS } from './app.entity.ts';
 
 export const MAX_SCREENSHOTS = 6;
@@ -15,7 +15,7 @@ export const ScreenshotInput = t.Object(
   {
     url: HttpUrl('Publicly accessible image, at least 1280x720'),
     caption: t.Optional(t.Union([SingleLine(0, 200), t.Null()])),
-    order: t.Optional(t.Integer({ minimum: 0, maximum: 1000, description: 'Display position, zero-based' })),
+    order: t.Optional(Integer({ minimum: 0, maximum: 1000, description: 'Display position, zero-based' })),
   },
   { additionalProperties: false },
 );
@@ -50,7 +50,28 @@ export const CreateAppBody = t.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description: 'A new listing. It starts as a DRAFT, which may be incomplete; submitting needs a logo and 2 to 6 screenshots.',
+    examples: [
+      {
+        name: 'Focus Timer',
+        description: 'Pomodoro sessions for your tasks.',
+        longDescription: '## Stay on task\n\nStart a 25-minute session from any task; breaks are counted for you.',
+        category: 'PRODUCTIVITY',
+        environment: 'production',
+        logoUrl: 'https://cdn.example.com/focus-timer/logo.png',
+        websiteUrl: 'https://focustimer.example.com',
+        supportUrl: 'https://focustimer.example.com/support',
+        privacyPolicyUrl: 'https://focustimer.example.com/privacy',
+        screenshots: [
+          { url: 'https://cdn.example.com/focus-timer/session.png', caption: 'A session in progress' },
+          { url: 'https://cdn.example.com/focus-timer/summary.png', caption: 'The daily summary' },
+        ],
+        reviewNotes: 'Sign in with demo@example.com / demo-password to try it.',
+      },
+    ],
+  },
 );
 export type CreateAppInput = Static<typeof CreateAppBody>;
 
@@ -71,13 +92,23 @@ export const UpdateAppBody = t.Object(
     screenshots: t.Optional(Screenshots),
     reviewNotes: Clearable(ReviewNotes),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description: 'The fields to change: an omitted field is unchanged, `null` clears an optional one; `environment` is fixed at creation.',
+    examples: [
+      { description: 'Pomodoro sessions for your tasks, with a daily summary.', supportUrl: 'https://focustimer.example.com/help' },
+    ],
+  },
 );
 export type UpdateAppInput = Static<typeof UpdateAppBody>;
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
 
-export const ScreenshotView = t.Object({ url: t.String(), caption: Nullable(t.String()), order: t.Integer() });
+export const ScreenshotView = t.Object({
+  url: t.String({ description: 'The copy reviewers saw (`PUBLIC_URL/assets/…`) once approved, else the URL given' }),
+  caption: Nullable(t.String()),
+  order: Integer(),
+});
 
 /** Fields every audience sees. */
 const appFields = {
@@ -99,70 +130,84 @@ const appFields = {
   screenshots: t.Array(ScreenshotView),
   status: AppStatusSchema,
   featured: t.Boolean(),
-  installCount: t.Integer(),
-  reviewCount: t.Integer(),
+  installCount: Integer({ description: 'Distinct installers ever' }),
+  activeInstalls: Integer({ description: 'Installers whose latest act is an install (not uninstalled since)' }),
+  reviewCount: Integer(),
   averageRating: t.Number({ description: '0 when there are no reviews' }),
-  version: t.Integer(),
+  version: Integer(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 };
 
 export const ReviewStandingView = t.Object(
   {
-    queuePosition: t.Integer({ minimum: 1, description: 'Place in the review queue, oldest first; 1 is reviewed next' }),
+    queuePosition: Integer({ minimum: 1, description: 'Place in the review queue, oldest first; 1 is reviewed next' }),
     expectedDecisionBy: t.String({
       format: 'date-time',
-      description: 'When a decision is expected: waiting since + the median decision time of the last 30 days (48 h until there is history); never earlier than now',
+      description:
+        'When a decision is expected: waiting since + the median decision time of the last 30 days (48 h until there is history); never earlier than now',
     }),
   },
   { description: 'Where a submission or revision stands in the review queue' },
 );
 export type ReviewStandingView = Static<typeof ReviewStandingView>;
 
-export const AssetCheckView = t.Object({
-  field: t.String({ description: 'logoUrl, bannerUrl or screenshots[i]' }),
-  url: t.String(),
-  ok: t.Boolean(),
-  format: Nullable(t.String()),
-  width: Nullable(t.Integer()),
-  height: Nullable(t.Integer()),
-  problems: t.Array(t.String()),
-  mirrorUrl: Nullable(
-    t.String({
-      description:
-        'The copy of the image this check stored (what reviewers see, and what an approval publishes). Null: no copy (not fetchable, too large, not PNG or JPEG), so the listing shows the image from its own URL.',
-    }),
-  ),
-  checkedAt: Timestamp,
-});
+export const AssetCheckView = t.Object(
+  {
+    field: t.String({ description: 'logoUrl, bannerUrl or screenshots[i]' }),
+    url: t.String(),
+    ok: t.Boolean(),
+    format: Nullable(t.String()),
+    width: Nullable(Integer()),
+    height: Nullable(Integer()),
+    problems: t.Array(t.String()),
+    mirrorUrl: Nullable(
+      t.String({
+        description:
+          'The copy of the image this check stored (what reviewers see, and what an approval publishes), at the address it is public at once a live listing shows it; until then its owner reads it at `GET /api/dev/apps/{id}/assets/{file}` (the same file name). Null: no copy (not fetchable, too large, past 40 megapixels, not PNG or JPEG), so the listing shows the image from its own URL.',
+      }),
+    ),
+    checkedAt: Timestamp,
+  },
+  { description: 'What the check of one listed image found (advisory: submission and approval do not wait for it)' },
+);
 
-export const PendingRevisionView = t.Object({
-  id: t.String({ format: 'uuid' }),
-  changes: t.Record(t.String(), t.Unknown(), { description: 'The fields the revision changes, as PUT takes them' }),
-  version: t.Integer({ description: 'Bumped each time another proposal is merged in; a reviewer decides a given version' }),
-  status: t.Literal('PENDING'),
-  review: ReviewStandingView,
-  assetChecks: t.Array(AssetCheckView, { description: 'Checks of the images the listing would show once the revision is approved' }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const PendingRevisionView = t.Object(
+  {
+    id: t.String({ format: 'uuid' }),
+    changes: t.Record(t.String(), t.Unknown(), { description: 'The fields the revision changes, as PUT takes them' }),
+    version: Integer({ description: 'Bumped each time another proposal is merged in; a reviewer decides a given version' }),
+    status: t.Literal('PENDING'),
+    review: ReviewStandingView,
+    assetChecks: t.Array(AssetCheckView, { description: 'Checks of the images the listing would show once the revision is approved' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { description: 'A proposed change to an approved app, waiting for review' },
+);
 
 /** What the owning developer sees. */
-export const OwnerAppView = t.Object({
-  ...appFields,
-  submittedAt: NullableTimestamp,
-  reviewedAt: NullableTimestamp,
-  rejectionReason: Nullable(t.String()),
-  reviewNotes: Nullable(t.String()),
-  assetChecks: t.Array(AssetCheckView, {
-    description: 'Advisory results of the checks of the images listed now; an image without an entry has not been checked yet',
-  }),
-  pendingRevision: Nullable(PendingRevisionView),
-  review: t.Union([ReviewStandingView, t.Null()], { description: 'Set while the app is PENDING: its place in the review queue' }),
-  team: t.Union([t.Object({ id: t.String({ format: 'uuid' }), name: t.String() }), t.Null()], {
-    description: 'The team that owns the app; null for a personal app',
-  }),
-});
+export const OwnerAppView = t.Object(
+  {
+    ...appFields,
+    submittedAt: NullableTimestamp,
+    reviewedAt: NullableTimestamp,
+    rejectionReason: Nullable(t.String()),
+    reviewNotes: Nullable(t.String()),
+    assetChecks: t.Array(AssetCheckView, {
+      description: 'Advisory results of the checks of the images listed now; an image without an entry has not been checked yet',
+    }),
+    pendingRevision: Nullable(PendingRevisionView),
+    review: t.Union([ReviewStandingView, t.Null()], { description: 'Set while the app is PENDING: its place in the review queue' }),
+    team: t.Union([t.Object({ id: t.String({ format: 'uuid' }), name: t.String() }), t.Null()], {
+      description: 'The team that owns the app; null for a personal app',
+    }),
+  },
+  {
+    description:
+      'An app listing as its developer sees it: with its review notes, asset checks, pending revision and place in the review queue',
+  },
+);
 export type OwnerAppView = Static<typeof OwnerAppView>;
 
 export const PublicDeveloperView = t.Object({
@@ -181,5 +226,31 @@ export const PublisherView = t.Object(
 );
 
 /** What the public catalogue shows. */
-export const PublicAppView = t.Object({ ...appFields, developer: PublicDeveloperView, publisher: PublisherView });
+export const PublicAppView = t.Object(
+  { ...appFields, developer: PublicDeveloperView, publisher: PublisherView },
+  { description: 'An approved app as the public catalogue shows it' },
+);
 export type PublicAppView = Static<typeof PublicAppView>;
+
+/** Asset checks that are pending, failed to fetch, or found the wrong format or size, each at its field's path. */
+const Warnings = t.Array(
+  t.Object({ path: t.String({ examples: ['screenshots[1].url'] }), message: t.String({ examples: ['could not fetch: bad status 404'] }) }),
+  {
+    description: 'What the asset checks found wrong or have not checked yet: advisory, the submission does not wait for them',
+  },
+);
+
+export const SubmittedAppView = t.Object(
+  { ...OwnerAppView.properties, warnings: Warnings },
+  { description: 'The app, now PENDING, with `warnings` about its images as they were when submitted (every image is checked again now)' },
+);
+export type SubmittedAppView = Static<typeof SubmittedAppView>;
+
+export const PreflightView = t.Object(
+  {
+    ready: t.Boolean({ description: 'Whether submitting now would succeed' }),
+    errors: t.Array(t.Object({ path: t.String(), message: t.String() }), { description: 'What stands in the way; empty when ready' }),
+    warnings: Warnings,
+  },
+  { description: 'The submission checklist: what would refuse a submission now (`errors`) and what a reviewer would notice (`warnings`)' },
+);

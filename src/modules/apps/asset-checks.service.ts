@@ -3,10 +3,11 @@ import type { JobQueue } from '../../lib/job-queue.ts';
 import { safeFetch, SafeFetchError } from '../../lib/safe-fetch.ts';
 import { isMirroredFormat } from '../assets/asset-files.ts';
 import { storeAsset } from '../assets/asset-store.ts';
-import type { Screenshot } from './app.entity.ts';
+import type { AppStatus, Screenshot } from './app.entity.ts';
 import type { UpdateAppInput } from './apps.model.ts';
-import { assetKindOf, assetProblems, MAX_ASSET_BYTES, readImageFacts, tooLargeProblem } from './asset-rules.ts';
+import { assetKindOf, assetProblems, MAX_ASSET_BYTES, pixelBoundProblem, readImageFacts, tooLargeProblem } from './asset-rules.ts';
 import { listedAssets, proposedAssets, sameAsset, type ListedAsset } from './listed-assets.ts';
+import { claimRevisionVersion } from './revision-versions.ts';
 
 /**
  * Advisory asset checks: fetch each image a listing (or its pending revision) names, SSRF-guarded,
@@ -15,7 +16,8 @@ import { listedAssets, proposedAssets, sameAsset, type ListedAsset } from './lis
  *
  * A stored copy is pinned: while the listing names the same URL it is not fetched again, so what
  * a reviewer looked at cannot change under them. Submitting asks for a fresh look (every image is
- * fetched again); an image that could not be stored is tried again on every run.
+ * fetched again); an image that could not be stored is tried again on every run. Every new copy
+ * moves the version a reviewer's decision must name (`moveReviewedVersions`).
  */
 export const ASSET_CHECKS_QUEUE = 'apps.asset-checks';
 
@@ -37,25 +39,53 @@ interface AssetCheckResult extends ListedAsset {
   width: number | null;
   height: number | null;
   problems: string[];
-  /** The whole image, when it is one the mirror keeps (PNG or JPEG within its cap). */
+  /** The whole image, when it is one the mirror keeps (PNG or JPEG within its caps). */
   bytes: Uint8Array | null;
 }
 
+interface WantedAssets {
+  /** The images the listing shows now. */
+  live: ListedAsset[];
+  /** The images it would show once its pending revision is approved; null without one. */
+  proposed: ListedAsset[] | null;
+  status: AppStatus;
+  /** Both, each image once. */
+  all: ListedAsset[];
+}
+
 /** Every image the app lists now or would list once its pending revision is approved; null when the app is gone. */
-async function wantedAssets(em: EntityManager, appId: string): Promise<ListedAsset[] | null> {
-  const [app] = await em.execute<{ logo_url: string | null; banner_url: string | null; screenshots: Screenshot[]; changes: UpdateAppInput | null }[]>(
-    `select a.logo_url, a.banner_url, a.screenshots, r.changes
+async function wantedAssets(em: EntityManager, appId: string): Promise<WantedAssets | null> {
+  const [app] = await em.execute<{ status: AppStatus; logo_url: string | null; banner_url: string | null; screenshots: Screenshot[]; changes: UpdateAppInput | null }[]>(
+    `select a.status, a.logo_url, a.banner_url, a.screenshots, r.changes
      from apps a left join app_revisions r on r.app_id = a.id and r.status = 'PENDING'
      where a.id = ?`,
     [appId],
   );
   if (!app) return null;
-  const live = { logoUrl: app.logo_url, bannerUrl: app.banner_url, screenshots: app.screenshots };
-  const wanted = listedAssets(live);
-  for (const asset of app.changes ? proposedAssets(live, app.changes) : []) {
-    if (!wanted.some((known) => sameAsset(known, asset))) wanted.push(asset);
+  const current = { logoUrl: app.logo_url, bannerUrl: app.banner_url, screenshots: app.screenshots };
+  const live = listedAssets(current);
+  const proposed = app.changes ? proposedAssets(current, app.changes) : null;
+  const all = [...live];
+  for (const asset of proposed ?? []) {
+    if (!all.some((known) => sameAsset(known, asset))) all.push(asset);
   }
-  return wanted;
+  return { live, proposed, status: app.status, all };
+}
+
+/**
+ * A copy stored now changes what a reviewer sees (an image shown as not stored, or as another
+ * copy, until then), and an approval publishes it: the version a decision must name moves on —
+ * the app's while it waits for review, its pending revision's when the revision shows the image.
+ * Called with the app's row locked, which is how revisions and decisions serialise too.
+ */
+async function moveReviewedVersions(tx: EntityManager, appId: string, wanted: WantedAssets, copied: ListedAsset[]): Promise<void> {
+  const shows = (listed: ListedAsset[] | null) => listed !== null && copied.some((copy) => listed.some((asset) => sameAsset(asset, copy)));
+  if (wanted.status === 'PENDING' && shows(wanted.live)) {
+    await tx.execute('update apps set version = version + 1 where id = ?', [appId]);
+  }
+  if (shows(wanted.proposed)) {
+    await tx.execute(`update app_revisions set version = ? where app_id = ? and status = 'PENDING'`, [await claimRevisionVersion(tx, appId), appId]);
+  }
 }
 
 async function checkAsset({ field, url }: ListedAsset, allowPrivate: boolean): Promise<AssetCheckResult> {
@@ -73,8 +103,10 @@ async function checkAsset({ field, url }: ListedAsset, allowPrivate: boolean): P
   const image = readImageFacts(fetched.bytes);
   if (!image) return failed('not a readable image (PNG or JPG expected)');
   const problems = assetProblems(kind, image);
+  const bomb = pixelBoundProblem(image);
+  if (bomb) problems.push(bomb);
   if (fetched.partial) problems.push(tooLargeProblem(kind));
-  const bytes = !fetched.partial && isMirroredFormat(image.format) ? fetched.bytes : null;
+  const bytes = !fetched.partial && !bomb && isMirroredFormat(image.format) ? fetched.bytes : null;
   return { field, url, ok: problems.length === 0, ...image, problems, bytes };
 }
 
@@ -88,11 +120,11 @@ export async function runAssetChecks(em: EntityManager, appId: string, allowPriv
   const wanted = await wantedAssets(em, appId);
   if (!wanted) return;
   const stored = await em.execute<ListedAsset[]>('select field, url from asset_checks where app_id = ? and sha256 is not null', [appId]);
-  const toCheck = wanted.filter((asset) => !stored.some((copy) => sameAsset(copy, asset)));
+  const toCheck = wanted.all.filter((asset) => !stored.some((copy) => sameAsset(copy, asset)));
   const results = await Promise.all(toCheck.map((asset) => checkAsset(asset, allowPrivate)));
   await em.transactional(async (tx) => {
-    // The row first (an approval holds it while it publishes), then the checks of this app.
-    await tx.execute('select 1 from apps where id = ? for key share', [appId]);
+    // The row first (an approval holds it while it publishes; a new copy moves its version), then the checks of this app.
+    await tx.execute('select 1 from apps where id = ? for no key update', [appId]);
     await tx.execute(`select pg_advisory_xact_lock(hashtext('asset-checks'), hashtext(?))`, [appId]);
     const current = await wantedAssets(tx, appId);
     if (!current) return;
@@ -101,17 +133,17 @@ export async function runAssetChecks(em: EntityManager, appId: string, allowPriv
        where c.app_id = ?
          and not exists (select 1 from jsonb_to_recordset(cast(? as jsonb)) as l(field text, url text)
                          where l.field = c.field and l.url = c.url)`,
-      [appId, JSON.stringify(current)],
+      [appId, JSON.stringify(current.all)],
     );
     const fresh = [];
-    for (const { bytes, ...result } of results.filter((result) => current.some((asset) => sameAsset(asset, result)))) {
+    for (const { bytes, ...result } of results.filter((result) => current.all.some((asset) => sameAsset(asset, result)))) {
       const format = result.format;
       const copy = bytes && format && isMirroredFormat(format) ? await storeAsset(tx, bytes, format) : null;
       fresh.push({ ...result, sha256: copy?.sha256 ?? null });
     }
     if (fresh.length === 0) return;
     // A stored copy is never replaced: it may be what a reviewer is looking at.
-    await tx.execute(
+    const written = await tx.execute<(ListedAsset & { sha256: string | null })[]>(
       `insert into asset_checks (app_id, field, url, ok, format, width, height, problems, sha256, checked_at)
        select ?, r.field, r.url, r.ok, r.format, r.width, r.height, r.problems, r.sha256, now()
        from jsonb_to_recordset(cast(? as jsonb))
@@ -119,8 +151,11 @@ export async function runAssetChecks(em: EntityManager, appId: string, allowPriv
        on conflict (app_id, field, url) do update set
          ok = excluded.ok, format = excluded.format, width = excluded.width, height = excluded.height,
          problems = excluded.problems, sha256 = excluded.sha256, checked_at = excluded.checked_at
-       where asset_checks.sha256 is null`,
+       where asset_checks.sha256 is null
+       returning field, url, sha256`,
       [appId, JSON.stringify(fresh)],
     );
+    const copied = written.filter((row) => row.sha256 !== null);
+    if (copied.length > 0) await moveReviewedVersions(tx, appId, current, copied);
   });
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { mirrorPath } from '../assets/asset-files.ts';
+import { consoleMirrorPath, mirrorUrl, parseAssetFile } from '../assets/asset-files.ts';
 import type { OwnerAppView } from './apps.model.ts';
 import { listedAssets, type ListedAsset, type ListingImages } from './listed-assets.ts';
 
@@ -39,7 +39,7 @@ export function withPublishedAssets<T extends ListingImages>(listing: T, publish
   if (!published) return listing;
   const shown = (field: string, url: string) => {
     const copy = published[field];
-    return copy && copy[0] === url ? mirrorPath(copy[1], copy[2]) : url;
+    return copy && copy[0] === url ? mirrorUrl(copy[1], copy[2]) : url;
   };
   const screenshots = [...listing.screenshots].sort((a, b) => a.order - b.order);
   return {
@@ -50,16 +50,14 @@ export function withPublishedAssets<T extends ListingImages>(listing: T, publish
   };
 }
 
-/** An image as a reviewer is shown it: the stored copy when the check made one, else its own URL. */
-export interface ShownImage {
-  url: string;
-  mirrored: boolean;
-}
+/** An image as a reviewer is shown it: the stored copy when the check made one, else nothing to load. */
+export type ShownImage = { mirrored: true; url: string } | { mirrored: false; sourceUrl: string };
 
 /**
  * The listing's images as the reviewer sees them: each image whose check stored a copy of the URL
- * listed now is shown from the mirror — the bytes an approval will publish; the others from their
- * own URL, marked so the reviewer knows nobody stored them.
+ * listed now is shown from the console's route to the mirror — the bytes an approval will publish;
+ * the others are "not stored", with their URL as text: a review page never has the reviewer's
+ * browser ask the developer's server (which could tell reviewers apart, or show them other bytes).
  */
 export function imagesForReview(view: Pick<OwnerAppView, 'logoUrl' | 'bannerUrl' | 'screenshots' | 'assetChecks'>): {
   logo: ShownImage | null;
@@ -68,7 +66,8 @@ export function imagesForReview(view: Pick<OwnerAppView, 'logoUrl' | 'bannerUrl'
 } {
   const shown = (asset: ListedAsset): ShownImage => {
     const check = view.assetChecks.find((c) => c.field === asset.field && c.url === asset.url);
-    return check?.mirrorUrl ? { url: check.mirrorUrl, mirrored: true } : { url: asset.url, mirrored: false };
+    const copy = check?.mirrorUrl ? parseAssetFile(check.mirrorUrl.slice(check.mirrorUrl.lastIndexOf('/') + 1)) : null;
+    return copy ? { mirrored: true, url: consoleMirrorPath(copy.sha256, copy.extension) } : { mirrored: false, sourceUrl: asset.url };
   };
   const listed = listedAssets(view);
   const at = (field: string) => listed.find((asset) => asset.field === field);

@@ -3,7 +3,8 @@ import { imageSize } from 'image-size';
 /**
  * What a listing's images must be (advisory: reported to the owner and reviewers, never
  * blocking): PNG or JPG; a square logo of at least 512x512; a 1200x600 banner; screenshots
- * of at least 1280x720; no larger than their kind's size cap (past it an image is not mirrored).
+ * of at least 1280x720; no larger than their kind's size cap nor than 40 megapixels (past either
+ * an image is not mirrored).
  * Pure functions of the bytes, so they are tested without a network.
  */
 export type AssetKind = 'logo' | 'banner' | 'screenshot';
@@ -19,6 +20,19 @@ const ACCEPTED_FORMATS = new Set(['png', 'jpg']);
 const MiB = 1024 * 1024;
 /** The most bytes of each kind the mirror stores: generous for the sizes asked for, bounded for the database. */
 export const MAX_ASSET_BYTES: Record<AssetKind, number> = { logo: 1 * MiB, banner: 2 * MiB, screenshot: 5 * MiB };
+
+/**
+ * The most pixels an image may declare: far more than any listing image needs, far below what
+ * decoders accept. A few kilobytes can declare gigapixels (a decompression bomb), so such an
+ * image is never mirrored: nothing downstream (a browser, a thumbnailer) is handed it by us.
+ */
+export const MAX_IMAGE_PIXELS = 40_000_000;
+
+/** The problem of an image declaring more than MAX_IMAGE_PIXELS; null when it is within the bound. */
+export const pixelBoundProblem = (image: ImageFacts) =>
+  image.width * image.height > MAX_IMAGE_PIXELS
+    ? `image must be at most ${MAX_IMAGE_PIXELS / 1_000_000} megapixels (got ${image.width}x${image.height}; not mirrored)`
+    : null;
 
 /** The problem of an image past its kind's cap (its size was read from the first bytes). */
 export const tooLargeProblem = (kind: AssetKind) => `${kind} must be at most ${MAX_ASSET_BYTES[kind] / MiB} MiB (not mirrored)`;

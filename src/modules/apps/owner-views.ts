@@ -3,7 +3,7 @@ import type { Static } from 'elysia';
 import type { App } from './app.entity.ts';
 import { NO_STATS, toOwnerAppView, type AppStats } from './app-view.ts';
 import type { AssetCheckView, OwnerAppView, UpdateAppInput } from './apps.model.ts';
-import { mirrorPath } from '../assets/asset-files.ts';
+import { mirrorUrl } from '../assets/asset-files.ts';
 import { listedAssets, proposedAssets, sameAsset, type ListedAsset } from './listed-assets.ts';
 import { medianDecisionMs, queueEntriesOf, standingOf, type QueueEntry } from './review-queue.ts';
 
@@ -45,7 +45,7 @@ const checksOf = (rows: AssetCheckRow[], listed: ListedAsset[]): Static<typeof A
       width: row.width,
       height: row.height,
       problems: row.problems,
-      mirrorUrl: row.sha256 && row.extension ? mirrorPath(row.sha256, row.extension) : null,
+      mirrorUrl: row.sha256 && row.extension ? mirrorUrl(row.sha256, row.extension) : null,
       checkedAt: new Date(row.checked_at).toISOString(),
     }));
 
@@ -58,8 +58,8 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
   const ids = apps.map((app) => app.id);
   const teamIds = [...new Set(apps.flatMap((app) => (app.teamId ? [app.teamId] : [])))];
   const [stats, checks, revisions, teams] = await Promise.all([
-    em.execute<{ app_id: string; install_count: number; review_count: number; average_rating: string }[]>(
-      `select app_id, install_count, review_count, average_rating from app_stats where app_id in (${inList(ids)})`,
+    em.execute<{ app_id: string; install_count: number; active_installs: number; review_count: number; average_rating: string }[]>(
+      `select app_id, install_count, active_installs, review_count, average_rating from app_stats where app_id in (${inList(ids)})`,
       ids,
     ),
     em.execute<AssetCheckRow[]>(
@@ -86,7 +86,7 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
   return apps.map((app) => {
     const stat = stats.find((row) => row.app_id === app.id);
     const appStats: AppStats = stat
-      ? { installCount: stat.install_count, reviewCount: stat.review_count, averageRating: Number(stat.average_rating) }
+      ? { installCount: stat.install_count, activeInstalls: stat.active_installs, reviewCount: stat.review_count, averageRating: Number(stat.average_rating) }
       : NO_STATS;
     const appChecks = checks.filter((row) => row.app_id === app.id);
     const revision = revisions.find((row) => row.app_id === app.id);

@@ -7,6 +7,7 @@ import { recordAudit, type Actor } from '../audit/audit.service.ts';
 import { notifyRevisionDecision } from '../notifications/notifications.service.ts';
 import { assertClientBelongsTo } from '../oauth-clients/oauth-clients.service.ts';
 import { AppRevision } from './app-revision.entity.ts';
+import { claimRevisionVersion } from './revision-versions.ts';
 import { decisionReason, REVISABLE_STATUSES } from './app-state.ts';
 import { assertCompleteListing, listingAfter } from './completeness.ts';
 import type { OwnerAppView, UpdateAppInput } from './apps.model.ts';
@@ -47,16 +48,18 @@ export async function openRevision(
     if (changes.oauthClientId) await assertClientBelongsTo(tx, changes.oauthClientId, caller.developerId);
     const pending = await tx.findOne(AppRevision, { appId: locked.id, status: 'PENDING' });
     // A second proposal adds to the first (its fields win) rather than silently replacing it, and
-    // bumps the version, so a reviewer's decision on what they saw can be told from one on more.
+    // takes the app's next revision version (never one an earlier revision had), so a reviewer's
+    // decision on what they saw can be told from one on more, or on another revision.
     const merged: UpdateAppInput = { ...(pending?.changes as UpdateAppInput | undefined), ...changes };
     assertCompleteListing(listingAfter(locked, merged));
     // The proposed images are checked (and mirrored) before a reviewer looks at the revision.
     if (changesImages(merged)) await enqueueAssetChecks(jobs, tx, locked.id);
+    const version = await claimRevisionVersion(tx, locked.id);
     if (pending) {
       pending.changes = merged;
-      pending.version += 1;
+      pending.version = version;
     } else {
-      tx.create(AppRevision, { appId: locked.id, changes: merged, status: 'PENDING', version: 1 });
+      tx.create(AppRevision, { appId: locked.id, changes: merged, status: 'PENDING', version });
     }
     return locked;
   });
@@ -69,7 +72,8 @@ export type RevisionDecision = 'approve' | 'reject';
  * An admin's decision on an app's pending revision. Approval applies the change set to the live
  * listing in one transaction (version bump, Markdown re-rendered, slug unchanged once approved);
  * rejection keeps the listing and stores the reason. `version`, when given, is the revision
- * version the reviewer saw: a revision replaced since then is refused as stale.
+ * version the reviewer saw: a revision changed or replaced since then (versions never repeat for
+ * an app, across revisions too) is refused as stale.
  */
 export async function decideRevision(
   { em, jobs }: AppServiceDeps,

@@ -1,3 +1,5 @@
+import { publicLink } from '../../lib/public-url.ts';
+
 /**
  * Mirrored images are named by their content: `/assets/<sha256>.<ext>`. Only PNG and JPEG are
  * mirrored (the formats listings accept), and the content type is the one read from the bytes,
@@ -12,8 +14,11 @@ export type MirroredFormat = keyof typeof MIRRORED_FORMATS;
 
 export const isMirroredFormat = (format: string): format is MirroredFormat => format in MIRRORED_FORMATS;
 
-/** Root-relative, so the public JSON is the same whatever host or CDN serves it. */
-export const mirrorPath = (sha256: string, extension: string) => `/assets/${sha256}.${extension}`;
+/** The absolute URL of a stored copy: `PUBLIC_URL` + `/assets/<sha256>.<ext>`. */
+export const mirrorUrl = (sha256: string, extension: string) => publicLink(`/assets/${sha256}.${extension}`);
+
+/** The same copy for signed-in admins (`assets.admin.ts`): what review pages show, public or not. */
+export const consoleMirrorPath = (sha256: string, extension: string) => `/admin/mirror/${sha256}.${extension}`;
 
 const FILE_NAME = /^([0-9a-f]{64})\.(png|jpg)$/;
 

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { VISIBLE } from '../catalogue/catalogue-rows.ts';
 import { MIRRORED_FORMATS, type MirroredFormat } from './asset-files.ts';
 
 /**
@@ -29,10 +30,39 @@ export interface AssetContent {
   bytes: Uint8Array;
 }
 
-export async function readAsset(em: EntityManager, sha256: string, extension: string): Promise<AssetContent | null> {
+/** A copy for an owner or an admin only: the stored content type (never the origin's), kept by no cache. */
+export const unpublishedCopyResponse = (asset: AssetContent, headers: Record<string, string> = {}) =>
+  new Response(asset.bytes, { headers: { ...headers, 'content-type': asset.contentType, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } });
+
+/** Who asks decides which copies exist for them: anyone (`GET /assets`), an app's owner, an admin. */
+export type AssetReader = { public: true } | { appId: string } | { admin: true };
+
+/**
+ * The public reads only copies a live listing shows (APPROVED, its developer not suspended); an
+ * owner reads the copies their app's checks stored or its approvals published (the route has
+ * checked that the app is theirs); an admin reads any. Anything else reads as absent.
+ */
+function readableBy(reader: AssetReader): { sql: string; params: string[] } {
+  if ('admin' in reader) return { sql: '', params: [] };
+  if ('appId' in reader) {
+    return {
+      sql: `and (exists (select 1 from asset_checks c where c.app_id = ? and c.sha256 = s.sha256)
+              or exists (select 1 from published_assets p where p.app_id = ? and p.sha256 = s.sha256))`,
+      params: [reader.appId, reader.appId],
+    };
+  }
+  return {
+    sql: `and exists (select 1 from published_assets p join apps a on a.id = p.app_id join developers d on d.id = a.developer_id
+                      where p.sha256 = s.sha256 and ${VISIBLE})`,
+    params: [],
+  };
+}
+
+export async function readAsset(em: EntityManager, sha256: string, extension: string, reader: AssetReader): Promise<AssetContent | null> {
+  const readable = readableBy(reader);
   const [row] = await em.execute<{ content_type: string; bytes: Buffer }[]>(
-    'select content_type, bytes from assets where sha256 = ? and extension = ?',
-    [sha256, extension],
+    `select s.content_type, s.bytes from assets s where s.sha256 = ? and s.extension = ? ${readable.sql}`,
+    [sha256, extension, ...readable.params],
   );
   return row ? { contentType: row.content_type, bytes: new Uint8Array(row.bytes) } : null;
 }

@@ -14,11 +14,11 @@ const RATING_PRIOR_MEAN = 3;
 const BAYESIAN_RATING = `((${RATING_PRIOR_WEIGHT * RATING_PRIOR_MEAN} + s.rating_sum)::numeric / (${RATING_PRIOR_WEIGHT} + s.review_count))`;
 
 /** The narrow columns a page is chosen by. */
-export const SORT_KEYS = `s.app_id as id, s.install_count, ${BAYESIAN_RATING} as bayesian_rating,
+export const SORT_KEYS = `s.app_id as id, s.install_count, s.active_installs, ${BAYESIAN_RATING} as bayesian_rating,
   coalesce(a.first_approved_at, a.created_at) as approved_at`;
 
 const ORDER: Record<CatalogueSort, [column: string, direction: 'asc' | 'desc'][]> = {
-  installs: [['install_count', 'desc'], ['id', 'desc']],
+  installs: [['active_installs', 'desc'], ['id', 'desc']],
   rating: [['bayesian_rating', 'desc'], ['install_count', 'desc'], ['id', 'desc']],
   newest: [['approved_at', 'desc'], ['id', 'desc']],
   relevance: [['exact_name', 'desc'], ['text_rank', 'desc'], ['install_count', 'desc'], ['id', 'desc']],

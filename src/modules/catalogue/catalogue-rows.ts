@@ -27,7 +27,7 @@ const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-
 const SUMMARY_COLUMNS = `a.id, a.slug, a.name, a.description, a.category, a.environment, a.logo_url, a.banner_url,
   a.website_url, a.support_url, a.privacy_policy_url, a.terms_of_service_url, a.oauth_client_id, a.status, a.featured,
   a.version, ${iso('a.created_at')} as created_at, ${iso('a.updated_at')} as updated_at,
-  ${iso('a.first_approved_at')} as first_approved_at, s.install_count, s.review_count, s.average_rating,
+  ${iso('a.first_approved_at')} as first_approved_at, s.install_count, s.active_installs, s.review_count, s.average_rating,
   d.name as developer_name, d.company_name as developer_company_name, d.website_url as developer_website_url,
   ${OWNER_SUSPENDED} as owner_suspended, tm.name as team_name, tm.website_url as team_website_url,
   tm.verified_domain as team_verified_domain, ${PUBLISHED_ASSETS_COLUMN}`;
@@ -64,6 +64,7 @@ export interface PublicAppRow {
   updated_at: string;
   first_approved_at: string | null;
   install_count: number;
+  active_installs: number;
   review_count: number;
   average_rating: string | number;
   developer_name: string;
@@ -104,7 +105,7 @@ export function toPublicView(row: PublicAppRow): PublicAppView {
       createdAt: new Date(row.created_at),
       updatedAt: new Date(row.updated_at),
     }, row.published_assets),
-    { installCount: row.install_count, reviewCount: row.review_count, averageRating: Number(row.average_rating) },
+    { installCount: row.install_count, activeInstalls: row.active_installs, reviewCount: row.review_count, averageRating: Number(row.average_rating) },
     // A team app's developer is the team: its listings outlive the people who made them.
     row.team_name !== null
       ? { name: row.team_name, companyName: row.team_name, websiteUrl: row.team_website_url }

@@ -26,7 +26,7 @@ export function catalogueApi(ctx: AppContext, rateLimits: PublicRateLimits) {
     .get('', async ({ query, request }) => cacheableResponse(request, await catalogue.list(targetOf(request.url), query)), {
       rateLimit: 'cacheable',
       query: CatalogueQuery,
-      response: { 200: Paginated(PublicAppSummary), ...problems(400, 429) },
+      response: { 200: Paginated(PublicAppSummary, 'A page of approved apps') },
       detail: {
         summary: 'List and search approved apps',
         description: `Summaries (the app without \`longDescription\`, \`longDescriptionHtml\` and \`screenshots\`: \`GET /api/apps/{slug}\` has them). Filters combine with AND. \`search\` uses full-text search on the name and description, each word corrected to the catalogue's words one typo away (one typo still matches); an exact name match ranks first. A search considers at most ${SEARCH_CANDIDATES.toLocaleString('en')} matching apps (exact names first, then the most installed). \`page × limit\` may not exceed 10,000. ${CACHING}`,
@@ -35,12 +35,12 @@ export function catalogueApi(ctx: AppContext, rateLimits: PublicRateLimits) {
     .get('/featured/list', async ({ query, request }) => cacheableResponse(request, await catalogue.featured(targetOf(request.url), query)), {
       rateLimit: 'cacheable',
       query: FeaturedQuery,
-      response: { 200: DataList(PublicAppSummary), ...problems(400, 429) },
+      response: { 200: DataList(PublicAppSummary, 'The featured apps') },
       detail: { summary: 'Featured apps, most installed first', description: `Summaries, as in the list. ${CACHING}` },
     })
     .get('/categories/list', async ({ request }) => cacheableResponse(request, await catalogue.categories(targetOf(request.url))), {
       rateLimit: 'cacheable',
-      response: { 200: DataList(CategoryCount), ...problems(429) },
+      response: { 200: DataList(CategoryCount, 'Every category with its count of public apps') },
       detail: {
         summary: 'All ten categories with their app counts',
         description: `Counts APPROVED apps of developers who are not suspended; updated by a background job within seconds of a change. ${CACHING}`,
@@ -49,7 +49,7 @@ export function catalogueApi(ctx: AppContext, rateLimits: PublicRateLimits) {
     .get('/:slug', async ({ params, request }) => cacheableResponse(request, await catalogue.app(targetOf(request.url), params.slug)), {
       rateLimit: 'cacheable',
       params: SlugParams,
-      response: { 200: PublicAppView, ...problems(404, 410, 429) },
+      response: { 200: PublicAppView, ...problems('NOT_FOUND', 'APP_UNAVAILABLE') },
       detail: {
         summary: 'One approved app',
         description: `404 for a slug that was never public; 410 \`APP_UNAVAILABLE\` for an app that was approved once and is suspended now, or whose developer is. ${CACHING}`,

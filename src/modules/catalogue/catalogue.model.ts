@@ -1,5 +1,5 @@
 import { t, type Static } from 'elysia';
-import { PageQuery } from '../../http/schemas.ts';
+import { Integer, PageQuery } from '../../http/schemas.ts';
 import { CategorySchema, EnvironmentSchema, PublicAppView } from '../apps/apps.model.ts';
 
 export const CATALOGUE_SORTS = ['relevance', 'installs', 'rating', 'newest'] as const;
@@ -36,12 +36,17 @@ export type FeaturedQuery = Static<typeof FeaturedQuery>;
 
 export const SlugParams = t.Object({ slug: t.String({ description: 'The app slug' }) });
 
-export const CategoryCount = t.Object({
-  category: CategorySchema,
-  count: t.Integer({ description: 'APPROVED apps of developers who are not suspended' }),
-});
+export const CategoryCount = t.Object(
+  {
+    category: CategorySchema,
+    count: Integer({ description: 'APPROVED apps of developers who are not suspended' }),
+  },
+  { description: 'A category and how many public apps it has' },
+);
 export type CategoryCount = Static<typeof CategoryCount>;
 
 /** A listing card: the public view without `longDescription`, `longDescriptionHtml` and `screenshots` (GET /api/apps/:slug has them). */
-export const PublicAppSummary = t.Omit(PublicAppView, ['longDescription', 'longDescriptionHtml', 'screenshots']);
+export const PublicAppSummary = t.Omit(PublicAppView, ['longDescription', 'longDescriptionHtml', 'screenshots'], {
+  description: 'An approved app as a listing card shows it (`GET /api/apps/{slug}` has the rest)',
+});
 export type PublicAppSummary = Static<typeof PublicAppSummary>;

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { recomputeCategoryCounts } from '../stats/stats.service.ts';
+import { recomputeCategoryCounts, rollUpNewInstalls } from '../stats/stats.service.ts';
+import { recountReviewDays } from '../stats/daily-stats.ts';
 import { bumpCatalogueVersion } from './catalogue-version.ts';
 import { pick, seededRandom, type Random } from '../../lib/seeded-random.ts';
 import { CATEGORIES, ENVIRONMENTS, type Category, type Environment } from '../apps/app.entity.ts';
@@ -208,7 +209,7 @@ async function insertBatch(em: EntityManager, apps: DemoApp[]): Promise<void> {
        install_count = excluded.install_count, review_count = excluded.review_count,
        rating_sum = excluded.rating_sum, average_rating = excluded.average_rating, updated_at = excluded.updated_at`,
     [column('id'), column('installs'), column('id')],
-  );
+  );  await recountReviewDays(em, column('id'));
 }
 
 export async function seedApps(em: EntityManager, count: number, options: { seed?: number } = {}): Promise<SeedResult> {
@@ -236,6 +237,8 @@ export async function seedApps(em: EntityManager, count: number, options: { seed
     await bumpCatalogueVersion(tx);
     return totals;
   });
+  // Active installs and install days follow the installs watermark: the seeded installs are past it.
+  await rollUpNewInstalls(em);
   await recomputeCategoryCounts(em);
   return result;
 }

@@ -3,7 +3,7 @@ import { waitingFor, type Waiting } from '../apps/review-targets.ts';
 
 /**
  * The numbers on the console's front page: what waits for an admin (and the oldest of each
- * against its target), how many apps are live, and installs per day over the last 30 days.
+ * against its target), how many apps are live, and installs and uninstalls per day over the last 30 days.
  */
 export interface Backlog {
   count: number;
@@ -15,8 +15,8 @@ export interface DashboardFigures {
   appsAwaitingReview: Backlog;
   revisionsAwaitingReview: Backlog;
   approvedApps: number;
-  /** Oldest day first, 30 entries, days without installs included. */
-  installsByDay: { day: string; installs: number }[];
+  /** Oldest day first, 30 entries, days without activity included (from the per-day roll-up of every app). */
+  activityByDay: { date: string; installs: number; uninstalls: number }[];
 }
 
 const backlog = (row: { count: number; oldest: string | null } | undefined, kind: 'verification' | 'review'): Backlog => ({
@@ -25,7 +25,7 @@ const backlog = (row: { count: number; oldest: string | null } | undefined, kind
 });
 
 export async function dashboardFigures(em: EntityManager): Promise<DashboardFigures> {
-  const [developers, apps, revisions, approved, installs] = await Promise.all([
+  const [developers, apps, revisions, approved, activity] = await Promise.all([
     em.execute<{ count: number; oldest: string | null }[]>(
       `select count(*)::int as count, min(created_at) as oldest from developers where status = 'PENDING_VERIFICATION'`,
     ),
@@ -36,11 +36,11 @@ export async function dashboardFigures(em: EntityManager): Promise<DashboardFigu
       `select count(*)::int as count, min(created_at) as oldest from app_revisions where status = 'PENDING'`,
     ),
     em.execute<{ count: number }[]>(`select count(*)::int as count from apps where status = 'APPROVED'`),
-    em.execute<{ day: string; installs: number }[]>(
-      `select to_char(d.day, 'YYYY-MM-DD') as day, coalesce(i.installs, 0)::int as installs
+    em.execute<{ date: string; installs: number; uninstalls: number }[]>(
+      `select to_char(d.day, 'YYYY-MM-DD') as date, coalesce(s.installs, 0)::int as installs, coalesce(s.uninstalls, 0)::int as uninstalls
        from generate_series((now() at time zone 'utc')::date - 29, (now() at time zone 'utc')::date, interval '1 day') as d(day)
-       left join (select (installed_at at time zone 'utc')::date as day, count(*) as installs from installs
-                  where installed_at >= ((now() at time zone 'utc')::date - 29)::timestamp at time zone 'utc' group by 1) i on i.day = d.day::date
+       left join (select day, sum(new_installs + reinstalls) as installs, sum(uninstalls) as uninstalls from app_daily_stats
+                  where day >= (now() at time zone 'utc')::date - 29 group by day) s on s.day = d.day::date
        order by d.day`,
     ),
   ]);
@@ -49,6 +49,6 @@ export async function dashboardFigures(em: EntityManager): Promise<DashboardFigu
     appsAwaitingReview: backlog(apps[0], 'review'),
     revisionsAwaitingReview: backlog(revisions[0], 'review'),
     approvedApps: approved[0]?.count ?? 0,
-    installsByDay: installs,
+    activityByDay: activity,
   };
 }

@@ -19,7 +19,7 @@ export function developersApi(ctx: AppContext, auth: AuthPlugin) {
       {
         platformToken: true,
         body: RegisterDeveloperBody,
-        response: { 201: DeveloperProfile, ...problems(400, 401, 403, 409) },
+        response: { 201: DeveloperProfile, ...problems('PLATFORM_USER_MISMATCH', 'VALIDATION_FAILED', 'DEVELOPER_EXISTS') },
         detail: {
           summary: 'Register a developer profile',
           description:
@@ -29,7 +29,7 @@ export function developersApi(ctx: AppContext, auth: AuthPlugin) {
     )
     .get('/me', async ({ principal }) => toProfile(await getDeveloper(ctx.orm.em.fork(), principal.developerId)), {
       apiKey: true,
-      response: { 200: DeveloperProfile, ...problems(401, 403) },
+      response: { 200: DeveloperProfile, ...problems('NOT_FOUND') },
       detail: { summary: 'Read your developer profile', description: 'Needs an API key (any scope).' },
     })
     .put(
@@ -38,7 +38,7 @@ export function developersApi(ctx: AppContext, auth: AuthPlugin) {
       {
         developer: true,
         body: UpdateDeveloperBody,
-        response: { 200: DeveloperProfile, ...problems(400, 401, 403, 404, 409) },
+        response: { 200: DeveloperProfile, ...problems('NOT_FOUND', 'OAUTH_TOKEN_REQUIRED', 'VALIDATION_FAILED', 'DEVELOPER_EXISTS') },
         detail: {
           summary: 'Update your developer profile',
           description:

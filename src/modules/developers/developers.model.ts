@@ -15,7 +15,20 @@ export const RegisterDeveloperBody = t.Object(
     websiteUrl: t.Optional(HttpUrl()),
     bio: t.Optional(Bio),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description: 'Your developer profile, for the platform account the OAuth token was issued to',
+    examples: [
+      {
+        name: 'Ada Lovelace',
+        email: 'ada@example.com',
+        platformUserId: 'u-42',
+        companyName: 'Analytical Apps Ltd',
+        websiteUrl: 'https://analytical.example.com',
+        bio: 'Small tools for focused teams.',
+      },
+    ],
+  },
 );
 export type RegisterDeveloperInput = Static<typeof RegisterDeveloperBody>;
 
@@ -28,20 +41,27 @@ export const UpdateDeveloperBody = t.Object(
     websiteUrl: Clearable(HttpUrl()),
     bio: Clearable(Bio),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description: 'The profile fields to change: an omitted field is unchanged, `null` clears an optional one',
+    examples: [{ companyName: 'Analytical Apps Ltd', bio: 'Small tools for focused teams, since 2019.' }],
+  },
 );
 export type UpdateDeveloperInput = Static<typeof UpdateDeveloperBody>;
 
-export const DeveloperProfile = t.Object({
-  id: t.String({ format: 'uuid' }),
-  name: t.String(),
-  email: t.String(),
-  platformUserId: t.String(),
-  companyName: t.Union([t.String(), t.Null()]),
-  websiteUrl: t.Union([t.String(), t.Null()]),
-  bio: t.Union([t.String(), t.Null()]),
-  status: t.UnionEnum(DEVELOPER_STATUSES),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const DeveloperProfile = t.Object(
+  {
+    id: t.String({ format: 'uuid' }),
+    name: t.String(),
+    email: t.String(),
+    platformUserId: t.String(),
+    companyName: t.Union([t.String(), t.Null()]),
+    websiteUrl: t.Union([t.String(), t.Null()]),
+    bio: t.Union([t.String(), t.Null()]),
+    status: t.UnionEnum(DEVELOPER_STATUSES),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { description: 'A developer profile as its owner sees it' },
+);
 export type DeveloperProfile = Static<typeof DeveloperProfile>;

@@ -22,7 +22,7 @@ async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
 export function healthApi(ctx: AppContext) {
   return new Elysia({ tags: ['Health'] })
     .get('/livez', () => ({ status: 'ok' as const }), {
-      response: t.Object({ status: t.Literal('ok') }),
+      response: t.Object({ status: t.Literal('ok') }, { description: 'The process is up' }),
       detail: { summary: 'The process is up (does not touch the database)' },
     })
     .get(
@@ -37,7 +37,7 @@ export function healthApi(ctx: AppContext) {
         return { status: 'ready' as const };
       },
       {
-        response: { 200: t.Object({ status: t.Literal('ready') }), ...problems(503) },
+        response: { 200: t.Object({ status: t.Literal('ready') }, { description: 'Ready to serve requests' }), ...problems('UNAVAILABLE') },
         detail: { summary: 'The database and the job queue are reachable' },
       },
     );

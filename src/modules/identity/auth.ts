@@ -1,8 +1,8 @@
-import { Elysia } from 'elysia';
+import { Elysia, type DocumentDecoration } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
-import { ApiError } from '../../http/problem.ts';
+import { ApiError, type ErrorCode } from '../../http/problem.ts';
 import { enforceRateLimit, failedAttemptLimiter, memoryRateLimiter, perMinute, postgresRateLimiter, type RateLimiter } from '../../http/rate-limit.ts';
-import { rateLimitedProblem } from '../../http/schemas.ts';
+import { GUARD_PROBLEMS, rateLimitedProblem } from '../../http/schemas.ts';
 import { beforeValidation, type GuardContext } from '../../http/guard.ts';
 import { createClientAddressResolver, networkOf } from '../../http/client-address.ts';
 import type { PlatformIdentity } from './platform-identity.ts';
@@ -28,7 +28,31 @@ function bearerToken(headers: Record<string, string | undefined>): string {
   return match[1];
 }
 
-const bearerDoc = { security: [{ bearer: [] }] };
+/** The guard's part of a route's document: bearer auth, and the codes the guard below refuses with. */
+const bearerDoc = (codes: ErrorCode[], security: Record<string, string[]>[] = [{ bearer: [] }]): DocumentDecoration =>
+  ({ security, [GUARD_PROBLEMS]: codes }) as DocumentDecoration;
+const TOKEN_REFUSALS: ErrorCode[] = ['UNAUTHENTICATED', 'RATE_LIMITED'];
+/** A key may lack the route's scope; a key bound to one app (`assertKeyReaches`) is refused elsewhere (403) and on other apps (404). */
+const KEY_REFUSALS: ErrorCode[] = ['INSUFFICIENT_SCOPE', 'NOT_FOUND'];
+
+/** What a key bound to one app (trusted publishing) may do: read, edit, submit and revise that app. */
+const APP_BOUND_ROUTES = new Set([
+  '/api/dev/apps/:id',
+  '/api/dev/apps/:id/submit',
+  '/api/dev/apps/:id/preflight',
+  '/api/dev/apps/:id/revisions',
+  '/api/dev/apps/:id/revision',
+  '/api/dev/apps/:id/withdraw',
+]);
+
+/** An app-bound key elsewhere is refused; on another app's routes it learns nothing of that app (404). */
+function assertKeyReaches(key: AuthenticatedKey, context: GuardContext): void {
+  if (key.appId === null) return;
+  if (!APP_BOUND_ROUTES.has(context.route)) {
+    throw new ApiError(403, 'INSUFFICIENT_SCOPE', 'This key was exchanged by trusted publishing: it may only read, edit, submit and revise its one app');
+  }
+  if (context.params.id?.toLowerCase() !== key.appId) throw new ApiError(404, 'NOT_FOUND', 'App not found');
+}
 
 /**
  * Writes limited per developer in PostgreSQL, so every API process shares the count: a burst of
@@ -133,7 +157,7 @@ export function createAuth(ctx: AppContext) {
 
   return new Elysia({ name: 'auth', seed }).macro({
     platformToken: (enabled: true) => ({
-      detail: bearerDoc,
+      detail: bearerDoc(TOKEN_REFUSALS),
       response: failedAuthDoc,
       ...beforeValidation((context) => {
         void enabled;
@@ -142,7 +166,7 @@ export function createAuth(ctx: AppContext) {
     }),
     /** The platform OAuth token if one is sent (`identity` is null without the header); anything else sent is 401. */
     optionalPlatformToken: (enabled: true) => ({
-      detail: { security: [{}, { bearer: [] }] },
+      detail: bearerDoc(TOKEN_REFUSALS, [{}, { bearer: [] }]),
       response: failedAuthDoc,
       ...beforeValidation(async (context) => {
         void enabled;
@@ -155,10 +179,11 @@ export function createAuth(ctx: AppContext) {
     developer: (requirement: Requirement) => {
       const { scope, limit: sharedLimit } = requirementOf(requirement);
       return {
-        detail: bearerDoc,
+        detail: bearerDoc([...TOKEN_REFUSALS, ...KEY_REFUSALS]),
         response: limitedDoc(sharedLimit),
         ...beforeValidation(async (context) => {
           const principal = await authenticated(context, () => developerFromToken(bearerToken(context.headers)));
+          if (principal.via === 'apiKey') assertKeyReaches(principal.key, context);
           await limit(principal, context.set.headers);
           if (scope !== true && principal.via === 'apiKey' && !principal.key.scopes.includes(scope)) {
             throw new ApiError(403, 'INSUFFICIENT_SCOPE', `This API key lacks the ${scope} scope`);
@@ -171,7 +196,7 @@ export function createAuth(ctx: AppContext) {
     apiKey: (requirement: Requirement) => {
       const { scope, limit: sharedLimit } = requirementOf(requirement);
       return {
-      detail: bearerDoc,
+      detail: bearerDoc([...TOKEN_REFUSALS, 'API_KEY_REQUIRED', ...KEY_REFUSALS]),
       response: limitedDoc(sharedLimit),
       ...beforeValidation(async (context) => {
         const key = await authenticated(context, async () => {
@@ -183,6 +208,7 @@ export function createAuth(ctx: AppContext) {
           return apiKey(token);
         });
         const principal: DeveloperPrincipal = { via: 'apiKey', developerId: key.developerId, key };
+        assertKeyReaches(key, context);
         await limit(principal, context.set.headers);
         if (scope !== true && !key.scopes.includes(scope)) {
           throw new ApiError(403, 'INSUFFICIENT_SCOPE', `This API key lacks the ${scope} scope`);

@@ -3,8 +3,8 @@ import type { JobQueue } from '../../lib/job-queue.ts';
 import { enqueueInstallRollUp } from '../stats/stats.service.ts';
 import { findPublicAppId } from '../catalogue/catalogue.service.ts';
 import type { InstallResult } from './installs.model.ts';
-import { CompiledQuery } from 'kysely';
-import { namedSql } from '../../lib/named-sql.ts';
+import { executeNamed as execute } from '../../lib/named-sql.ts';
+import { reinstall } from './install-acts.ts';
 
 /**
  * Who installed, from the strongest evidence there is: the platform user (with their token),
@@ -27,7 +27,7 @@ export const INSTALLATION_IDS_COUNTED_PER_NETWORK_PER_DAY = 3;
 export const userInstallerKey = (platformUserId: string) => `user:${platformUserId}`;
 
 /** The installer's key; a network's gets the UTC day appended by the database clock that stamps `installed_at`. */
-function installerKey(installer: Installer): { key: string; daily: boolean } {
+export function installerKey(installer: Installer): { key: string; daily: boolean } {
   if (installer.kind === 'user') return { key: userInstallerKey(installer.platformUserId), daily: false };
   if (installer.kind === 'installation') return { key: `installation:${installer.installationId}`, daily: false };
   return { key: `address:${installer.network}`, daily: true };
@@ -97,12 +97,19 @@ export async function recordInstalls(em: EntityManager, jobs: JobQueue, requests
       },
     );
     const byOrd = new Map(rows.map((row) => [Number(row.ord), row]));
+    // A repeat install by an installer that can uninstall (not a network's daily key) may reactivate it.
+    const repeats = requests.flatMap((_, i) => {
+      const row = byOrd.get(i + 1);
+      return row?.installed_at && row.counted === null && !keys[i]!.daily ? [{ appId: row.app_id, installer: keys[i]!.key }] : [];
+    });
+    const current = repeats.length > 0 ? await reinstall(tx, repeats) : new Map<string, string>();
     const outcomes: InstallOutcome[] = [];
     for (const [i, request] of requests.entries()) {
       const row = byOrd.get(i + 1);
       try {
         // No row: the slug is not public (404 or 410). A row without a time: a concurrent first install of the same installer.
-        const installedAt = row?.installed_at ?? (await firstInstalledAt(tx, request.slug, keys[i]!));
+        const installedAt =
+          (row && current.get(`${row.app_id} ${keys[i]!.key}`)) ?? row?.installed_at ?? (await firstInstalledAt(tx, request.slug, keys[i]!));
         outcomes.push({ ok: true, result: { slug: request.slug, installedAt: new Date(installedAt).toISOString() } });
       } catch (error) {
         outcomes.push({ ok: false, error });
@@ -120,11 +127,4 @@ async function firstInstalledAt(em: EntityManager, slug: string, key: { key: str
     key: key.key,
   });
   return first!.installed_at;
-}
-
-/** Through the transaction's own connection, with real bind parameters (`em.execute` inlines values, and cannot put a null in an array). */
-async function execute<Row>(em: EntityManager, text: string, params: Record<string, unknown>): Promise<Row[]> {
-  const statement = namedSql(text, params);
-  const result = await em.getKysely().executeQuery<Row>(CompiledQuery.raw(statement.text, statement.values));
-  return result.rows;
 }

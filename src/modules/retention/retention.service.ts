@@ -26,6 +26,8 @@ export const RETENTION_RULES: RetentionRule[] = [
   // refused by the session check itself, so it may wait for its absolute expiry here.
   { label: 'expired admin sessions', table: 'admin_sessions', timestamp: 'expires_at', keep: 0 },
   { label: 'expired review claims', table: 'review_claims', timestamp: 'expires_at', keep: 0 },
+  // An expired CI token is refused by its signature check whatever its jti, so the replay record may go.
+  { label: 'spent trusted-publishing tokens', table: 'trusted_publishing_tokens', timestamp: 'expires_at', keep: 0 },
 ];
 
 const BATCH = 5_000;

@@ -14,7 +14,7 @@ export function reviewRepliesApi(ctx: AppContext, auth: AuthPlugin) {
       apiKey: 'APP_READ',
       params: IdParams,
       query: ReviewsQuery,
-      response: { 200: Paginated(DeveloperReview), ...problems(400, 401, 403, 404) },
+      response: { 200: Paginated(DeveloperReview, 'A page of the reviews of your app'), ...problems('NOT_FOUND') },
       detail: {
         summary: "Your app's reviews, to answer them",
         description: 'Needs APP_READ. Every review of the app, most recently written first, hidden ones included and marked `hidden: true`, each with your `reply`.',
@@ -30,7 +30,7 @@ export function reviewRepliesApi(ctx: AppContext, auth: AuthPlugin) {
         apiKey: 'APP_UPDATE',
         params: ReviewReplyParams,
         body: ReplyBody,
-        response: { 200: ReplyView, 201: ReplyView, ...problems(400, 401, 403, 404) },
+        response: { 200: ReplyView, 201: ReplyView, ...problems('NOT_FOUND', 'VALIDATION_FAILED') },
         detail: {
           summary: 'Reply to a review (or replace your reply)',
           description:
@@ -44,7 +44,7 @@ export function reviewRepliesApi(ctx: AppContext, auth: AuthPlugin) {
       {
         apiKey: 'APP_UPDATE',
         params: ReviewReplyParams,
-        response: { 200: ReplyView, ...problems(400, 401, 403, 404) },
+        response: { 200: ReplyView, ...problems('NOT_FOUND') },
         detail: { summary: 'Delete your reply to a review', description: 'Needs APP_UPDATE. Returns the deleted reply; 404 when the review has none.' },
       },
     );

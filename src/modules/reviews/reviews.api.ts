@@ -15,7 +15,7 @@ export function reviewsApi(ctx: AppContext, auth: AuthPlugin, rateLimits: Public
       rateLimit: 'read',
       params: SlugParams,
       query: ReviewsQuery,
-      response: { 200: Paginated(ListedReview), ...problems(400, 404, 410, 429) },
+      response: { 200: Paginated(ListedReview, 'A page of the app’s visible reviews, newest first'), ...problems('NOT_FOUND', 'APP_UNAVAILABLE') },
       detail: {
         summary: "An app's reviews, most recently written first",
         description: "No authentication. Hidden reviews are left out. Each review carries the app developer's `reply` (`null` when there is none).",
@@ -33,7 +33,7 @@ export function reviewsApi(ctx: AppContext, auth: AuthPlugin, rateLimits: Public
         rateLimit: 'write',
         params: SlugParams,
         body: ReviewBody,
-        response: { 200: ReviewView, 201: ReviewView, ...problems(400, 401, 403, 404, 410, 429) },
+        response: { 200: ReviewView, 201: ReviewView, ...problems('NOT_FOUND', 'APP_UNAVAILABLE', 'OWN_APP', 'INSTALL_REQUIRED') },
         detail: {
           summary: 'Review an app (or replace your review)',
           description:

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
 import { OWNER_JOINS, VISIBLE } from '../catalogue/catalogue-rows.ts';
+import { addActivity, appsWithActivity, recountActivity, recountReviewDays } from './daily-stats.ts';
 
 /**
  * Counters are never UPDATEd in place by requests: installs and reviews are appended as event
@@ -54,7 +55,17 @@ export async function recomputeAppStats(em: EntityManager, appId: string): Promi
   await em.transactional(async (tx) => {
     await tx.execute(`select pg_advisory_xact_lock(${APP_STATS_LOCK})`, [appId]);
     await rollUp(tx, 'a.id = ?', appId);
+    await recountReviewDays(tx, [appId]);
   });
+}
+
+/** Takes the roll-up locks of several apps, in one order (so two takers cannot deadlock). */
+async function lockApps(tx: EntityManager, ids: string[]): Promise<void> {
+  await tx.execute(
+    `select pg_advisory_xact_lock(hashtext('app-stats'), hashtext(id))
+     from jsonb_array_elements_text(cast(? as jsonb)) as id order by hashtext(id)`,
+    [JSON.stringify(ids)],
+  );
 }
 
 const NIGHTLY_BATCH = 500;
@@ -71,13 +82,11 @@ export async function recomputeAllAppStats(em: EntityManager): Promise<number> {
     const ids = (await em.execute<{ id: string }[]>('select id from apps where id > ? order by id limit ?', [after, NIGHTLY_BATCH])).map((row) => row.id);
     if (ids.length === 0) return repaired;
     repaired += await em.transactional(async (tx) => {
-      await tx.execute(
-        `select pg_advisory_xact_lock(hashtext('app-stats'), hashtext(id))
-         from jsonb_array_elements_text(cast(? as jsonb)) as id order by hashtext(id)`,
-        [JSON.stringify(ids)],
-      );
-      return rollUp(tx, 'a.id in (select cast(id as uuid) from jsonb_array_elements_text(cast(? as jsonb)) as id)', JSON.stringify(ids));
+      await lockApps(tx, ids);
+      const moved = await rollUp(tx, 'a.id in (select cast(id as uuid) from jsonb_array_elements_text(cast(? as jsonb)) as id)', JSON.stringify(ids));
+      return moved + (await recountReviewDays(tx, ids));
     });
+    repaired += await repairActivity(em, ids);
     after = ids.at(-1)!;
   }
 }
@@ -128,31 +137,66 @@ export async function enqueueInstallRollUp(jobs: JobQueue, tx: EntityManager): P
 }
 
 /**
- * Recomputes the counters of every app with installs since the last run. First, briefly under the
- * exclusive lock (no install transaction in flight), the newest install id: every install up to it
- * has committed, and any later one gets a higher id. Then those apps are rolled up under their own
- * locks and the watermark moves to that id. Returns how many apps' counters moved.
+ * Recomputes the counters of every app with installs or install events (uninstalls, reinstalls)
+ * since the last run. First, briefly under the exclusive lock (no install transaction in flight),
+ * the newest install and event ids: every one up to them has committed, and any later one gets a
+ * higher id. Then those apps are rolled up under their own locks, their activity (active installs,
+ * uninstalls, days) is added, and the watermarks move to those ids. Returns how many apps' counters moved.
  */
 export async function rollUpNewInstalls(em: EntityManager): Promise<number> {
   const newest = await em.transactional(async (tx) => {
     await tx.execute(`select pg_advisory_xact_lock(${INSTALLS_LOCK})`);
-    const [row] = await tx.execute<{ newest: string }[]>('select coalesce(max(id), 0) as newest from installs');
-    return row!.newest;
+    const [row] = await tx.execute<{ installs: string; events: string }[]>(
+      'select (select coalesce(max(id), 0) from installs) as installs, (select coalesce(max(id), 0) from install_events) as events',
+    );
+    return row!;
   });
   return em.transactional(async (tx) => {
-    const [mark] = await tx.execute<{ last_id: string }[]>(`select last_id from stats_watermarks where name = 'installs' for update`);
-    if (!mark || BigInt(newest) <= BigInt(mark.last_id)) return 0;
+    const marks = await lockWatermarks(tx);
+    if (BigInt(newest.installs) <= BigInt(marks.installs) && BigInt(newest.events) <= BigInt(marks.events)) return 0;
+    const installs = { after: marks.installs, upTo: newest.installs };
+    const events = { after: marks.events, upTo: newest.events };
+    const active = await appsWithActivity(tx, installs, events);
+    await lockApps(tx, active);
     const ids = (
-      await tx.execute<{ app_id: string }[]>('select distinct app_id from installs where id > ? and id <= ?', [mark.last_id, newest])
+      await tx.execute<{ app_id: string }[]>('select distinct app_id from installs where id > ? and id <= ?', [installs.after, installs.upTo])
     ).map((row) => row.app_id);
+    const changed = ids.length > 0
+      ? await rollUp(tx, 'a.id in (select cast(id as uuid) from jsonb_array_elements_text(cast(? as jsonb)) as id)', JSON.stringify(ids))
+      : 0;
+    const moved = await addActivity(tx, installs, events);
+    // Active installs order the public list too.
+    if (moved > 0 && changed === 0) await bumpCatalogueVersion(tx);
     await tx.execute(
-      `select pg_advisory_xact_lock(hashtext('app-stats'), hashtext(id))
-       from jsonb_array_elements_text(cast(? as jsonb)) as id order by hashtext(id)`,
-      [JSON.stringify(ids)],
+      `update stats_watermarks set last_id = case name when 'installs' then ?::bigint else ?::bigint end, updated_at = now()
+       where name in ('installs', 'install_events')`,
+      [newest.installs, newest.events],
     );
-    const changed = await rollUp(tx, 'a.id in (select cast(id as uuid) from jsonb_array_elements_text(cast(? as jsonb)) as id)', JSON.stringify(ids));
-    await tx.execute(`update stats_watermarks set last_id = ?, updated_at = now() where name = 'installs'`, [newest]);
-    return changed;
+    return Math.max(changed, moved);
+  });
+}
+
+/** Locks both watermark rows (always in this order, so a roll-up and a repair wait for each other) and reads them. */
+async function lockWatermarks(tx: EntityManager): Promise<{ installs: string; events: string }> {
+  const rows = await tx.execute<{ name: string; last_id: string }[]>(
+    `select name, last_id from stats_watermarks where name in ('install_events', 'installs') order by name for update`,
+  );
+  const mark = (name: string) => rows.find((row) => row.name === name)?.last_id ?? '0';
+  return { installs: mark('installs'), events: mark('install_events') };
+}
+
+/**
+ * The nightly repair of active installs, uninstalls and install days for a batch of apps: recounted
+ * from every install and event up to the watermarks, which it holds meanwhile (the roll-up adds only
+ * what lies past them). Returns how many apps had a wrong figure.
+ */
+async function repairActivity(em: EntityManager, ids: string[]): Promise<number> {
+  return em.transactional(async (tx) => {
+    const marks = await lockWatermarks(tx);
+    await lockApps(tx, ids);
+    const repaired = await recountActivity(tx, ids, marks.installs, marks.events);
+    if (repaired > 0) await bumpCatalogueVersion(tx);
+    return repaired;
   });
 }
 

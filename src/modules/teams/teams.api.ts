@@ -33,7 +33,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
     .post('/api/dev/teams', async ({ principal, body, status }) => status(201, await createTeam(em(), callerOf(principal), body)), {
       developer: true,
       body: 'CreateTeamBody',
-      response: { 201: 'TeamView', ...problems(400, 401, 403, 409) },
+      response: { 201: 'TeamView', ...problems('LIMIT_EXCEEDED', 'DEVELOPER_NOT_VERIFIED') },
       detail: {
         summary: 'Create a team',
         description: `${AUTH} Needs a VERIFIED developer (403 DEVELOPER_NOT_VERIFIED); you become its owner. At most 50 teams per developer (409 LIMIT_EXCEEDED).`,
@@ -41,26 +41,26 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
     })
     .get('/api/dev/teams', async ({ principal }) => ({ data: await listTeams(em(), callerOf(principal)) }), {
       developer: true,
-      response: { 200: t.Object({ data: t.Array(t.Ref('TeamView')) }), ...problems(401, 404) },
+      response: { 200: t.Object({ data: t.Array(t.Ref('TeamView')) }), ...problems('NOT_FOUND') },
       detail: { summary: 'List your teams', description: `${AUTH} Each with your role in it, oldest first.` },
     })
     .get('/api/dev/teams/:id', async ({ principal, params }) => getTeam(em(), callerOf(principal), params.id), {
       developer: true,
       params: TeamParams,
-      response: { 200: 'TeamView', ...problems(400, 401, 403, 404) },
+      response: { 200: 'TeamView', ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
       detail: { summary: 'Read a team', description: `${AUTH} Any member. ${MEMBERS_ONLY}` },
     })
     .put('/api/dev/teams/:id', async ({ principal, params, body }) => updateTeam(em(), callerOf(principal), params.id, body), {
       developer: true,
       params: TeamParams,
       body: 'UpdateTeamBody',
-      response: { 200: 'TeamView', ...problems(400, 401, 403, 404) },
+      response: { 200: 'TeamView', ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
       detail: { summary: 'Rename a team or change its website', description: `${AUTH} Owners only. ${MEMBERS_ONLY}` },
     })
     .delete('/api/dev/teams/:id', async ({ principal, params }) => deleteTeam(em(), callerOf(principal), params.id), {
       developer: true,
       params: TeamParams,
-      response: { 200: 'TeamView', ...problems(400, 401, 403, 404, 409) },
+      response: { 200: 'TeamView', ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'TEAM_NOT_EMPTY') },
       detail: {
         summary: 'Delete a team',
         description: `${AUTH} Owners only, and only while it owns no app (409 TEAM_NOT_EMPTY). Returns the deleted team. ${MEMBERS_ONLY}`,
@@ -74,7 +74,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
         developer: true,
         params: TeamParams,
         body: 'InviteBody',
-        response: { 201: 'InvitationView', ...problems(400, 401, 403, 404, 409) },
+        response: { 201: 'InvitationView', ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'ALREADY_MEMBER', 'LIMIT_EXCEEDED') },
         detail: {
           summary: 'Invite someone to the team',
           description: `${AUTH} Owners only. The address gets an e-mail; the invitation expires after 7 days and replaces a pending one to the same address. A member with that address: 409 ALREADY_MEMBER; a full team (100 members): 409 LIMIT_EXCEEDED. ${MEMBERS_ONLY}`,
@@ -84,7 +84,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
     .get('/api/dev/teams/:id/invitations', async ({ principal, params }) => ({ data: await listTeamInvitations(em(), callerOf(principal), params.id) }), {
       developer: true,
       params: TeamParams,
-      response: { 200: t.Object({ data: t.Array(t.Ref('InvitationView')) }), ...problems(400, 401, 403, 404) },
+      response: { 200: t.Object({ data: t.Array(t.Ref('InvitationView')) }), ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
       detail: { summary: "List the team's pending invitations", description: `${AUTH} Owners only. ${MEMBERS_ONLY}` },
     })
     .delete(
@@ -93,19 +93,19 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
       {
         developer: true,
         params: InvitationParams,
-        response: { 200: 'InvitationView', ...problems(400, 401, 403, 404) },
+        response: { 200: 'InvitationView', ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
         detail: { summary: 'Withdraw an invitation', description: `${AUTH} Owners only. An answered or expired invitation is 404. ${MEMBERS_ONLY}` },
       },
     )
     .get('/api/dev/invitations', async ({ principal }) => ({ data: await listMyInvitations(em(), callerOf(principal)) }), {
       developer: true,
-      response: { 200: t.Object({ data: t.Array(t.Ref('InvitationView')) }), ...problems(401, 404) },
+      response: { 200: t.Object({ data: t.Array(t.Ref('InvitationView')) }), ...problems('NOT_FOUND') },
       detail: { summary: 'Your pending invitations', description: `${AUTH} Invitations to your profile e-mail address (case-insensitive), newest first.` },
     })
     .post('/api/dev/invitations/:id/accept', async ({ principal, params }) => acceptInvitation(em(), callerOf(principal), params.id), {
       developer: true,
       params: IdParams,
-      response: { 200: 'AcceptedInvitation', ...problems(400, 401, 403, 404, 409) },
+      response: { 200: 'AcceptedInvitation', ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'ALREADY_MEMBER', 'LIMIT_EXCEEDED', 'DEVELOPER_NOT_VERIFIED') },
       detail: {
         summary: 'Accept an invitation',
         description: `${AUTH} VERIFIED developers only. Someone else's, an expired or a withdrawn invitation is 404; already a member: 409 ALREADY_MEMBER; 100 members or 50 teams: 409 LIMIT_EXCEEDED.`,
@@ -114,13 +114,13 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
     .post('/api/dev/invitations/:id/decline', async ({ principal, params }) => declineInvitation(em(), callerOf(principal), params.id), {
       developer: true,
       params: IdParams,
-      response: { 200: 'InvitationView', ...problems(400, 401, 404) },
+      response: { 200: 'InvitationView', ...problems('NOT_FOUND') },
       detail: { summary: 'Decline an invitation', description: `${AUTH} Someone else's, an expired or a withdrawn invitation is 404.` },
     })
     .get('/api/dev/teams/:id/members', async ({ principal, params }) => ({ data: await listMembers(em(), callerOf(principal), params.id) }), {
       developer: true,
       params: TeamParams,
-      response: { 200: t.Object({ data: t.Array(t.Ref('MemberView')) }), ...problems(400, 401, 403, 404) },
+      response: { 200: t.Object({ data: t.Array(t.Ref('MemberView')) }), ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
       detail: { summary: "List the team's members", description: `${AUTH} Any member. ${MEMBERS_ONLY}` },
     })
     .put(
@@ -130,7 +130,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
         developer: true,
         params: MemberParams,
         body: 'RoleBody',
-        response: { 200: 'MemberView', ...problems(400, 401, 403, 404, 409) },
+        response: { 200: 'MemberView', ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'LAST_OWNER') },
         detail: { summary: "Change a member's role", description: `${AUTH} Owners only. The last owner cannot be demoted (409 LAST_OWNER). ${MEMBERS_ONLY}` },
       },
     )
@@ -140,7 +140,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
       {
         developer: true,
         params: MemberParams,
-        response: { 200: 'MemberView', ...problems(400, 401, 403, 404, 409) },
+        response: { 200: 'MemberView', ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'LAST_OWNER') },
         detail: {
           summary: 'Remove a member, or leave',
           description: `${AUTH} Owners remove anyone; any member removes themselves (leaves). The last owner can neither leave nor be removed (409 LAST_OWNER). Every right through the team ends at once: the member's team keys are revoked. ${MEMBERS_ONLY}`,
@@ -151,7 +151,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
       developer: true,
       params: TeamParams,
       body: 'DomainBody',
-      response: { 200: 'DomainClaim', ...problems(400, 401, 403, 404, 409) },
+      response: { 200: 'DomainClaim', ...problems('VALIDATION_FAILED', 'NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'DOMAIN_TAKEN') },
       detail: {
         summary: 'Claim a domain for the team',
         description: `${AUTH} Owners only. Serve \`token\` as the whole body of \`url\` (https://<domain>/.well-known/marketplace-publisher.txt), then call …/domain/verify. A domain verified by another team: 409 DOMAIN_TAKEN. ${MEMBERS_ONLY}`,
@@ -160,7 +160,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
     .post('/api/dev/teams/:id/domain/verify', async ({ principal, params }) => verifyDomain(em(), domains, callerOf(principal), params.id), {
       developer: true,
       params: TeamParams,
-      response: { 200: 'TeamView', ...problems(400, 401, 403, 404, 409) },
+      response: { 200: 'TeamView', ...problems('DOMAIN_NOT_VERIFIED', 'NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'DOMAIN_TAKEN', 'CONFLICT') },
       detail: {
         summary: "Verify the team's domain",
         description: `${AUTH} Owners only. Fetches the claimed domain's token through the SSRF guard: 200 with \`verifiedDomain\` set, or 400 DOMAIN_NOT_VERIFIED saying what was found; 409 DOMAIN_TAKEN when another team verified it first. Public listings then show it as \`publisher.verifiedDomain\`. ${MEMBERS_ONLY}`,
@@ -170,7 +170,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
       developer: true,
       params: TeamParams,
       query: t.Object(PageQuery),
-      response: { 200: Paginated(t.Ref('TeamAuditView')), ...problems(400, 401, 403, 404) },
+      response: { 200: Paginated(t.Ref('TeamAuditView'), "The team's audit entries, newest first"), ...problems('VALIDATION_FAILED', 'NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
       detail: {
         summary: "The team's audit",
         description: `${AUTH} Owners only. Newest first: invitations, joins, leaves, role changes, transfers, app deletions, team keys, domain verification and suspensions. ${MEMBERS_ONLY}`,
@@ -180,7 +180,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
       apiKey: 'APP_UPDATE',
       params: IdParams,
       body: 'TransferBody',
-      response: { 200: OwnerAppView, ...problems(400, 401, 403, 404, 409) },
+      response: { 200: OwnerAppView, ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'CONFLICT') },
       detail: {
         tags: ['Developer apps'],
         summary: 'Transfer an app to a team, between teams, or back to you',

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EncryptionKey } from '../../config.ts';
-import { resealSecret, sealedUnderCurrentKey } from './webhook-secrets.ts';
+import { currentKeyPattern, sealedUnderCurrentKey } from '../../lib/secret-box.ts';
+import { resealSecret } from './webhook-secrets.ts';
 
 /**
  * The second half of rotating `WEBHOOK_ENCRYPTION_KEYS`: once a new key is first in the list,
@@ -9,9 +10,8 @@ import { resealSecret, sealedUnderCurrentKey } from './webhook-secrets.ts';
  * themselves do not change: receivers notice nothing. Safe to run again; returns what it did.
  */
 export async function resealWebhookSecrets(em: EntityManager, keys: EncryptionKey[]): Promise<{ resealed: number; current: number }> {
-  const [current] = keys;
-  if (!current) throw new Error('No encryption key configured');
-  const prefix = `v1.${current.id}.%`;
+  if (!keys[0]) throw new Error('No encryption key configured');
+  const prefix = currentKeyPattern(keys);
   const stale = await em.execute<{ id: string }[]>(
     `select id from webhook_endpoints
      where secret_sealed not like ? or (previous_secret_sealed is not null and previous_secret_sealed not like ?)`,

@@ -19,9 +19,6 @@ const openSecret = (keys: EncryptionKey[], sealed: string, endpointId: string) =
 /** The same secret sealed again under the first key (rotating `WEBHOOK_ENCRYPTION_KEYS`). */
 export const resealSecret = (keys: EncryptionKey[], sealed: string, endpointId: string) => sealSecret(keys, openSecret(keys, sealed, endpointId), endpointId);
 
-/** Whether a sealed secret is under the key that seals now. */
-export const sealedUnderCurrentKey = (keys: EncryptionKey[], sealed: string) => sealed.startsWith(`v1.${keys[0]?.id}.`);
-
 export interface SigningSecrets {
   endpointId: string;
   secretSealed: string;

@@ -35,7 +35,7 @@ export function webhooksApi(ctx: AppContext, auth: AuthPlugin) {
     .post('', async ({ principal, body, status }) => status(201, await createWebhook(deps(), callerOf(principal), body)), {
       developer: 'APP_UPDATE',
       body: CreateWebhookBody,
-      response: { 201: WebhookWithSecret, ...problems(400, 401, 403, 404, 409) },
+      response: { 201: WebhookWithSecret, ...problems('VALIDATION_FAILED', 'LIMIT_EXCEEDED') },
       detail: {
         summary: 'Register a webhook endpoint',
         description: `${AUTH} Events are POSTed to \`url\`, signed per Standard Webhooks with the \`secret\` returned here (once: store it). The URL must use https in production and resolve to a public address on port 80 or 443 (400 otherwise). At most 10 endpoints (409 LIMIT_EXCEEDED). See docs/webhooks.md for the payloads and how to verify a signature.`,
@@ -43,20 +43,20 @@ export function webhooksApi(ctx: AppContext, auth: AuthPlugin) {
     })
     .get('', async ({ principal }) => ({ data: await listWebhooks(ctx.orm.em.fork(), callerOf(principal)) }), {
       developer: 'APP_UPDATE',
-      response: { 200: DataList(WebhookView), ...problems(401, 403, 404) },
+      response: { 200: DataList(WebhookView, 'Your webhook endpoints') },
       detail: { summary: 'List your webhook endpoints', description: `${AUTH} Oldest first; secrets are never shown again.` },
     })
     .get('/:id', async ({ principal, params }) => getWebhook(ctx.orm.em.fork(), callerOf(principal), params.id), {
       developer: 'APP_UPDATE',
       params: IdParams,
-      response: { 200: WebhookView, ...problems(400, 401, 403, 404) },
+      response: { 200: WebhookView, ...problems('NOT_FOUND') },
       detail: { summary: 'Read one of your webhook endpoints', description: `${AUTH} Another developer's endpoint is 404.` },
     })
     .put('/:id', async ({ principal, params, body }) => updateWebhook(deps(), callerOf(principal), params.id, body), {
       developer: 'APP_UPDATE',
       params: IdParams,
       body: UpdateWebhookBody,
-      response: { 200: WebhookView, ...problems(400, 401, 403, 404) },
+      response: { 200: WebhookView, ...problems('NOT_FOUND', 'VALIDATION_FAILED') },
       detail: {
         summary: 'Update a webhook endpoint',
         description: `${AUTH} Omitted fields are unchanged; \`null\` clears \`description\`. \`enabled: false\` pauses deliveries; \`enabled: true\` resumes them, also after the service disabled the endpoint for failing.`,
@@ -65,13 +65,13 @@ export function webhooksApi(ctx: AppContext, auth: AuthPlugin) {
     .delete('/:id', async ({ principal, params }) => deleteWebhook(ctx.orm.em.fork(), callerOf(principal), params.id), {
       developer: 'APP_UPDATE',
       params: IdParams,
-      response: { 200: WebhookView, ...problems(400, 401, 403, 404) },
+      response: { 200: WebhookView, ...problems('NOT_FOUND') },
       detail: { summary: 'Delete a webhook endpoint', description: `${AUTH} Returns the deleted endpoint; its deliveries go with it.` },
     })
     .post('/:id/rotate-secret', async ({ principal, params }) => rotateSecret(deps(), callerOf(principal), params.id), {
       developer: 'APP_UPDATE',
       params: IdParams,
-      response: { 200: WebhookWithSecret, ...problems(400, 401, 403, 404) },
+      response: { 200: WebhookWithSecret, ...problems('NOT_FOUND') },
       detail: {
         summary: 'Rotate the signing secret',
         description: `${AUTH} Returns the new secret (once). For 24 hours (\`previousSecretExpiresAt\`) deliveries carry a signature with each secret, so the receiver can switch over without rejecting any. Takes no body.`,
@@ -80,7 +80,7 @@ export function webhooksApi(ctx: AppContext, auth: AuthPlugin) {
     .post('/:id/test', async ({ principal, params, status }) => status(201, await sendPing(deps(), callerOf(principal), params.id)), {
       developer: 'APP_UPDATE',
       params: IdParams,
-      response: { 201: DeliveryView, ...problems(400, 401, 403, 404, 409) },
+      response: { 201: DeliveryView, ...problems('NOT_FOUND', 'CONFLICT') },
       detail: {
         summary: 'Send a test event',
         description: `${AUTH} Sends a \`ping\` event to this endpoint (one attempt, no retries) and returns its delivery, pending; its result appears in the deliveries list within seconds. A disabled endpoint is 409 CONFLICT. Takes no body.`,
@@ -93,7 +93,7 @@ export function webhooksApi(ctx: AppContext, auth: AuthPlugin) {
         developer: 'APP_UPDATE',
         params: IdParams,
         query: DeliveriesQuery,
-        response: { 200: Paginated(DeliveryView), ...problems(400, 401, 403, 404) },
+        response: { 200: Paginated(DeliveryView, 'A page of the endpoint’s deliveries, newest first'), ...problems('NOT_FOUND') },
         detail: {
           summary: "An endpoint's deliveries, newest first",
           description: `${AUTH} One delivery per event, with its latest attempt: status code, latency, error and when the next retry is due. Failed attempts are retried with exponential backoff (the first after about 30 s) for at least 24 hours, then the delivery is \`failed\`. \`status\` filters.`,
@@ -106,7 +106,7 @@ export function webhooksApi(ctx: AppContext, auth: AuthPlugin) {
       {
         developer: 'APP_UPDATE',
         params: DeliveryParams,
-        response: { 200: DeliveryView, ...problems(400, 401, 403, 404, 409) },
+        response: { 200: DeliveryView, ...problems('NOT_FOUND', 'CONFLICT') },
         detail: {
           summary: 'Send a delivery again',
           description: `${AUTH} Attempts the delivery again now, with the same \`webhook-id\`. A settled delivery (succeeded or failed) gets one more attempt; a pending one has its next retry brought forward. 409 CONFLICT while an attempt is in flight or the endpoint is disabled. Takes no body.`,

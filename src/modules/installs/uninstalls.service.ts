@@ -1,0 +1,30 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { JobQueue } from '../../lib/job-queue.ts';
+import { ApiError } from '../../http/problem.ts';
+import { enqueueInstallRollUp } from '../stats/stats.service.ts';
+import { findPublicAppId } from '../catalogue/catalogue.service.ts';
+import { uninstall } from './install-acts.ts';
+import { INSTALLATION_IDS_COUNTED_PER_NETWORK_PER_DAY, installerKey, type Installer } from './installs.service.ts';
+import type { UninstallResult } from './installs.model.ts';
+
+/** Only an installer with a lasting identity can uninstall: a network's install is a per-day count, not an installation. */
+export type Uninstaller = Exclude<Installer, { kind: 'network' }>;
+
+/**
+ * Records that the installer removed the app (idempotent: a repeat answers with the first
+ * `uninstalledAt`); 404 `NOT_INSTALLED` for an installer who never installed it. Uninstalls roll up
+ * with installs (the same coalesced job), and anonymous ones count within the same per-network
+ * daily budget, under a lock of their own.
+ */
+export async function recordUninstall(em: EntityManager, jobs: JobQueue, slug: string, installer: Uninstaller): Promise<UninstallResult> {
+  return em.transactional(async (tx) => {
+    // Before the insert, as for installs: the roll-up must be able to tell when this has committed.
+    await enqueueInstallRollUp(jobs, tx);
+    const appId = await findPublicAppId(tx, slug);
+    const network = installer.kind === 'installation' ? installer.network : null;
+    if (network) await tx.execute(`select pg_advisory_xact_lock(hashtext('uninstall-budget'), hashtext(?))`, [`${appId} ${network}`]);
+    const uninstalledAt = await uninstall(tx, { appId, installer: installerKey(installer).key, network }, INSTALLATION_IDS_COUNTED_PER_NETWORK_PER_DAY);
+    if (!uninstalledAt) throw new ApiError(404, 'NOT_INSTALLED', 'This installer has not installed this app');
+    return { slug, uninstalledAt };
+  });
+}
