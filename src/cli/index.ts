@@ -9,9 +9,10 @@ import { appCommands } from './commands/apps.ts';
 import { seed } from './commands/seed.ts';
 import { outbox } from './commands/outbox.ts';
 import { secretCommands } from './commands/secrets.ts';
+import { teamCommands } from './commands/teams.ts';
 
 /** `bun run cli <command>`. Every command is listed here. */
-const commands: CliCommand[] = [...identityCommands, ...appCommands, seed, outbox, ...secretCommands];
+const commands: CliCommand[] = [...identityCommands, ...appCommands, ...teamCommands, seed, outbox, ...secretCommands];
 
 function help(): string {
   const width = Math.max(...commands.map((c) => c.usage.length));

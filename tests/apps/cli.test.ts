@@ -1,35 +1,21 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cliRunner } from '../support/cli.ts';
 import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
 import { appRow, approvedApp, createApp, eventually } from './fixtures.ts';
 
 let t: TestApp;
 let dev: TestDeveloper;
 let key: string;
-let dataDir: string;
-const root = join(import.meta.dir, '..', '..');
+let cli: ReturnType<typeof cliRunner>;
 
 beforeAll(async () => {
   t = await createTestApp();
   dev = await registerDeveloper(t);
   key = await mintKey(t, dev);
-  dataDir = mkdtempSync(join(tmpdir(), 'marketplace-cli-'));
+  cli = cliRunner(t);
 }, 30_000);
 afterAll(() => t.close(), 30_000);
 
-/** Runs `bun run cli …` as an operator would, against this file's database. */
-async function cli(...args: string[]) {
-  const child = Bun.spawn(['bun', 'src/cli/index.ts', ...args], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: t.runtime.databaseUrl, APP_ENV: 'test', DATA_DIR: dataDir },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  return { stdout, stderr, exitCode };
-}
 
 describe('CLI', () => {
   test('apps:approve refuses a stale --version, then approves the current one', async () => {

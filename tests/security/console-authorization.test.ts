@@ -66,6 +66,12 @@ const review = async () => {
   await t.call('POST', `/api/apps/${app.slug}/install`, { token: user, body: {} });
   return (await t.call('POST', `/api/apps/${app.slug}/reviews`, { token: user, body: { rating: 3 } })).body.id as string;
 };
+const newTeam = async (suspended: boolean) => {
+  const developer = await newDeveloper('verified');
+  const team = await t.call('POST', '/api/dev/teams', { token: developer.oauthToken, body: { name: `Console team ${crypto.randomUUID().slice(0, 6)}` } });
+  if (suspended) await t.sql('update teams set suspended_at = now() where id = ?', [team.body.id]);
+  return team.body.id as string;
+};
 /** A stored copy of an image (any admin may look at any copy): its file name. */
 const storedCopy = async () => {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
@@ -108,6 +114,10 @@ const ROUTES: Record<string, ConsoleRouteSpec> = {
   'POST /admin/developers/:id/verify': { capability: 'developers.verify', target: async () => ({ params: { id: (await newDeveloper('pending')).id } }) },
   'POST /admin/developers/:id/suspend': { capability: 'developers.suspend', target: async () => ({ params: { id: (await newDeveloper('verified')).id }, form: { confirmed: 'yes' } }) },
   'POST /admin/developers/:id/reinstate': { capability: 'developers.suspend', target: async () => ({ params: { id: (await newDeveloper('suspended')).id }, form: { confirmed: 'yes' } }) },
+  'GET /admin/teams': { capability: 'view' },
+  'GET /admin/teams/:id': { capability: 'view', target: async () => ({ params: { id: await newTeam(false) } }) },
+  'POST /admin/teams/:id/suspend': { capability: 'developers.suspend', target: async () => ({ params: { id: await newTeam(false) }, form: { confirmed: 'yes' } }) },
+  'POST /admin/teams/:id/reinstate': { capability: 'developers.suspend', target: async () => ({ params: { id: await newTeam(true) }, form: { confirmed: 'yes' } }) },
   'GET /admin/review': { capability: 'view' },
   'GET /admin/review/apps/:id': { capability: 'view', target: async () => ({ params: { id: (await pendingApp()).id } }) },
   'POST /admin/review/apps/:id/approve': { capability: 'apps.decide', target: async () => pendingApp().then(({ id, version }) => ({ params: { id }, form: { version, checked: 'yes' } })) },

@@ -49,14 +49,21 @@ let owner: TestDeveloper;
 let ownerKey: string;
 let other: TestDeveloper;
 let otherKey: string;
+let host: TestDeveloper;
 let issuer: TestIssuer;
 const credentials = new Map<string, string>();
+/** Set while building a target on a team app: the team the owner's new apps are created for. */
+let appTeamId: string | null = null;
+/** What the well-known path of the verification server answers. */
+let servedToken = '';
+let domainServer: ReturnType<typeof Bun.serve>;
 
 const UNKNOWN_ID = '0b0c4f4e-6d0e-4c63-9a55-6f7f3a2c9d11';
 
-// Fresh resources, each owned by `owner`.
-const draft = async () => (await createApp(t, ownerKey, completeApp())).id as string;
-const approved = async () => (await approvedApp(t, ownerKey, completeApp())) as { id: string; slug: string };
+// Fresh resources, each owned by `owner` (personally, or by `appTeamId` when set).
+const appBody = () => completeApp(appTeamId ? { teamId: appTeamId } : {});
+const draft = async () => (await createApp(t, ownerKey, appBody())).id as string;
+const approved = async () => (await approvedApp(t, ownerKey, appBody())) as { id: string; slug: string };
 async function review(options: { replied?: boolean } = {}) {
   const app = await approved();
   const user = await t.token(`reviewer-${crypto.randomUUID()}`);
@@ -105,6 +112,30 @@ async function ownerKeyId() {
   const created = await t.call('POST', '/api/dev/api-keys', { token: owner.oauthToken, body: { name: 'to revoke', scopes: ['APP_READ'] } });
   return created.body.id as string;
 }
+
+/** A fresh team the owner owns. */
+async function team(as: TestDeveloper = owner) {
+  const created = await t.call('POST', '/api/dev/teams', { token: as.oauthToken, body: { name: `Team ${crypto.randomUUID().slice(0, 8)}` } });
+  if (created.status !== 201) throw new Error(`team failed: ${created.status} ${JSON.stringify(created.body)}`);
+  return created.body.id as string;
+}
+async function invitation(teamId: string, email: string, as: TestDeveloper = owner, role = 'analyst') {
+  const created = await t.call('POST', `/api/dev/teams/${teamId}/invitations`, { token: as.oauthToken, body: { email, role } });
+  if (created.status !== 201) throw new Error(`invitation failed: ${created.status} ${JSON.stringify(created.body)}`);
+  return created.body.id as string;
+}
+/** A team of the owner's with a second member, for the member routes. */
+async function teamWithMember() {
+  const id = await team();
+  const joiner = await registerDeveloper(t);
+  const invited = await invitation(id, joiner.email);
+  await t.call('POST', `/api/dev/invitations/${invited}/accept`, { token: joiner.oauthToken });
+  return { id, developerId: joiner.id };
+}
+/** An invitation to the owner, from a team of someone else's. */
+const invitationToOwner = async () => ({ params: { id: await invitation(await team(host), owner.email, host) } });
+const TEAMS: Needs = { takes: 'token-or-key' };
+const onTeam = (ok: number): RouteSpec => ({ needs: TEAMS, probe: unknownId, target: async () => ({ params: { id: await team() } }), ok });
 
 const invalid = { unknownField: true };
 const webhookBody = { url: 'http://127.0.0.1:9/other', events: ['app.rejected'] };
@@ -251,6 +282,13 @@ const ROUTES: Record<string, RouteSpec> = {
     target: async () => ({ params: { id: (await approved()).id } }),
     ok: 200,
   },
+  'GET /api/dev/apps/:id/analytics/daily': {
+    needs: { takes: 'api-key', scope: 'ANALYTICS_READ' },
+    probe: unknownId,
+    target: async () => ({ params: { id: (await approved()).id } }),
+    ok: 200,
+  },
+  'GET /api/dev/teams/:id/analytics': { needs: { takes: 'api-key', scope: 'ANALYTICS_READ' }, probe: unknownId, target: async () => ({ params: { id: await team() } }), ok: 200 },
   'GET /api/dev/apps/:id/reviews': {
     needs: { takes: 'api-key', scope: 'APP_READ' },
     probe: unknownId,
@@ -291,6 +329,68 @@ const ROUTES: Record<string, RouteSpec> = {
     needs: WEBHOOKS,
     probe: unknownId,
     target: async () => ({ params: await delivery() }),
+    ok: 200,
+  },
+  'POST /api/dev/teams': {
+    needs: TEAMS,
+    probe: { body: {}, status: 400, code: 'VALIDATION_FAILED' },
+    target: async () => ({ body: { name: 'A new team' } }),
+    ok: 201,
+  },
+  'GET /api/dev/teams': { needs: TEAMS, probe: { status: 200 }, target: async () => ({}), ok: 200 },
+  'GET /api/dev/teams/:id': onTeam(200),
+  'PUT /api/dev/teams/:id': { needs: TEAMS, probe: invalidBody, target: async () => ({ params: { id: await team() }, body: { name: 'Renamed' } }), ok: 200 },
+  'DELETE /api/dev/teams/:id': onTeam(200),
+  'POST /api/dev/teams/:id/invitations': {
+    needs: TEAMS,
+    probe: invalidBody,
+    target: async () => ({ params: { id: await team() }, body: { email: `invitee-${crypto.randomUUID()}@example.com`, role: 'analyst' } }),
+    ok: 201,
+  },
+  'GET /api/dev/teams/:id/invitations': onTeam(200),
+  'DELETE /api/dev/teams/:id/invitations/:invitationId': {
+    needs: TEAMS,
+    probe: unknownId,
+    async target() {
+      const id = await team();
+      return { params: { id, invitationId: await invitation(id, `invitee-${crypto.randomUUID()}@example.com`) } };
+    },
+    ok: 200,
+  },
+  'GET /api/dev/invitations': { needs: TEAMS, probe: { status: 200 }, target: async () => ({}), ok: 200 },
+  'POST /api/dev/invitations/:id/accept': { needs: TEAMS, probe: unknownId, target: invitationToOwner, ok: 200 },
+  'POST /api/dev/invitations/:id/decline': { needs: TEAMS, probe: unknownId, target: invitationToOwner, ok: 200 },
+  'GET /api/dev/teams/:id/members': onTeam(200),
+  'PUT /api/dev/teams/:id/members/:developerId': {
+    needs: TEAMS,
+    probe: invalidBody,
+    target: async () => ({ params: await teamWithMember(), body: { role: 'maintainer' } }),
+    ok: 200,
+  },
+  'DELETE /api/dev/teams/:id/members/:developerId': { needs: TEAMS, probe: unknownId, target: async () => ({ params: await teamWithMember() }), ok: 200 },
+  'POST /api/dev/teams/:id/domain': {
+    needs: TEAMS,
+    probe: invalidBody,
+    target: async () => ({ params: { id: await team() }, body: { domain: 'publisher.example.com' } }),
+    ok: 200,
+  },
+  'POST /api/dev/teams/:id/domain/verify': {
+    needs: TEAMS,
+    probe: unknownId,
+    async target() {
+      const id = await team();
+      const claim = await t.call('POST', `/api/dev/teams/${id}/domain`, { token: owner.oauthToken, body: { domain: `127.0.0.1:${domainServer.port}` } });
+      servedToken = claim.body.token;
+      return { params: { id } };
+    },
+    ok: 200,
+  },
+  'GET /api/dev/teams/:id/audit': onTeam(200),
+  'POST /api/dev/apps/:id/transfer': {
+    needs: { takes: 'api-key', scope: 'APP_UPDATE' },
+    probe: invalidBody,
+    // A team app goes back to its owner personally; a personal one goes to a team.
+    target: async () => ({ params: { id: await draft() }, body: { teamId: appTeamId ? null : await team() } }),
     ok: 200,
   },
 };
@@ -369,6 +469,8 @@ beforeAll(async () => {
   issuer = await startIssuer();
   // No workers: nothing but the requests below changes the database between two fingerprints.
   t = await createTestApp({ ALLOW_PRIVATE_FETCH: 'true', TRUSTED_PUBLISHING_ISSUERS: issuer.url }, { role: 'api' });
+  domainServer = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response(servedToken) });
+  host = await registerDeveloper(t, { name: 'Host' });
   owner = await registerDeveloper(t, { name: 'Owner' });
   ownerKey = await mintKey(t, owner);
   other = await registerDeveloper(t, { name: 'Other' });
@@ -395,9 +497,10 @@ beforeAll(async () => {
   credentials.set('app-bound', exchanged.body.key);
 }, 30_000);
 afterAll(async () => {
+  domainServer.stop(true);
   await t.close();
   issuer.stop();
-}, 30_000);
+}, 60_000);
 
 test('every developer route is in the table, and the table names only routes that exist', () => {
   const served = t.app.routes.filter((route) => route.path.startsWith('/api/dev/')).map((route) => `${route.method} ${route.path}`);
@@ -463,4 +566,100 @@ test("another developer's lists and profile never show the owner's resources", a
   const ownerKeys = (await t.sql<{ id: string }>('select id from api_keys where developer_id = ?', [owner.id])).map((row) => row.id);
   const listed = (await t.call('GET', '/api/dev/api-keys', { token: otherKey })).body.data.map((key: { id: string }) => key.id);
   expect(listed.filter((id: string) => ownerKeys.includes(id))).toEqual([]);
+});
+
+/**
+ * The same app routes on a team app, against team credentials: what each role may do (DESIGN.md's
+ * role table), team keys, former members and a suspended team. Every refused request targets the
+ * real app with a valid body and changes nothing; the team's owner then makes it succeed.
+ */
+const TEAM_APP_ROUTES: Record<string, 'analyst' | 'maintainer' | 'owner'> = {
+  'GET /api/dev/apps/:id': 'analyst',
+  'PUT /api/dev/apps/:id': 'maintainer',
+  'DELETE /api/dev/apps/:id': 'maintainer',
+  'POST /api/dev/apps/:id/submit': 'maintainer',
+  'POST /api/dev/apps/:id/preflight': 'analyst',
+  'POST /api/dev/apps/:id/revisions': 'maintainer',
+  'GET /api/dev/apps/:id/analytics': 'analyst',
+  'GET /api/dev/apps/:id/reviews': 'analyst',
+  'PUT /api/dev/apps/:id/reviews/:reviewId/reply': 'maintainer',
+  'DELETE /api/dev/apps/:id/reviews/:reviewId/reply': 'maintainer',
+  'POST /api/dev/apps/:id/transfer': 'owner',
+  'POST /api/dev/apps/:id/withdraw': 'maintainer',
+  'DELETE /api/dev/apps/:id/revision': 'maintainer',
+  'GET /api/dev/apps/:id/revisions': 'analyst',
+  'GET /api/dev/apps/:id/analytics/daily': 'analyst',
+  'GET /api/dev/apps/:id/assets/:file': 'analyst',
+  'GET /api/dev/apps/:id/trusted-publishers': 'maintainer',
+  'POST /api/dev/apps/:id/trusted-publishers': 'maintainer',
+  'DELETE /api/dev/apps/:id/trusted-publishers/:publisherId': 'maintainer',
+};
+
+describe('team app routes × team credentials', () => {
+  let teamId: string;
+  const keys: Record<string, string> = {};
+
+  beforeAll(async () => {
+    teamId = await team();
+    const joined = async (role: string) => {
+      const developer = await registerDeveloper(t);
+      const invited = await invitation(teamId, developer.email, owner, role);
+      await t.call('POST', `/api/dev/invitations/${invited}/accept`, { token: developer.oauthToken });
+      return developer;
+    };
+    keys.analyst = await mintKey(t, await joined('analyst'));
+    keys.maintainer = await mintKey(t, await joined('maintainer'));
+    const former = await joined('maintainer');
+    keys.formerTeamKey = await mintKey(t, former, [...SCOPES], { teamId });
+    keys.formerPersonalKey = await mintKey(t, former);
+    await t.call('DELETE', `/api/dev/teams/${teamId}/members/${former.id}`, { token: owner.oauthToken });
+    keys.otherTeamKey = await mintKey(t, owner, [...SCOPES], { teamId: await team() });
+    keys.ownTeamKey = await mintKey(t, owner, [...SCOPES], { teamId });
+  }, 60_000);
+
+  test('every per-app route has a team role', () => {
+    const perApp = t.app.routes.map((route) => `${route.method} ${route.path}`).filter((route) => route.includes(' /api/dev/apps/:id'));
+    expect(perApp.filter((route) => !(route in TEAM_APP_ROUTES))).toEqual([]);
+  });
+
+  test.each(Object.keys(TEAM_APP_ROUTES))('%s', async (route) => {
+    const spec = ROUTES[route]!;
+    const needed = TEAM_APP_ROUTES[route]!;
+    const [method, template] = route.split(' ') as [string, string];
+    appTeamId = teamId;
+    const target = await spec.target().finally(() => {
+      appTeamId = null;
+    });
+    const path = pathOf(template, target.params);
+    const refusals: [string, string, { status: number; code: string }][] = [
+      ['a former member’s team key', keys.formerTeamKey!, UNAUTHENTICATED],
+      ['a former member’s personal key', keys.formerPersonalKey!, { status: 404, code: 'NOT_FOUND' }],
+      ['the owner’s key for another team', keys.otherTeamKey!, { status: 404, code: 'NOT_FOUND' }],
+      ["another developer's key", otherKey, { status: 404, code: 'NOT_FOUND' }],
+    ];
+    const tooWeak = { status: 403, code: 'TEAM_ROLE_REQUIRED' };
+    if (needed !== 'analyst') refusals.push(['an analyst', keys.analyst!, tooWeak]);
+    if (needed === 'owner') refusals.push(['a maintainer', keys.maintainer!, tooWeak]);
+    const mismatches: string[] = [];
+    const check = async (name: string, token: string, want: { status: number; code?: string }) => {
+      const response = await send(method, path, `Bearer ${token}`, target.body);
+      if (response.status !== want.status || (want.code && response.body?.code !== want.code)) {
+        mismatches.push(`${name}: expected ${want.status} ${want.code ?? ''}, got ${response.status} ${response.body?.code ?? ''}`);
+      }
+    };
+    const before = await databaseFingerprint(t);
+    for (const [name, token, want] of refusals) await check(name, token, want);
+    await t.sql('update teams set suspended_at = now() where id = ?', [teamId]);
+    await check('the owner, team suspended', ownerKey, { status: 403, code: 'TEAM_SUSPENDED' });
+    await check('a team key, team suspended', keys.ownTeamKey!, { status: 403, code: 'TEAM_SUSPENDED' });
+    await t.sql('update teams set suspended_at = null where id = ?', [teamId]);
+    // Reads change nothing: the weakest role gets the route's own answer.
+    if (needed === 'analyst') await check('an analyst', keys.analyst!, { status: spec.ok });
+    expect(mismatches).toEqual([]);
+    expect(await databaseFingerprint(t)).toEqual(before);
+
+    // The owner's team key does it; only the transfer out of the team needs a key that is not bound to it.
+    const allowed = await send(method, path, `Bearer ${needed === 'owner' ? ownerKey : keys.ownTeamKey}`, target.body);
+    expect(allowed.status, JSON.stringify(allowed.body)).toBe(spec.ok);
+  });
 });

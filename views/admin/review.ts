@@ -8,6 +8,8 @@ import { actionButton, badge, dataTable, filterForm, hiddenFields, notice, pager
 import { formatTime } from './format.ts';
 import { addedPermissionsWarning, assetChecksTable, assetProblems, diffTable, historyTable, listingPreview, lookalikeWarning, reviewerContext } from './listing.ts';
 import { waitingBadge } from './waiting.ts';
+import { reviewTeamPanel } from './teams.ts';
+import type { ReviewTeam } from '../../src/modules/teams/team-directory.ts';
 
 /**
  * The review queue and the review page (one PENDING app, or one app's pending revision). The
@@ -178,6 +180,8 @@ export interface ReviewPageData {
   /** A refused action's message when there is no decision panel to show it in. */
   message: Message;
   form: FormContext;
+  /** The publishing team, for a team app. */
+  team?: ReviewTeam | null;
 }
 
 function queueNavigation(links: QueueLinks): SafeHtml {
@@ -228,6 +232,7 @@ export function reviewPage(data: ReviewPageData): SafeHtml {
       ${listingPreview(app, dossier.developer, dossier.images)}
       ${reviewerContext(dossier)}
     </div>
+    ${data.team ? reviewTeamPanel(data.team) : ''}
     ${assetChecksTable(app)}
     ${historyTable(dossier.history)}
   </div>`;

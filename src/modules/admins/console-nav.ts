@@ -5,6 +5,7 @@ import type { Capabilities, Capability } from './capabilities.ts';
 const NAV: { href: string; label: string; capability: Capability }[] = [
   { href: '/admin', label: 'Dashboard', capability: 'view' },
   { href: '/admin/developers', label: 'Developers', capability: 'view' },
+  { href: '/admin/teams', label: 'Teams', capability: 'view' },
   { href: '/admin/review', label: 'Review queue', capability: 'view' },
   { href: '/admin/apps', label: 'Apps', capability: 'view' },
   { href: '/admin/reviews', label: 'Reviews', capability: 'view' },

@@ -3,6 +3,7 @@ import type { AppContext } from '../../app-context.ts';
 import { errorPage } from '../../../views/admin/errors.ts';
 import { dashboardAdmin } from '../dashboard/dashboard.admin.ts';
 import { developersAdmin } from '../developers/developers.admin.ts';
+import { teamsAdmin } from '../teams/teams.admin.ts';
 import { queuesAdmin } from '../queues/queues.admin.ts';
 import { appsAdmin } from '../apps/apps.admin.ts';
 import { assetsAdmin } from '../assets/assets.admin.ts';
@@ -30,6 +31,7 @@ export function adminConsole(ctx: AppContext, queues: QueueCatalog) {
     .use(authAdmin(ctx, kit))
     .use(dashboardAdmin(kit, queues))
     .use(developersAdmin(kit))
+    .use(teamsAdmin(kit))
     .use(reviewAdmin(kit))
     .use(appsAdmin(ctx, kit))
     .use(assetsAdmin(kit))

@@ -82,10 +82,12 @@ export function toPublicAppView(
   app: AppRecord,
   stats: AppStats,
   developer: { name: string; companyName?: string | null; websiteUrl?: string | null },
+  publisher: PublicAppView['publisher'],
 ): PublicAppView {
   return {
     ...commonView(app, stats),
     developer: { name: developer.name, companyName: developer.companyName ?? null, websiteUrl: developer.websiteUrl ?? null },
+    publisher,
   };
 }
 

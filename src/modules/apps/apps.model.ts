@@ -267,9 +267,18 @@ export const PublicDeveloperView = t.Object({
   websiteUrl: Nullable(t.String()),
 });
 
+export const PublisherView = t.Object(
+  {
+    name: t.String(),
+    websiteUrl: Nullable(t.String()),
+    verifiedDomain: Nullable(t.String({ description: 'A domain the publishing team proved it controls; null for a person' })),
+  },
+  { description: 'Who publishes the app: its team for a team app, else its developer' },
+);
+
 /** What the public catalogue shows. */
 export const PublicAppView = t.Object(
-  { ...appFields, developer: PublicDeveloperView },
+  { ...appFields, developer: PublicDeveloperView, publisher: PublisherView },
   { description: 'An approved app as the public catalogue shows it' },
 );
 export type PublicAppView = Static<typeof PublicAppView>;

@@ -16,6 +16,7 @@ import { reviewWarnings } from './review-warnings.ts';
 import { CANNED_REASONS, composeRejectionReason } from './rejection-reasons.ts';
 import { decideRevision } from './revisions.service.ts';
 import type { OwnerAppView } from './apps.model.ts';
+import { reviewTeamOf } from '../teams/team-directory.ts';
 
 /**
  * Console: the review queue and the review page of a PENDING app or of an app's pending revision.
@@ -113,6 +114,7 @@ export function reviewAdmin(kit: ConsoleKit) {
         warnings: under ? reviewWarnings(kind, dossier) : [],
         message: !under && outcome && !outcome.ok ? outcome.message : null,
         form: c.forms,
+        team: await reviewTeamOf(c.em.fork(), appId),
         decision: under
           ? {
               kind,

@@ -3,7 +3,7 @@ import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
 import { notFound } from '../../http/problem.ts';
 import { MEDIA_TYPES, problems, Uuid } from '../../http/schemas.ts';
-import { App } from '../apps/app.entity.ts';
+import { authorizeApp, callerOf } from '../teams/access.ts';
 import { parseAssetFile } from './asset-files.ts';
 import { readAsset, unpublishedCopyResponse } from './asset-store.ts';
 
@@ -52,15 +52,16 @@ export function assetsApi(ctx: AppContext, auth: AuthPlugin) {
     async ({ principal, params }) => {
       const em = ctx.orm.em.fork();
       const file = parseAssetFile(params.file);
-      const app = await em.findOne(App, { id: params.id, developer: principal.developerId }, { fields: ['id'] });
-      const asset = file && app && (await readAsset(em, file.sha256, file.extension, { appId: app.id }));
+      // The one check of who may read an app (personal owner, or a team member by role): anyone else learns nothing.
+      const app = await authorizeApp(em, callerOf(principal), params.id, 'read');
+      const asset = file && (await readAsset(em, file.sha256, file.extension, { appId: app.id }));
       if (!file || !asset) throw notFound('Asset');
       return unpublishedCopyResponse(asset);
     },
     {
       apiKey: 'APP_READ',
       params: t.Object({ id: Uuid, file: FileParam }),
-      response: { 200: t.Any({ description: 'The image bytes', [MEDIA_TYPES]: ['image/png', 'image/jpeg'] }), ...problems('NOT_FOUND') },
+      response: { 200: t.Any({ description: 'The image bytes', [MEDIA_TYPES]: ['image/png', 'image/jpeg'] }), ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
       detail: {
         summary: 'A stored copy of one of your app’s images',
         description:

@@ -1,6 +1,6 @@
 import { namedSql } from '../../lib/named-sql.ts';
 import type { SqlReader } from '../../lib/sql-reader.ts';
-import { COLUMNS, JOINS, VISIBLE, toSummary, type PublicAppRow } from './catalogue-rows.ts';
+import { COLUMNS, JOINS, OWNER_JOINS, VISIBLE, toSummary, type PublicAppRow } from './catalogue-rows.ts';
 import { filterCondition, orderBy, SORT_KEYS, type CatalogueFilter } from './catalogue-order.ts';
 import type { CatalogueSort, PublicAppSummary } from './catalogue.model.ts';
 
@@ -29,7 +29,7 @@ export async function listPage(
 export async function countListed(reader: SqlReader, filter: CatalogueFilter): Promise<number> {
   const condition = filterCondition(filter);
   const [row] = await reader.query<{ total: number }>(
-    namedSql(`select count(*)::int as total from apps a join developers d on d.id = a.developer_id where ${VISIBLE}${condition.sql}`, condition.params),
+    namedSql(`select count(*)::int as total from apps a ${OWNER_JOINS} where ${VISIBLE}${condition.sql}`, condition.params),
   );
   return row?.total ?? 0;
 }

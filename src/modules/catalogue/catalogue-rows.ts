@@ -10,8 +10,16 @@ import type { PublicAppSummary } from './catalogue.model.ts';
  * screenshots, and those were most of a list page's bytes.
  */
 
-/** An app is public when it is APPROVED and its developer is not SUSPENDED. */
-export const VISIBLE = `a.status = 'APPROVED' and d.status <> 'SUSPENDED'`;
+/**
+ * Whoever answers for the app is suspended: its team for a team app (its members' standing does
+ * not matter), else its developer. Needs `OWNER_JOINS`.
+ */
+export const OWNER_SUSPENDED = `(case when a.team_id is null then d.status = 'SUSPENDED' else tm.suspended_at is not null end)`;
+
+/** An app is public when it is APPROVED and its owner (developer or team) is not suspended. */
+export const VISIBLE = `a.status = 'APPROVED' and not ${OWNER_SUSPENDED}`;
+
+export const OWNER_JOINS = 'join developers d on d.id = a.developer_id left join teams tm on tm.id = a.team_id';
 
 /** A timestamp as ISO-8601 UTC text, as the API shows it: cheaper to read than the driver's Date parsing. */
 const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -21,7 +29,8 @@ const SUMMARY_COLUMNS = `a.id, a.slug, a.name, a.description, a.category, a.envi
   a.version, ${iso('a.created_at')} as created_at, ${iso('a.updated_at')} as updated_at,
   ${iso('a.first_approved_at')} as first_approved_at, s.install_count, s.active_installs, s.review_count, s.average_rating,
   d.name as developer_name, d.company_name as developer_company_name, d.website_url as developer_website_url,
-  d.status as developer_status, ${PUBLISHED_ASSETS_COLUMN}`;
+  ${OWNER_SUSPENDED} as owner_suspended, tm.name as team_name, tm.website_url as team_website_url,
+  tm.verified_domain as team_verified_domain, ${PUBLISHED_ASSETS_COLUMN}`;
 
 export const COLUMNS = {
   summary: SUMMARY_COLUMNS,
@@ -29,7 +38,7 @@ export const COLUMNS = {
 };
 
 /** The joins every public row needs (every app has a stats row, created with it by a trigger). */
-export const JOINS = 'join developers d on d.id = a.developer_id join app_stats s on s.app_id = a.id';
+export const JOINS = `${OWNER_JOINS} join app_stats s on s.app_id = a.id`;
 
 export interface PublicAppRow {
   id: string;
@@ -63,7 +72,11 @@ export interface PublicAppRow {
   developer_name: string;
   developer_company_name: string | null;
   developer_website_url: string | null;
-  developer_status: string;
+  owner_suspended: boolean;
+  /** The owning team's, for a team app (null for a personal one). */
+  team_name: string | null;
+  team_website_url: string | null;
+  team_verified_domain: string | null;
   /** The reviewed copies of the listing's images that its last approval published. */
   published_assets: PublishedAssets | null;
 }
@@ -97,7 +110,13 @@ export function toPublicView(row: PublicAppRow): PublicAppView {
       updatedAt: new Date(row.updated_at),
     }, row.published_assets),
     { installCount: row.install_count, activeInstalls: row.active_installs, reviewCount: row.review_count, averageRating: Number(row.average_rating) },
-    { name: row.developer_name, companyName: row.developer_company_name, websiteUrl: row.developer_website_url },
+    // A team app's developer is the team: its listings outlive the people who made them.
+    row.team_name !== null
+      ? { name: row.team_name, companyName: row.team_name, websiteUrl: row.team_website_url }
+      : { name: row.developer_name, companyName: row.developer_company_name, websiteUrl: row.developer_website_url },
+    row.team_name !== null
+      ? { name: row.team_name, websiteUrl: row.team_website_url, verifiedDomain: row.team_verified_domain }
+      : { name: row.developer_name, websiteUrl: row.developer_website_url, verifiedDomain: null },
   );
 }
 

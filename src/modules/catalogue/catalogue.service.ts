@@ -5,7 +5,7 @@ import { namedSql } from '../../lib/named-sql.ts';
 import type { SqlReader } from '../../lib/sql-reader.ts';
 import { CATEGORIES, type Category } from '../apps/app.entity.ts';
 import type { PublicAppView } from '../apps/apps.model.ts';
-import { COLUMNS, JOINS, VISIBLE, toPublicView, toSummary, type PublicAppRow } from './catalogue-rows.ts';
+import { COLUMNS, JOINS, OWNER_JOINS, OWNER_SUSPENDED, VISIBLE, toPublicView, toSummary, type PublicAppRow } from './catalogue-rows.ts';
 import { countListed, listPage } from './catalogue-list.ts';
 import type { CatalogueFilter } from './catalogue-order.ts';
 import { searchPage } from './catalogue-search.ts';
@@ -44,9 +44,9 @@ export async function listCatalogue(
  * A slug that was never public is 404 (its existence is not revealed); a once-approved app
  * that is suspended now, or whose developer is, is 410.
  */
-function assertPublic(row: { status: string; first_approved_at: unknown; developer_status: string } | undefined): void {
+function assertPublic(row: { status: string; first_approved_at: unknown; owner_suspended: boolean } | undefined): void {
   if (!row || !row.first_approved_at) throw notFound('App');
-  if (row.status !== 'APPROVED' || row.developer_status === 'SUSPENDED') {
+  if (row.status !== 'APPROVED' || row.owner_suspended) {
     throw new ApiError(410, 'APP_UNAVAILABLE', 'This app is no longer available');
   }
 }
@@ -59,9 +59,9 @@ export async function getPublicApp(reader: SqlReader, slug: string): Promise<Pub
 
 /** The id of the public app at `slug`, with the same 404/410 rules as `getPublicApp`. */
 export async function findPublicAppId(em: EntityManager, slug: string): Promise<string> {
-  const rows = await em.execute<{ id: string; status: string; first_approved_at: string | null; developer_status: string }[]>(
-    `select a.id, a.status, a.first_approved_at, d.status as developer_status
-     from apps a join developers d on d.id = a.developer_id where a.slug = ?`,
+  const rows = await em.execute<{ id: string; status: string; first_approved_at: string | null; owner_suspended: boolean }[]>(
+    `select a.id, a.status, a.first_approved_at, ${OWNER_SUSPENDED} as owner_suspended
+     from apps a ${OWNER_JOINS} where a.slug = ?`,
     [slug],
   );
   assertPublic(rows[0]);

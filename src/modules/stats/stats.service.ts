@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
+import { OWNER_JOINS, VISIBLE } from '../catalogue/catalogue-rows.ts';
 import { addActivity, appsWithActivity, recountActivity, recountReviewDays } from './daily-stats.ts';
 
 /**
@@ -90,7 +91,7 @@ export async function recomputeAllAppStats(em: EntityManager): Promise<number> {
   }
 }
 
-/** Counts APPROVED apps of developers who are not suspended, per category (all ten rows always exist). */
+/** Counts public apps (APPROVED, owner not suspended), per category (all ten rows always exist). */
 export async function recomputeCategoryCounts(em: EntityManager): Promise<void> {
   await em.transactional(async (tx) => {
     await tx.execute(`select pg_advisory_xact_lock(hashtext('category-counts'))`);
@@ -98,8 +99,8 @@ export async function recomputeCategoryCounts(em: EntityManager): Promise<void> 
       `update category_counts c set app_count = coalesce(n.count, 0), updated_at = now()
        from category_counts c2
        left join (select a.category, count(*)::int as count
-                  from apps a join developers d on d.id = a.developer_id
-                  where a.status = 'APPROVED' and d.status <> 'SUSPENDED'
+                  from apps a ${OWNER_JOINS}
+                  where ${VISIBLE}
                   group by a.category) n on n.category = c2.category
        where c.category = c2.category and c.app_count is distinct from coalesce(n.count, 0)
        returning c.category`,

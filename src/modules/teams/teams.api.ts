@@ -1,7 +1,9 @@
 import { Elysia, t } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
-import { IdParams, problems } from '../../http/schemas.ts';
+import { IdParams, PageQuery, Paginated, problems } from '../../http/schemas.ts';
+import { claimDomain, verifyDomain } from './team-domain.service.ts';
+import { listTeamAudit } from './team-audit.ts';
 import { OwnerAppView } from '../apps/apps.model.ts';
 import { transferApp } from './transfers.service.ts';
 import { callerOf } from './access.ts';
@@ -24,6 +26,7 @@ const MEMBERS_ONLY = 'A non-member gets 404; a role too weak 403 TEAM_ROLE_REQUI
 
 export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
   const em = () => ctx.orm.em.fork();
+  const domains = { allowPrivate: ctx.config.allowPrivateFetch && ctx.config.env !== 'production' };
   return new Elysia({ tags: ['Teams'] })
     .use(auth)
     .model(teamModels)
@@ -144,11 +147,40 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
         },
       },
     )
+    .post('/api/dev/teams/:id/domain', async ({ principal, params, body }) => claimDomain(em(), domains, callerOf(principal), params.id, body), {
+      developer: true,
+      params: TeamParams,
+      body: 'DomainBody',
+      response: { 200: 'DomainClaim', ...problems('VALIDATION_FAILED', 'NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'DOMAIN_TAKEN') },
+      detail: {
+        summary: 'Claim a domain for the team',
+        description: `${AUTH} Owners only. Serve \`token\` as the whole body of \`url\` (https://<domain>/.well-known/marketplace-publisher.txt), then call …/domain/verify. A domain verified by another team: 409 DOMAIN_TAKEN. ${MEMBERS_ONLY}`,
+      },
+    })
+    .post('/api/dev/teams/:id/domain/verify', async ({ principal, params }) => verifyDomain(em(), domains, callerOf(principal), params.id), {
+      developer: true,
+      params: TeamParams,
+      response: { 200: 'TeamView', ...problems('DOMAIN_NOT_VERIFIED', 'NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'DOMAIN_TAKEN', 'CONFLICT') },
+      detail: {
+        summary: "Verify the team's domain",
+        description: `${AUTH} Owners only. Fetches the claimed domain's token through the SSRF guard: 200 with \`verifiedDomain\` set, or 400 DOMAIN_NOT_VERIFIED saying what was found; 409 DOMAIN_TAKEN when another team verified it first. Public listings then show it as \`publisher.verifiedDomain\`. ${MEMBERS_ONLY}`,
+      },
+    })
+    .get('/api/dev/teams/:id/audit', async ({ principal, params, query }) => listTeamAudit(em(), callerOf(principal), params.id, query), {
+      developer: true,
+      params: TeamParams,
+      query: t.Object(PageQuery),
+      response: { 200: Paginated(t.Ref('TeamAuditView'), "The team's audit entries, newest first"), ...problems('VALIDATION_FAILED', 'NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
+      detail: {
+        summary: "The team's audit",
+        description: `${AUTH} Owners only. Newest first: invitations, joins, leaves, role changes, transfers, app deletions, team keys, domain verification and suspensions. ${MEMBERS_ONLY}`,
+      },
+    })
     .post('/api/dev/apps/:id/transfer', async ({ principal, params, body }) => transferApp(em(), callerOf(principal), params.id, body.teamId), {
       apiKey: 'APP_UPDATE',
       params: IdParams,
       body: 'TransferBody',
-      response: { 200: OwnerAppView, ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'INVALID_STATE_TRANSITION') },
+      response: { 200: OwnerAppView, ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'CONFLICT') },
       detail: {
         tags: ['Developer apps'],
         summary: 'Transfer an app to a team, between teams, or back to you',
