@@ -1,4 +1,4 @@
-import { recomputeAppStats, recomputeCategoryCounts } from '../../src/modules/stats/stats.service.ts';
+import { recomputeAppStats, recomputeCategoryCounts, rollUpNewInstalls } from '../../src/modules/stats/stats.service.ts';
 import type { AppStatus, Category, Environment } from '../../src/modules/apps/app.entity.ts';
 import { slugify } from '../../src/modules/apps/slug.ts';
 import type { TestApp } from './harness.ts';
@@ -103,6 +103,7 @@ export async function addEvents(t: TestApp, appId: string, events: { installs?: 
       [Bun.randomUUIDv7(), appId, `fixture-user-${i + 1}`, rating],
     );
   }
+  await rollUpNewInstalls(t.ctx.orm.em.fork());
   await recomputeAppStats(t.ctx.orm.em.fork(), appId);
 }
 

@@ -4,9 +4,10 @@ import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
 
 /**
  * Counters are never UPDATEd in place by requests: installs and reviews are appended as event
- * rows, and the roll-ups here recompute the narrow stats rows from them, under a per-app
- * advisory lock, so the last writer always counts every committed event. Reviews roll up per
- * app; installs, far more numerous, share one roll-up that follows a watermark.
+ * rows, and the roll-ups here bring the narrow stats rows up to date from them. Reviews roll up
+ * per app, recounted under a per-app advisory lock, so the last writer always counts every
+ * committed review; installs, far more numerous, share one roll-up that adds the installs past a
+ * watermark to their apps' counters.
  */
 export const APP_STATS_QUEUE = 'stats.app';
 export const CATEGORY_COUNTS_QUEUE = 'stats.categories';
@@ -19,49 +20,48 @@ const APP_STATS_LOCK = `hashtext('app-stats'), hashtext(?)`;
 /** The lock install transactions take shared and the installs roll-up exclusive, to see where they end. */
 const INSTALLS_LOCK = `hashtext('install-roll-up')`;
 
-/** Upserts the stats rows of the apps `where` selects (one `?`), from their events; returns how many changed. */
-async function rollUp(tx: EntityManager, where: string, param: unknown): Promise<number> {
+/** The review counters of `a` (apps), recounted from the visible reviews. */
+const REVIEW_COUNTS = `lateral (select count(*)::int as review_count, coalesce(sum(rating), 0)::int as rating_sum
+                     from reviews where app_id = a.id and not hidden) r`;
+const AVERAGE = 'case when r.review_count = 0 then 0 else round(r.rating_sum::numeric / r.review_count, 2) end';
+
+/** Recounts one app's review counters. */
+async function rollUpReviews(tx: EntityManager, appId: string): Promise<void> {
   const changed = await tx.execute<{ app_id: string }[]>(
-    `insert into app_stats as s (app_id, install_count, review_count, rating_sum, average_rating, updated_at)
-       select a.id,
-              (select count(*) from installs i where i.app_id = a.id and i.counted),
-              r.review_count, r.rating_sum,
-              case when r.review_count = 0 then 0 else round(r.rating_sum::numeric / r.review_count, 2) end,
-              now()
-       from apps a,
-            lateral (select count(*)::int as review_count, coalesce(sum(rating), 0)::int as rating_sum
-                     from reviews where app_id = a.id and not hidden) r
-       where ${where}
-       on conflict (app_id) do update set
-         install_count = excluded.install_count, review_count = excluded.review_count,
-         rating_sum = excluded.rating_sum, average_rating = excluded.average_rating, updated_at = excluded.updated_at
-       where (s.install_count, s.review_count, s.rating_sum, s.average_rating)
-         is distinct from (excluded.install_count, excluded.review_count, excluded.rating_sum, excluded.average_rating)
-       returning s.app_id`,
-    [param],
+    `update app_stats s set review_count = r.review_count, rating_sum = r.rating_sum, average_rating = ${AVERAGE}, updated_at = now()
+     from apps a, ${REVIEW_COUNTS}
+     where s.app_id = a.id and a.id = ?
+       and (s.review_count, s.rating_sum, s.average_rating) is distinct from (r.review_count, r.rating_sum, ${AVERAGE})
+     returning s.app_id`,
+    [appId],
   );
   // Only a counter that moved invalidates the public catalogue's cached responses.
   if (changed.length > 0) await bumpCatalogueVersion(tx);
-  return changed.length;
 }
 
 /**
- * Recomputes one app's counters. The exclusive lock waits for every transaction that appended an
- * event and enqueued (or joined) a roll-up to commit, so this count includes all of them.
+ * Recomputes one app's review counters. The exclusive lock waits for every transaction that
+ * changed a review and enqueued (or joined) a roll-up to commit, so this count includes all of them.
  */
 export async function recomputeAppStats(em: EntityManager, appId: string): Promise<void> {
   await em.transactional(async (tx) => {
     await tx.execute(`select pg_advisory_xact_lock(${APP_STATS_LOCK})`, [appId]);
-    await rollUp(tx, 'a.id = ?', appId);
+    await rollUpReviews(tx, appId);
   });
 }
 
-const NIGHTLY_BATCH = 500;
+/**
+ * Apps per transaction of the nightly recompute. Each holds one advisory lock per app until it
+ * commits, and PostgreSQL's lock table is shared by every connection (`max_locks_per_transaction`
+ * × connections): a transaction must never take locks in proportion to the catalogue.
+ */
+const NIGHTLY_BATCH = 100;
 
 /**
- * Every app's counters from its events, a batch of apps per transaction (each app under its
- * roll-up lock, taken in one order), whatever the roll-up jobs did or missed. Returns how many
- * apps' counters were wrong.
+ * Every app's counters from its events, a batch of apps per transaction, whatever the roll-up
+ * jobs did or missed: installs up to the watermark (held shared, so the installs roll-up cannot
+ * move it meanwhile; later installs are the roll-up's), reviews under each app's roll-up lock,
+ * taken in one order. Returns how many apps' counters were wrong.
  */
 export async function recomputeAllAppStats(em: EntityManager): Promise<number> {
   let repaired = 0;
@@ -70,12 +70,25 @@ export async function recomputeAllAppStats(em: EntityManager): Promise<number> {
     const ids = (await em.execute<{ id: string }[]>('select id from apps where id > ? order by id limit ?', [after, NIGHTLY_BATCH])).map((row) => row.id);
     if (ids.length === 0) return repaired;
     repaired += await em.transactional(async (tx) => {
+      const [mark] = await tx.execute<{ last_id: string }[]>(`select last_id from stats_watermarks where name = 'installs' for share`);
       await tx.execute(
         `select pg_advisory_xact_lock(hashtext('app-stats'), hashtext(id))
          from jsonb_array_elements_text(cast(? as jsonb)) as id order by hashtext(id)`,
         [JSON.stringify(ids)],
       );
-      return rollUp(tx, 'a.id in (select cast(id as uuid) from jsonb_array_elements_text(cast(? as jsonb)) as id)', JSON.stringify(ids));
+      const changed = await tx.execute<{ app_id: string }[]>(
+        `update app_stats s set install_count = n.install_count, review_count = r.review_count, rating_sum = r.rating_sum,
+           average_rating = ${AVERAGE}, updated_at = now()
+         from apps a, ${REVIEW_COUNTS},
+              lateral (select count(*)::int as install_count from installs i where i.app_id = a.id and i.counted and i.id <= ?) n
+         where s.app_id = a.id and a.id in (select cast(id as uuid) from jsonb_array_elements_text(cast(? as jsonb)) as id)
+           and (s.install_count, s.review_count, s.rating_sum, s.average_rating)
+             is distinct from (n.install_count, r.review_count, r.rating_sum, ${AVERAGE})
+         returning s.app_id`,
+        [mark?.last_id ?? 0, JSON.stringify(ids)],
+      );
+      if (changed.length > 0) await bumpCatalogueVersion(tx);
+      return changed.length;
     });
     after = ids.at(-1)!;
   }
@@ -126,33 +139,45 @@ export async function enqueueInstallRollUp(jobs: JobQueue, tx: EntityManager): P
   await jobs.send(tx, INSTALLS_ROLL_UP_QUEUE, {}, { singletonKey: 'installs', startAfter: ROLL_UP_DELAY_SECONDS });
 }
 
+/** Install ids a roll-up transaction covers at most, so a backlog of millions is worked off in steps of bounded size. */
+const INSTALLS_PER_STEP = 50_000;
+
 /**
- * Recomputes the counters of every app with installs since the last run. First, briefly under the
- * exclusive lock (no install transaction in flight), the newest install id: every install up to it
- * has committed, and any later one gets a higher id. Then those apps are rolled up under their own
- * locks and the watermark moves to that id. Returns how many apps' counters moved.
+ * Adds the installs since the last run to their apps' counters. First, briefly under the exclusive
+ * lock (no install transaction in flight), the newest install id: every install up to it has
+ * committed, and any later one gets a higher id. Then, a bounded range of ids per transaction, each
+ * app's new counted installs are added to its counter and the watermark moves past them: the cost
+ * is the new installs, never an app's whole history, and the only locks are the rows updated
+ * (row locks live in the rows, not in PostgreSQL's shared lock table). Returns how many apps'
+ * counters moved.
  */
 export async function rollUpNewInstalls(em: EntityManager): Promise<number> {
   const newest = await em.transactional(async (tx) => {
     await tx.execute(`select pg_advisory_xact_lock(${INSTALLS_LOCK})`);
     const [row] = await tx.execute<{ newest: string }[]>('select coalesce(max(id), 0) as newest from installs');
-    return row!.newest;
+    return BigInt(row!.newest);
   });
-  return em.transactional(async (tx) => {
-    const [mark] = await tx.execute<{ last_id: string }[]>(`select last_id from stats_watermarks where name = 'installs' for update`);
-    if (!mark || BigInt(newest) <= BigInt(mark.last_id)) return 0;
-    const ids = (
-      await tx.execute<{ app_id: string }[]>('select distinct app_id from installs where id > ? and id <= ?', [mark.last_id, newest])
-    ).map((row) => row.app_id);
-    await tx.execute(
-      `select pg_advisory_xact_lock(hashtext('app-stats'), hashtext(id))
-       from jsonb_array_elements_text(cast(? as jsonb)) as id order by hashtext(id)`,
-      [JSON.stringify(ids)],
-    );
-    const changed = await rollUp(tx, 'a.id in (select cast(id as uuid) from jsonb_array_elements_text(cast(? as jsonb)) as id)', JSON.stringify(ids));
-    await tx.execute(`update stats_watermarks set last_id = ?, updated_at = now() where name = 'installs'`, [newest]);
-    return changed;
-  });
+  let moved = 0;
+  for (;;) {
+    const step = await em.transactional(async (tx) => {
+      const [mark] = await tx.execute<{ last_id: string }[]>(`select last_id from stats_watermarks where name = 'installs' for update`);
+      if (!mark || newest <= BigInt(mark.last_id)) return undefined;
+      const until = BigInt(mark.last_id) + BigInt(INSTALLS_PER_STEP) < newest ? BigInt(mark.last_id) + BigInt(INSTALLS_PER_STEP) : newest;
+      const changed = await tx.execute<{ app_id: string }[]>(
+        `update app_stats s set install_count = s.install_count + n.added, updated_at = now()
+         from (select app_id, count(*)::int as added from installs where id > ? and id <= ? and counted group by app_id) n
+         where s.app_id = n.app_id
+         returning s.app_id`,
+        [mark.last_id, until.toString()],
+      );
+      // Only a counter that moved invalidates the public catalogue's cached responses.
+      if (changed.length > 0) await bumpCatalogueVersion(tx);
+      await tx.execute(`update stats_watermarks set last_id = ?, updated_at = now() where name = 'installs'`, [until.toString()]);
+      return changed.length;
+    });
+    if (step === undefined) return moved;
+    moved += step;
+  }
 }
 
 /** Call inside the transaction that changed which apps are publicly visible. */
