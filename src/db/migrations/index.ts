@@ -14,6 +14,7 @@ import { Migration20261130000001_webhooks } from './Migration20261130000001_webh
 import { Migration20261130000002_review_replies } from './Migration20261130000002_review_replies.ts';
 import { Migration20261201000001_catalogue_performance } from './Migration20261201000001_catalogue_performance.ts';
 import { Migration20261203000001_install_watermark } from './Migration20261203000001_install_watermark.ts';
+import { Migration20261217000001_bulk_app_triggers } from './Migration20261217000001_bulk_app_triggers.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -33,4 +34,5 @@ export const migrations = [
   { name: 'Migration20261130000002_review_replies', class: Migration20261130000002_review_replies },
   { name: 'Migration20261201000001_catalogue_performance', class: Migration20261201000001_catalogue_performance },
   { name: 'Migration20261203000001_install_watermark', class: Migration20261203000001_install_watermark },
+  { name: 'Migration20261217000001_bulk_app_triggers', class: Migration20261217000001_bulk_app_triggers },
 ];

@@ -218,17 +218,24 @@ export async function seedApps(em: EntityManager, count: number, options: { seed
     const slugs = await tx.execute<{ slug: string }[]>('select slug from app_slugs');
     const taken = new Set([...RESERVED_SLUGS, ...slugs.map((row) => row.slug)]);
     const totals: SeedResult = { developers: developerIds.length, apps: 0, installs: 0, reviews: 0 };
+    // The next batch is generated while PostgreSQL writes the previous one (yielding now and then,
+    // so each of its statements is sent as soon as the one before it is done).
+    let writing: Promise<void> = Promise.resolve();
     for (let start = 0; start < count; start += BATCH_SIZE) {
-      const batch = Array.from({ length: Math.min(BATCH_SIZE, count - start) }, (_, i) =>
-        demoApp(start + i, random, taken, developerIds, now),
-      );
-      await insertBatch(tx, batch);
+      const batch: DemoApp[] = [];
+      for (let i = start; i < Math.min(start + BATCH_SIZE, count); i += 1) {
+        batch.push(demoApp(i, random, taken, developerIds, now));
+        if (i % 50 === 49) await new Promise((resolve) => setImmediate(resolve));
+      }
+      await writing;
+      writing = insertBatch(tx, batch);
       totals.apps += batch.length;
       for (const app of batch) {
         totals.installs += app.installs;
         totals.reviews += app.reviews;
       }
     }
+    await writing;
     await bumpCatalogueVersion(tx);
     return totals;
   });
