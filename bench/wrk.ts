@@ -17,7 +17,7 @@ export interface WrkResult {
 
 export interface WrkRun {
   url: string;
-  script: 'paths' | 'install';
+  script: 'paths' | 'walk' | 'install';
   /** A file of paths, one a line, the script picks from at random. */
   pathsFile?: string;
   seconds: number;
@@ -37,7 +37,7 @@ export function parseWrkOutput(output: string): WrkResult {
 export async function runWrk(run: WrkRun): Promise<WrkResult> {
   const args = ['wrk', `-t${run.threads ?? 2}`, `-c${run.connections}`, `-d${run.seconds}s`, '--timeout', '10s', '-s', join(SCRIPTS, `${run.script}.lua`), run.url];
   const child = Bun.spawn(args, {
-    env: { ...Bun.env, ...(run.pathsFile ? { BENCH_PATHS: run.pathsFile } : {}) },
+    env: { ...Bun.env, BENCH_THREADS: String(run.threads ?? 2), ...(run.pathsFile ? { BENCH_PATHS: run.pathsFile } : {}) },
     stdout: 'pipe',
     stderr: 'pipe',
   });
