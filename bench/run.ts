@@ -189,6 +189,8 @@ try {
     const helloRate = requestsPerSecond(helloResult);
 
     const reads: { key: string; name: string; go: () => Promise<WrkResult> }[] = [
+      // What every request pays (request id, headers, metrics, routing) with nothing else to do.
+      { key: 'livez', name: 'GET /livez (the per-request floor)', go: () => wrk(`${base}/livez`) },
       { key: 'list', name: 'GET /api/apps?limit=20', go: () => wrk(`${base}/api/apps?limit=20`) },
       { key: 'slug', name: 'GET /api/apps/:slug (2,000 slugs)', go: () => wrk(base, 'paths', paths.slugs) },
       { key: 'categories', name: 'GET /api/apps/categories/list', go: () => wrk(`${base}/api/apps/categories/list`) },

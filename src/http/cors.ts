@@ -6,6 +6,9 @@
 const PUBLIC_API = '/api/apps';
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
+/** What most requests get (no allowed cross-origin call): one shared empty set, not a new object each time. */
+export const NO_CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 export function createCors(origins: string[]) {
   const anyOrigin = origins.includes('*');
   const allowed = (origin: string | null) => origin !== null && (anyOrigin || origins.includes(origin));
@@ -15,7 +18,7 @@ export function createCors(origins: string[]) {
     /** Headers for a response to `request`, or none when it is not a cross-origin call the service allows. */
     headersFor(request: Request, pathname: string): Record<string, string> {
       const origin = request.headers.get('origin');
-      if (!isPublic(pathname) || !allowed(origin)) return {};
+      if (!isPublic(pathname) || !allowed(origin)) return NO_CORS_HEADERS;
       return anyOrigin
         ? { 'access-control-allow-origin': '*' }
         : { 'access-control-allow-origin': origin!, vary: 'Origin' };
