@@ -7,7 +7,8 @@ import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
  * rows, and the roll-ups here bring the narrow stats rows up to date from them. Reviews roll up
  * per app, recounted under a per-app advisory lock, so the last writer always counts every
  * committed review; installs, far more numerous, share one roll-up that adds the installs past a
- * watermark to their apps' counters.
+ * watermark to their apps' counters. Counters do not move the catalogue version: the public
+ * catalogue's caches follow `app_stats.updated_at` instead (`catalogue/counter-changes.ts`).
  */
 export const APP_STATS_QUEUE = 'stats.app';
 export const CATEGORY_COUNTS_QUEUE = 'stats.categories';
@@ -27,16 +28,13 @@ const AVERAGE = 'case when r.review_count = 0 then 0 else round(r.rating_sum::nu
 
 /** Recounts one app's review counters. */
 async function rollUpReviews(tx: EntityManager, appId: string): Promise<void> {
-  const changed = await tx.execute<{ app_id: string }[]>(
+  await tx.execute(
     `update app_stats s set review_count = r.review_count, rating_sum = r.rating_sum, average_rating = ${AVERAGE}, updated_at = now()
      from apps a, ${REVIEW_COUNTS}
      where s.app_id = a.id and a.id = ?
-       and (s.review_count, s.rating_sum, s.average_rating) is distinct from (r.review_count, r.rating_sum, ${AVERAGE})
-     returning s.app_id`,
+       and (s.review_count, s.rating_sum, s.average_rating) is distinct from (r.review_count, r.rating_sum, ${AVERAGE})`,
     [appId],
   );
-  // Only a counter that moved invalidates the public catalogue's cached responses.
-  if (changed.length > 0) await bumpCatalogueVersion(tx);
 }
 
 /**
@@ -87,7 +85,6 @@ export async function recomputeAllAppStats(em: EntityManager): Promise<number> {
          returning s.app_id`,
         [mark?.last_id ?? 0, JSON.stringify(ids)],
       );
-      if (changed.length > 0) await bumpCatalogueVersion(tx);
       return changed.length;
     });
     after = ids.at(-1)!;
@@ -170,8 +167,6 @@ export async function rollUpNewInstalls(em: EntityManager): Promise<number> {
          returning s.app_id`,
         [mark.last_id, until.toString()],
       );
-      // Only a counter that moved invalidates the public catalogue's cached responses.
-      if (changed.length > 0) await bumpCatalogueVersion(tx);
       await tx.execute(`update stats_watermarks set last_id = ?, updated_at = now() where name = 'installs'`, [until.toString()]);
       return changed.length;
     });
