@@ -174,12 +174,12 @@ describe('counters apart from the catalogue version', () => {
   test("an install's roll-up leaves the version and every other cached answer alone; the new count is served within the contract's 5 s", async () => {
     const quiet = await approvedApp(t, key, completeApp({ name: 'Counter Quiet' }));
     const busy = await approvedApp(t, key, completeApp({ name: 'Counter Busy' }));
+    // The approvals' own jobs (category counts) move the version; wait until they are done.
+    await eventually(async () => (await t.sql(`select 1 from pgboss.job where name like 'stats.%' and state < 'completed'`)).length === 0);
     // Stats rows written an hour ago: the only change to either is the roll-up below.
     await t.sql(`update app_stats set updated_at = now() - interval '1 hour' where app_id in (?, ?)`, [quiet.id, busy.id]);
     for (const slug of [quiet.slug, busy.slug]) for (let i = 0; i < 2; i += 1) await get(`/api/apps/${slug}`);
     const quietBody = (await get(`/api/apps/${quiet.slug}`)).body;
-    // The approvals' own jobs (category counts) move the version; wait until they are done.
-    await eventually(async () => (await t.sql(`select 1 from pgboss.job where name like 'stats.%' and state < 'completed'`)).length === 0);
     const [version] = await t.sql<{ version: string }>('select version from catalogue_version');
 
     await t.sql(`insert into installs (app_id, installer) values (?, 'user:counter-1'), (?, 'user:counter-2')`, [busy.id, busy.id]);

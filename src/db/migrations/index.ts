@@ -16,6 +16,7 @@ import { Migration20261201000001_catalogue_performance } from './Migration202612
 import { Migration20261203000001_install_watermark } from './Migration20261203000001_install_watermark.ts';
 import { Migration20261217000001_bulk_app_triggers } from './Migration20261217000001_bulk_app_triggers.ts';
 import { Migration20261217000002_counter_changes } from './Migration20261217000002_counter_changes.ts';
+import { Migration20261217000003_app_search } from './Migration20261217000003_app_search.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -37,4 +38,5 @@ export const migrations = [
   { name: 'Migration20261203000001_install_watermark', class: Migration20261203000001_install_watermark },
   { name: 'Migration20261217000001_bulk_app_triggers', class: Migration20261217000001_bulk_app_triggers },
   { name: 'Migration20261217000002_counter_changes', class: Migration20261217000002_counter_changes },
+  { name: 'Migration20261217000003_app_search', class: Migration20261217000003_app_search },
 ];

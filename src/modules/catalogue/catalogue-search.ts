@@ -1,6 +1,6 @@
 import { namedSql } from '../../lib/named-sql.ts';
 import type { SqlReader } from '../../lib/sql-reader.ts';
-import { COLUMNS, JOINS, VISIBLE, toSummary, type PublicAppRow } from './catalogue-rows.ts';
+import { COLUMNS, JOINS, toSummary, type PublicAppRow } from './catalogue-rows.ts';
 import { filterCondition, orderBy, SORT_KEYS, type CatalogueFilter } from './catalogue-order.ts';
 import type { CatalogueSort, PublicAppSummary } from './catalogue.model.ts';
 import { correctWords, lookUpWords, searchWords, type LookUpWords } from './search-words.ts';
@@ -11,8 +11,11 @@ export const SEARCH_CANDIDATES = 1_000;
 /**
  * Full-text search on the corrected words: every word must match (as typed or as one of its
  * corrections; stemmed, or as typed in the name), the name weighing more than the description
- * (weights A and B of `search_vector`), and an exact name match first. The candidates are bounded,
- * so the cost grows with the number of matches up to that bound, never with the catalogue.
+ * (weights A and B of `search_vector`), and an exact name match first. Candidates come from the
+ * narrow `app_search` table (visible apps only, through partial indexes): exact names, then the
+ * most installed matches, at most `SEARCH_CANDIDATES`. For a rare word PostgreSQL reads its few
+ * matches from the GIN index; for a word in half the catalogue it walks the install-count index
+ * and stops at the bound; only the bounded candidates touch the wide rows.
  */
 export async function searchPage(
   reader: SqlReader,
@@ -34,10 +37,18 @@ export async function searchPage(
   const rows = await reader.query<PublicAppRow & { total: number }>(
     namedSql(
       `with q as (select ${query} as query),
+       exact as (
+         select a.app_id as id, true as exact_name, a.install_count from app_search a
+         where a.visible${condition.sql} and a.lower_name = :exact
+         limit ${SEARCH_CANDIDATES}),
+       matched as (
+         select a.app_id as id, false as exact_name, a.install_count from q, app_search a
+         where a.visible${condition.sql} and a.search_vector @@ q.query and a.lower_name <> :exact
+         order by a.install_count desc, a.app_id desc
+         limit ${SEARCH_CANDIDATES}),
        candidates as materialized (
-         select a.id from q, apps a ${JOINS}
-         where ${VISIBLE}${condition.sql} and (a.search_vector @@ q.query or lower(a.name) = :exact)
-         order by lower(a.name) = :exact desc, s.install_count desc, a.id desc
+         select id from (select * from exact union all select * from matched) c
+         order by exact_name desc, install_count desc, id desc
          limit ${SEARCH_CANDIDATES}),
        ranked as (
          select ${SORT_KEYS}, lower(a.name) = :exact as exact_name, ts_rank(a.search_vector, q.query) as text_rank
