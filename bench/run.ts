@@ -138,8 +138,8 @@ try {
     }),
   );
 
-  const wrk = (url: string, script: 'paths' | 'walk' | 'install' = 'paths', file?: string) =>
-    runWrk({ url, script, pathsFile: file, seconds: SECONDS, connections: CONNECTIONS });
+  const wrk = (url: string, script: 'paths' | 'install' = 'paths', file?: string, order?: 'walk') =>
+    runWrk({ url, script, pathsFile: file, order, seconds: SECONDS, connections: CONNECTIONS });
   let installSerial = 0;
   const newInstall = (): MixedRequest => {
     installSerial += 1;
@@ -196,7 +196,7 @@ try {
       { key: 'categories', name: 'GET /api/apps/categories/list', go: () => wrk(`${base}/api/apps/categories/list`) },
       { key: 'featured', name: 'GET /api/apps/featured/list', go: () => wrk(`${base}/api/apps/featured/list`) },
       { key: 'search', name: `warm search mix (${warm.length} distinct)`, go: () => wrk(base, 'paths', paths.warm) },
-      { key: 'cold', name: 'cold search mix (no query repeats)', go: () => wrk(base, 'walk', coldRuns[run]) },
+      { key: 'cold', name: 'cold search mix (no query repeats)', go: () => wrk(base, 'paths', coldRuns[run], 'walk') },
     ];
     let quietSlugs: number | null = null;
     for (const scenario of reads.filter((s) => wanted(s.key))) {

@@ -41,13 +41,13 @@ test('the cold mix: tens of thousands of distinct queries, none from the warm mi
   expect(cold.filter((query) => query.includes(' ')).length).toBeGreaterThan(5_000);
 });
 
-test('walk.lua sends every path of its file once before any repeats, threads taking turns', async () => {
+test('paths.lua in walk order sends every path of its file once before any repeats, threads taking turns', async () => {
   const seen: string[] = [];
   const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (request) => (seen.push(new URL(request.url).pathname), new Response('ok')) });
   try {
     const file = join(mkdtempSync(join(tmpdir(), 'bench-walk-')), 'paths.txt');
     writeFileSync(file, `${Array.from({ length: 50_000 }, (_, i) => `/p${i}`).join('\n')}\n`);
-    const result = await runWrk({ url: `http://127.0.0.1:${server.port}`, script: 'walk', pathsFile: file, seconds: 1, connections: 4, threads: 2 });
+    const result = await runWrk({ url: `http://127.0.0.1:${server.port}`, script: 'paths', order: 'walk', pathsFile: file, seconds: 1, connections: 4, threads: 2 });
     expect(result.requests).toBeGreaterThan(0);
     expect(seen.length).toBeLessThan(50_000);
     expect(new Set(seen).size).toBe(seen.length);

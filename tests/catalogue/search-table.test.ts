@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { createTestApp, type TestApp } from '../support/harness.ts';
-import { insertApp, insertDeveloper } from '../support/fixtures.ts';
+import { insertApp, insertDeveloper, insertManyApps } from '../support/fixtures.ts';
 import { bumpCatalogueVersion } from '../../src/modules/catalogue/catalogue-version.ts';
 import { SEARCH_CANDIDATES } from '../../src/modules/catalogue/catalogue-search.ts';
 
@@ -24,14 +24,7 @@ const search = async (words: string) => {
 test('a word in more apps than the bound: the total is the bound, exact name first, then the most installed', async () => {
   const developer = await insertDeveloper(t);
   const many = SEARCH_CANDIDATES + 200;
-  await t.sql(
-    `insert into apps (id, developer_id, slug, name, description, category, environment, logo_url, screenshots, status,
-                       first_approved_at, created_at, updated_at)
-     select gen_random_uuid(), ?, 'ubiquitous-' || g, 'Ubiquitous ' || g, 'A ubiquitous helper.', 'PRODUCTIVITY', 'production',
-            'https://cdn.example.com/logo.png', '[]', 'APPROVED', now(), now(), now()
-     from generate_series(1, ?) g`,
-    [developer, many],
-  );
+  await insertManyApps(t, developer, 'ubiquitous', many, 'A ubiquitous helper.');
   // Install counts as a roll-up writes them: the search table follows by trigger.
   await t.sql(`update app_stats s set install_count = substring(a.slug from 12)::int from apps a where a.id = s.app_id and a.slug like 'ubiquitous-%'`);
   const found = await search('ubiquitous');

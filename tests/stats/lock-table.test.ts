@@ -7,7 +7,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embed
 import { createLogger } from '../../src/lib/logger.ts';
 import { recomputeAllAppStats, rollUpNewInstalls } from '../../src/modules/stats/stats.service.ts';
 import { createTestApp, type TestApp } from '../support/harness.ts';
-import { insertDeveloper } from '../support/fixtures.ts';
+import { insertDeveloper, insertManyApps } from '../support/fixtures.ts';
 
 /**
  * PostgreSQL's lock table is shared by every connection and sized `max_locks_per_transaction` ×
@@ -44,14 +44,7 @@ const counts = async () =>
 
 test(`installs across ${APPS.toLocaleString('en')} apps: the roll-up counts them all, and installs arriving meanwhile never fail`, async () => {
   const developer = await insertDeveloper(t);
-  await t.sql(
-    `insert into apps (id, developer_id, slug, name, description, category, environment, logo_url, screenshots, status,
-                       first_approved_at, created_at, updated_at)
-     select gen_random_uuid(), ?, 'locks-' || g, 'Locks ' || g, 'An app among many.', 'PRODUCTIVITY', 'production',
-            'https://cdn.example.com/logo.png', '[]', 'APPROVED', now(), now(), now()
-     from generate_series(1, ?) g`,
-    [developer, APPS],
-  );
+  await insertManyApps(t, developer, 'locks', APPS);
   // Installs the way the service writes them, two per app, not yet rolled up.
   await t.sql(
     `insert into installs (app_id, installer, platform_user_id)
