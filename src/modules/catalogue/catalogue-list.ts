@@ -25,11 +25,14 @@ export async function listPage(
   return rows.map(toSummary);
 }
 
-/** How many public apps pass the filter: an exact count, which callers cache per filter and version. */
+/**
+ * How many public apps pass the filter: an exact count, which callers cache per filter and version,
+ * from the narrow search table (its visibility and filters are the list's), not a join of wide rows.
+ */
 export async function countListed(reader: SqlReader, filter: CatalogueFilter): Promise<number> {
   const condition = filterCondition(filter);
   const [row] = await reader.query<{ total: number }>(
-    namedSql(`select count(*)::int as total from apps a join developers d on d.id = a.developer_id where ${VISIBLE}${condition.sql}`, condition.params),
+    namedSql(`select count(*)::int as total from app_search a where a.visible${condition.sql}`, condition.params),
   );
   return row?.total ?? 0;
 }
