@@ -27,9 +27,18 @@ test('a word in more apps than the bound: the total is the bound, exact name fir
   await insertManyApps(t, developer, 'ubiquitous', many, 'A ubiquitous helper.');
   // Install counts as a roll-up writes them: the search table follows by trigger.
   await t.sql(`update app_stats s set install_count = substring(a.slug from 12)::int from apps a where a.id = s.app_id and a.slug like 'ubiquitous-%'`);
+  const expected = [many, many - 1, many - 2, many - 3, many - 4].map((n) => `ubiquitous-${n}`);
+  const slugs = (found: { data: { slug: string }[] }) => found.data.map((app) => app.slug);
+  // Without statistics the word's matches come from the GIN index…
   const found = await search('ubiquitous');
   expect(found.pagination.total).toBe(SEARCH_CANDIDATES);
-  expect(found.data.map((app: { slug: string }) => app.slug)).toEqual([many, many - 1, many - 2, many - 3, many - 4].map((n) => `ubiquitous-${n}`));
+  expect(slugs(found)).toEqual(expected);
+  // …with them PostgreSQL knows it is in most apps, and the install-count index is walked instead: same answer.
+  await t.sql('analyze app_search');
+  expect(await t.sql(`select app_search_share('ubiquitous') > 0.5 as common`)).toEqual([{ common: true }]);
+  const walked = await search('ubiquitous');
+  expect(walked.pagination.total).toBe(SEARCH_CANDIDATES);
+  expect(slugs(walked)).toEqual(expected);
   // An exact name ranks first however few installs it has.
   expect((await search('ubiquitous 7')).data[0].slug).toBe('ubiquitous-7');
 });

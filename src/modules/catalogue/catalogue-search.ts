@@ -8,14 +8,41 @@ import { correctWords, lookUpWords, searchWords, type LookUpWords } from './sear
 /** Searches rank at most this many matching apps (exact names first, then the most installed). */
 export const SEARCH_CANDIDATES = 1_000;
 
+/** Above this expected share of matching apps, candidates are found by walking the most installed apps. */
+const WALK_SHARE = 0.05;
+/** The most apps a walk visits: beyond it the share was misjudged, and the bound is not reached. */
+const MAX_WALK = 30_000;
+
+/** A rare query's matches, from the GIN index, the most installed kept. */
+const indexedMatches = (condition: string) => `
+  select a.app_id as id, false as exact_name, a.install_count from q, app_search a
+  where a.visible${condition} and a.search_vector @@ q.query and a.lower_name <> :exact
+  order by a.install_count desc, a.app_id desc
+  limit ${SEARCH_CANDIDATES}`;
+
+/**
+ * A common query's matches, walking the install-count index (which covers the vector) from the
+ * most installed app and stopping at the bound: about `SEARCH_CANDIDATES / share` entries, instead
+ * of every one of tens of thousands of matches. The walk's own limit keeps PostgreSQL on the index.
+ */
+function walkedMatches(condition: string, share: number, params: Record<string, unknown>): string {
+  params.walk = Math.min(MAX_WALK, Math.ceil((SEARCH_CANDIDATES / share) * 2));
+  return `
+  select w.id, false as exact_name, w.install_count
+  from q, (select a.app_id as id, a.install_count, a.search_vector, a.lower_name from app_search a
+           where a.visible${condition} order by a.install_count desc, a.app_id desc limit :walk) w
+  where w.search_vector @@ q.query and w.lower_name <> :exact
+  limit ${SEARCH_CANDIDATES}`;
+}
+
 /**
  * Full-text search on the corrected words: every word must match (as typed or as one of its
  * corrections; stemmed, or as typed in the name), the name weighing more than the description
  * (weights A and B of `search_vector`), and an exact name match first. Candidates come from the
  * narrow `app_search` table (visible apps only, through partial indexes): exact names, then the
- * most installed matches, at most `SEARCH_CANDIDATES`. For a rare word PostgreSQL reads its few
- * matches from the GIN index; for a word in half the catalogue it walks the install-count index
- * and stops at the bound; only the bounded candidates touch the wide rows.
+ * most installed matches, at most `SEARCH_CANDIDATES`. For a rare query its few matches come from
+ * the GIN index; for a common one (its words' shares from ANALYZE's statistics) the install-count
+ * index is walked until the bound is reached; only the bounded candidates touch the wide rows.
  */
 export async function searchPage(
   reader: SqlReader,
@@ -25,7 +52,7 @@ export async function searchPage(
   window: { limit: number; offset: number },
   lookUp: LookUpWords = (words) => lookUpWords(reader, words),
 ): Promise<{ data: PublicAppSummary[]; total: number }> {
-  const groups = await correctWords(searchWords(search), lookUp);
+  const { groups, share } = await correctWords(searchWords(search), lookUp);
   // Words are letters and digits only, so they can be handed to to_tsquery as they are.
   const params: Record<string, unknown> = { exact: search.trim().toLowerCase(), limit: window.limit, offset: window.offset };
   const parts = groups.map((alternatives, i) => {
@@ -41,11 +68,7 @@ export async function searchPage(
          select a.app_id as id, true as exact_name, a.install_count from app_search a
          where a.visible${condition.sql} and a.lower_name = :exact
          limit ${SEARCH_CANDIDATES}),
-       matched as (
-         select a.app_id as id, false as exact_name, a.install_count from q, app_search a
-         where a.visible${condition.sql} and a.search_vector @@ q.query and a.lower_name <> :exact
-         order by a.install_count desc, a.app_id desc
-         limit ${SEARCH_CANDIDATES}),
+       matched as (${share >= WALK_SHARE ? walkedMatches(condition.sql, share, params) : indexedMatches(condition.sql)}),
        candidates as materialized (
          select id from (select * from exact union all select * from matched) c
          order by exact_name desc, install_count desc, id desc
