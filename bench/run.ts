@@ -112,8 +112,10 @@ try {
   };
   const warm = searchMix(random, listings, 600);
   const cold = coldSearchMix(random, listings, (RUNS + 1) * COLD_PER_RUN, new Set(warm)).map(searchPath);
-  const coldRuns = Array.from({ length: RUNS }, (_, run) => pathsFile(`cold-${run}`, cold.slice(run * COLD_PER_RUN, (run + 1) * COLD_PER_RUN)));
-  const coldForMixed = cold.slice(RUNS * COLD_PER_RUN);
+  // A small catalogue has fewer distinct queries than asked for: each run (and the mixed runs) gets an equal share.
+  const coldPerRun = Math.floor(cold.length / (RUNS + 1));
+  const coldRuns = Array.from({ length: RUNS }, (_, run) => pathsFile(`cold-${run}`, cold.slice(run * coldPerRun, (run + 1) * coldPerRun)));
+  const coldForMixed = cold.slice(RUNS * coldPerRun);
   const slugs = listings.slice(0, 2_000).map((listing) => `/api/apps/${listing.slug}`);
   const paths = {
     warm: pathsFile('warm', warm.map(searchPath)),
@@ -121,7 +123,7 @@ try {
     // Installs go to every app of the catalogue.
     installs: pathsFile('installs', listings.map((listing) => `/api/apps/${listing.slug}/install`)),
   };
-  log(`${warm.length} warm searches, ${cold.length} cold ones (${COLD_PER_RUN} a run), ${slugs.length} slugs`);
+  log(`${warm.length} warm searches, ${cold.length} cold ones (${coldPerRun} a run), ${slugs.length} slugs`);
 
   // Developers for the mixed run's writes: a platform token each, registered through the API.
   const developers = await Promise.all(
@@ -230,7 +232,8 @@ try {
     }
 
     if (wanted('mixed')) {
-      const coldPool = coldForMixed.slice(run * 5_000, (run + 1) * 5_000);
+      const mixedShare = Math.floor(coldForMixed.length / RUNS);
+      const coldPool = coldForMixed.slice(run * mixedShare, (run + 1) * mixedShare);
       let coldNext = 0;
       const cachedReads = ['/api/apps?limit=20', '/api/apps/categories/list', '/api/apps/featured/list', '/api/apps?limit=20&sort=rating', ...slugs];
       const { result, cores } = await cpu.measure(() =>
