@@ -31,15 +31,6 @@ export class Migration20261217000003_app_search extends Migration {
     // Covering: a very common word's candidates are found by walking this index alone, most installed first.
     this.addSql(`create index app_search_installs_idx on app_search (install_count desc, app_id desc) include (search_vector, lower_name) where visible`);
     this.addSql(`create index app_search_name_idx on app_search (lower_name) where visible`);
-    // The share of visible apps whose vector holds a word (as typed or stemmed), from ANALYZE's
-    // most common elements: 0 for a word too rare to be among them.
-    this.addSql(`
-      create function app_search_share(word text) returns float8 language sql stable as $$
-        select coalesce(max(e.freq), 0)::float8
-        from pg_stats st, unnest(st.most_common_elems::text::text[], st.most_common_elem_freqs) as e(lexeme, freq)
-        where st.schemaname = current_schema() and st.tablename = 'app_search' and st.attname = 'search_vector'
-          and e.lexeme in (word, (select min(v.lexeme) from unnest(to_tsvector('english', word)) v))
-      $$`);
 
     this.addSql(`
       create function app_search_insert() returns trigger language plpgsql as $$

@@ -59,7 +59,7 @@ export function createPublicCatalogue(readers: CatalogueReaders) {
         if (known) found.set(word, known);
         return !known;
       });
-      const looked = await lookUpWords(reader, missing);
+      const looked = await lookUpWords(reader, missing, version);
       for (const [word, info] of looked) {
         found.set(word, info);
         words.put(word, { version, value: info });
