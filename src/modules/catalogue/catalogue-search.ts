@@ -13,9 +13,15 @@ const WALK_SHARE = 0.05;
 /** The most apps a walk visits: beyond it the share was misjudged, and the bound is not reached. */
 const MAX_WALK = 30_000;
 
+/** Sorts whose keys the candidates carry (from the narrow table): only the page's apps are read from the wide rows. */
+const RANKED_FROM_CANDIDATES: CatalogueSort[] = ['relevance', 'installs'];
+const RANKED_FROM_WIDE_ROWS = `
+  select ${SORT_KEYS}, k.exact_name, k.text_rank
+  from candidates k join apps a on a.id = k.id join app_stats s on s.app_id = a.id`;
+
 /** A rare query's matches, from the GIN index, the most installed kept. */
 const indexedMatches = (condition: string) => `
-  select a.app_id as id, false as exact_name, a.install_count from q, app_search a
+  select a.app_id as id, false as exact_name, a.install_count, ts_rank(a.search_vector, q.query) as text_rank from q, app_search a
   where a.visible${condition} and a.search_vector @@ q.query and a.lower_name <> :exact
   order by a.install_count desc, a.app_id desc
   limit ${SEARCH_CANDIDATES}`;
@@ -28,7 +34,7 @@ const indexedMatches = (condition: string) => `
 function walkedMatches(condition: string, share: number, params: Record<string, unknown>): string {
   params.walk = Math.min(MAX_WALK, Math.ceil((SEARCH_CANDIDATES / share) * 2));
   return `
-  select w.id, false as exact_name, w.install_count
+  select w.id, false as exact_name, w.install_count, ts_rank(w.search_vector, q.query) as text_rank
   from q, (select a.app_id as id, a.install_count, a.search_vector, a.lower_name from app_search a
            where a.visible${condition} order by a.install_count desc, a.app_id desc limit :walk) w
   where w.search_vector @@ q.query and w.lower_name <> :exact
@@ -65,17 +71,15 @@ export async function searchPage(
     namedSql(
       `with q as (select ${query} as query),
        exact as (
-         select a.app_id as id, true as exact_name, a.install_count from app_search a
+         select a.app_id as id, true as exact_name, a.install_count, ts_rank(a.search_vector, q.query) as text_rank from q, app_search a
          where a.visible${condition.sql} and a.lower_name = :exact
          limit ${SEARCH_CANDIDATES}),
        matched as (${share >= WALK_SHARE ? walkedMatches(condition.sql, share, params) : indexedMatches(condition.sql)}),
        candidates as materialized (
-         select id from (select * from exact union all select * from matched) c
+         select * from (select * from exact union all select * from matched) c
          order by exact_name desc, install_count desc, id desc
          limit ${SEARCH_CANDIDATES}),
-       ranked as (
-         select ${SORT_KEYS}, lower(a.name) = :exact as exact_name, ts_rank(a.search_vector, q.query) as text_rank
-         from q, candidates k join apps a on a.id = k.id join app_stats s on s.app_id = a.id),
+       ranked as (${RANKED_FROM_CANDIDATES.includes(sort) ? 'select * from candidates' : RANKED_FROM_WIDE_ROWS}),
        page as (select * from ranked order by ${orderBy(sort)} limit :limit offset :offset)
        select t.total, ${COLUMNS.summary}
        from (select count(*)::int as total from candidates) t
