@@ -7,7 +7,7 @@ import { join } from 'node:path';
  * a new installer, `ON CONFLICT DO NOTHING`) into the real `installs` table, 32 clients. Its rows
  * are removed afterwards so the catalogue's counters are not affected.
  */
-export async function pgbenchInstalls(databaseUrl: string, seconds: number, clients = 32): Promise<{ tps: number; latencyMs: number }> {
+export async function pgbenchInstalls(databaseUrl: string, seconds: number, apps: number, clients = 32): Promise<{ tps: number; latencyMs: number }> {
   const psql = (sql: string) => {
     const result = Bun.spawnSync(['psql', databaseUrl, '-v', 'ON_ERROR_STOP=1', '-qc', sql]);
     if (result.exitCode !== 0) throw new Error(`psql failed: ${result.stderr.toString()}`);
@@ -17,7 +17,7 @@ export async function pgbenchInstalls(databaseUrl: string, seconds: number, clie
   const script = join(mkdtempSync(join(tmpdir(), 'marketplace-pgbench-')), 'install.sql');
   writeFileSync(
     script,
-    `\\set n random(1, 10000)
+    `\\set n random(1, ${apps})
 insert into installs (app_id, installer, counted)
 select id, 'pgbench:' || gen_random_uuid(), true from bench_app_ids where n = :n
 on conflict (app_id, installer) do nothing;

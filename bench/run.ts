@@ -1,5 +1,5 @@
 /**
- * `bun run bench`: the public catalogue under load, next to its yardsticks, in one run.
+ * `bun run bench`: the public catalogue under load, next to its yardsticks, in interleaved runs.
  * See bench/README.md for what it does and how to read it. Not part of `bun test`.
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,37 +10,52 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { freePort } from '../src/db/embedded.ts';
 import { createLogger } from '../src/lib/logger.ts';
+import { pick, seededRandom } from '../src/lib/seeded-random.ts';
+import { runMixed, steadyLoad, type MixedRequest } from './mixed.ts';
 import { pgbenchInstalls } from './pgbench.ts';
 import { cpuMeter, sampleRss, start, waitForHttp } from './processes.ts';
-import { printReport, type Row } from './report.ts';
-import { searchMix, searchPath } from './search-terms.ts';
-import { seededRandom } from '../src/lib/seeded-random.ts';
+import { printKinds, printSummary, summarise, type Measurement } from './report.ts';
+import { coldSearchMix, searchMix, searchPath } from './search-terms.ts';
 import { requestsPerSecond, runWrk, type WrkResult } from './wrk.ts';
 
 const { values: options } = parseArgs({
   options: {
     apps: { type: 'string', default: '10000' },
-    seconds: { type: 'string', default: '10' },
+    seconds: { type: 'string', default: '8' },
+    // Interleaved runs: every scenario and its yardsticks once per run; figures are medians over runs.
+    runs: { type: 'string', default: '3' },
     connections: { type: 'string', default: '64' },
     // API processes (WEB_CONCURRENCY); the hello-world yardstick runs with as many.
     processes: { type: 'string', default: '1' },
     only: { type: 'string' },
     // `api` leaves the roll-up jobs queued (no workers), to see what they cost the installs.
     role: { type: 'string', default: 'all' },
+    // Installs a second arriving while slugs are read (`slug-installs`).
+    'install-rate': { type: 'string', default: '200' },
   },
 });
 const APPS = Number(options.apps);
 const SECONDS = Number(options.seconds);
+const RUNS = Number(options.runs);
 const CONNECTIONS = Number(options.connections);
 const PROCESSES = Number(options.processes);
+const INSTALL_RATE = Number(options['install-rate']);
+/** Distinct cold queries per run: more than a run can send, so none repeats. */
+const COLD_PER_RUN = 40_000;
 const only = options.only?.split(',');
+const wanted = (key: string) => !only || only.includes(key);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const root = join(import.meta.dir, '..');
+const load1m = () => loadavg()[0]!;
 
 const work = mkdtempSync(join(tmpdir(), 'marketplace-bench-'));
 // Run as root, the embedded PostgreSQL runs as `postgres`, which must reach its directory through this one.
 chmodSync(work, 0o755);
-const database = await startEmbeddedPostgres(join(work, 'db'), createLogger('warn'), { persistent: false });
+// Room for the seed's millions of install rows without a checkpoint in the middle of it.
+const database = await startEmbeddedPostgres(join(work, 'db'), createLogger('warn'), {
+  persistent: false,
+  settings: { max_wal_size: '8GB', shared_buffers: '512MB' },
+});
 const databaseUrl = database.url('postgres');
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
@@ -54,6 +69,11 @@ const serviceEnv = {
   TRUSTED_PROXIES: '127.0.0.1/32',
   WEB_CONCURRENCY: String(PROCESSES),
 };
+const cli = (...args: string[]) => {
+  const run = Bun.spawnSync(['bun', join(root, 'src/cli/index.ts'), ...args], { env: { ...Bun.env, ...serviceEnv } });
+  if (run.exitCode !== 0) throw new Error(`cli ${args[0]} failed: ${run.stderr.toString()}`);
+  return run.stdout.toString().trim();
+};
 // Exactly as `bun start` (or `bun run start:api`) runs it, with the runtime's memory settings in package.json.
 const service = start(['bun', 'run', '--cwd', root, options.role === 'api' ? 'start:api' : 'start'], serviceEnv);
 const stops: (() => Promise<void>)[] = [() => service.stop()];
@@ -61,9 +81,10 @@ const stops: (() => Promise<void>)[] = [() => service.stop()];
 try {
   await waitForHttp(`${base}/readyz`);
   log(`seeding ${APPS} apps with the CLI…`);
-  const seed = Bun.spawnSync(['bun', join(root, 'src/cli/index.ts'), 'seed', '--apps', String(APPS)], { env: { ...Bun.env, ...serviceEnv } });
-  if (seed.exitCode !== 0) throw new Error(`seed failed: ${seed.stderr.toString()}`);
-  log(seed.stdout.toString().trim());
+  const seedStarted = performance.now();
+  const seeded = cli('seed', '--apps', String(APPS));
+  const seedSeconds = (performance.now() - seedStarted) / 1000;
+  log(`${seeded} (${seedSeconds.toFixed(1)} s with the CLI's start)`);
 
   const db = new pg.Client({ connectionString: databaseUrl });
   db.on('error', () => {});
@@ -80,6 +101,7 @@ try {
   // The steady state autovacuum reaches on its own: statistics, and the visibility map index-only scans need.
   await db.query('vacuum analyze');
 
+  const random = seededRandom(Date.now());
   const listings = (await db.query<{ name: string; description: string; slug: string }>(`select name, description, slug from apps order by random()`)).rows;
   const files = join(work, 'paths');
   mkdirSync(files);
@@ -88,92 +110,192 @@ try {
     writeFileSync(file, `${paths.join('\n')}\n`);
     return file;
   };
-  const searches = searchMix(seededRandom(Date.now()), listings, 600).map(searchPath);
+  const warm = searchMix(random, listings, 600);
+  const cold = coldSearchMix(random, listings, (RUNS + 1) * COLD_PER_RUN, new Set(warm)).map(searchPath);
+  // A small catalogue has fewer distinct queries than asked for: each run (and the mixed runs) gets an equal share.
+  const coldPerRun = Math.floor(cold.length / (RUNS + 1));
+  const coldRuns = Array.from({ length: RUNS }, (_, run) => pathsFile(`cold-${run}`, cold.slice(run * coldPerRun, (run + 1) * coldPerRun)));
+  const coldForMixed = cold.slice(RUNS * coldPerRun);
   const slugs = listings.slice(0, 2_000).map((listing) => `/api/apps/${listing.slug}`);
-  const installs = listings.slice(0, 2_000).map((listing) => `/api/apps/${listing.slug}/install`);
-  log(`${searches.length} distinct searches, ${slugs.length} slugs`);
+  const paths = {
+    warm: pathsFile('warm', warm.map(searchPath)),
+    slugs: pathsFile('slugs', slugs),
+    // Installs go to every app of the catalogue.
+    installs: pathsFile('installs', listings.map((listing) => `/api/apps/${listing.slug}/install`)),
+  };
+  log(`${warm.length} warm searches, ${cold.length} cold ones (${coldPerRun} a run), ${slugs.length} slugs`);
 
-  const hello = await freePort();
-  const helloWorld = start(['bun', join(import.meta.dir, 'hello-world.ts'), String(hello), String(PROCESSES)], {});
-  stops.push(() => helloWorld.stop());
-  await waitForHttp(`http://127.0.0.1:${hello}/`);
+  // Developers for the mixed run's writes: a platform token each, registered through the API.
+  const developers = await Promise.all(
+    [1, 2, 3, 4].map(async (n) => {
+      const user = `bench-developer-${n}`;
+      const token = cli('token', '--user', user);
+      const response = await fetch(`${base}/api/dev/register`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `Bench Developer ${n}`, email: `${user}@example.com`, platformUserId: user }),
+      });
+      if (response.status !== 201) throw new Error(`registering a developer: ${response.status} ${await response.text()}`);
+      return token;
+    }),
+  );
 
-  const load = (url: string, script: 'paths' | 'install' = 'paths', file?: string) =>
-    runWrk({ url, script, pathsFile: file, seconds: SECONDS, connections: CONNECTIONS });
-  const wanted = (name: string) => !only || only.includes(name);
-  const load1m = () => loadavg()[0]!;
+  const wrk = (url: string, script: 'paths' | 'install' = 'paths', file?: string, order?: 'walk') =>
+    runWrk({ url, script, pathsFile: file, order, seconds: SECONDS, connections: CONNECTIONS });
+  let installSerial = 0;
+  const newInstall = (): MixedRequest => {
+    installSerial += 1;
+    return {
+      method: 'POST',
+      path: `/api/apps/${pick(random, listings).slug}/install`,
+      // A network of its own each (an IPv6 /64), apart from the ones wrk's install script uses.
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': `2001:db8:${(0xf000 + (installSerial >> 16)).toString(16)}:${(installSerial & 0xffff).toString(16)}::1` },
+      body: JSON.stringify({ installationId: `bench-steady-${installSerial}` }),
+    };
+  };
 
   // Warm-up (not measured): JIT and connection pools, on paths the measured runs do not use.
   await runWrk({ url: `${base}/api/apps/categories/list`, script: 'paths', seconds: 2, connections: CONNECTIONS });
   await runWrk({ url: `${base}/api/apps?limit=5&sort=newest`, script: 'paths', seconds: 2, connections: CONNECTIONS });
 
-  const rows: Row[] = [];
-  const helloResult = await load(`http://127.0.0.1:${hello}/`);
-  await helloWorld.stop();
-  stops.pop();
-  rows.push({ name: 'Elysia hello-world (yardstick)', result: helloResult, yardstick: null, load: load1m() });
-  const helloRate = requestsPerSecond(helloResult);
-
   const idleRssMb = sampleRss(service.child.pid).stop().peakMb;
   const rss = sampleRss(service.child.pid);
   const cpu = cpuMeter(service.child.pid);
+  const measurements: Measurement[] = [];
+  const installChecks: { created: number; sent: number; rows: number }[] = [];
+  const countInstalls = async () => (await db.query(`select count(*)::int as n from installs`)).rows[0].n as number;
+  const record = (key: string, name: string, run: number, result: WrkResult, yardstick: number | null, extra: Partial<Measurement> = {}) => {
+    const rate = requestsPerSecond(result);
+    const measurement: Measurement = {
+      key, name, run, rate, share: yardstick ? rate / yardstick : null,
+      p50Ms: result.p50Us / 1000, p99Ms: result.p99Us / 1000, failures: result.non2xx + result.socketErrors, load1m: load1m(), ...extra,
+    };
+    measurements.push(measurement);
+    log(`  ${name}: ${rate.toFixed(0)}/s${measurement.share === null ? '' : ` (${(measurement.share * 100).toFixed(1)}%)`}, p99 ${measurement.p99Ms!.toFixed(1)} ms, load ${measurement.load1m.toFixed(1)}`);
+  };
+  /** A wrk run with the CPU and RSS it cost. */
   const measured = async (run: () => Promise<WrkResult>) => {
     const during = sampleRss(service.child.pid);
     const { result, cores, seconds } = await cpu.measure(run);
-    return { result, cores: { ...cores, wrk: (result.cpuSeconds ?? 0) / seconds }, rssMb: during.stop().peakMb };
+    return { result, extra: { cores: { ...cores, load: (result.cpuSeconds ?? 0) / seconds }, rssMb: during.stop().peakMb } };
   };
-  const scenarios: { key: string; name: string; run: () => Promise<WrkResult> }[] = [
-    { key: 'list', name: 'GET /api/apps?limit=20', run: () => load(`${base}/api/apps?limit=20`) },
-    { key: 'slug', name: 'GET /api/apps/:slug (2,000 slugs)', run: () => load(base, 'paths', pathsFile('slugs', slugs)) },
-    { key: 'categories', name: 'GET /api/apps/categories/list', run: () => load(`${base}/api/apps/categories/list`) },
-    { key: 'featured', name: 'GET /api/apps/featured/list', run: () => load(`${base}/api/apps/featured/list`) },
-    { key: 'search', name: `GET /api/apps?search=… (${searches.length} distinct)`, run: () => load(base, 'paths', pathsFile('searches', searches)) },
-  ];
-  for (const scenario of scenarios.filter((s) => wanted(s.key))) {
-    log(`loading ${scenario.name}…`);
-    const { result, cores, rssMb } = await measured(scenario.run);
-    rows.push({ name: scenario.name, result, cores, rssMb, yardstick: helloRate, load: load1m() });
-  }
 
-  let installCheck: { created: number; sent: number; rows: number } | undefined;
-  if (wanted('installs')) {
-    const pgbench = await pgbenchInstalls(databaseUrl, SECONDS);
-    rows.push({ name: 'pgbench install INSERT, 32 clients (yardstick)', tps: pgbench.tps, yardstick: null, load: load1m() });
-    log('loading installs…');
-    const before = (await db.query(`select count(*)::int as n from installs`)).rows[0].n as number;
-    const { result, cores, rssMb } = await measured(() => load(base, 'install', pathsFile('installs', installs)));
-    await Bun.sleep(1_000);
-    const after = (await db.query(`select count(*)::int as n from installs`)).rows[0].n as number;
-    installCheck = { created: result.created ?? 0, sent: result.sent ?? 0, rows: after - before };
-    rows.push({ name: 'POST /api/apps/:slug/install (new installer each)', result, cores, rssMb, yardstick: pgbench.tps, load: load1m() });
+  for (let run = 0; run < RUNS; run += 1) {
+    log(`run ${run + 1} of ${RUNS} (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`);
+    const hello = await freePort();
+    const helloWorld = start(['bun', join(import.meta.dir, 'hello-world.ts'), String(hello), String(PROCESSES)], {});
+    await waitForHttp(`http://127.0.0.1:${hello}/`);
+    const helloResult = await wrk(`http://127.0.0.1:${hello}/`);
+    await helloWorld.stop();
+    record('hello', 'Elysia hello-world (yardstick)', run, helloResult, null);
+    const helloRate = requestsPerSecond(helloResult);
+
+    const reads: { key: string; name: string; go: () => Promise<WrkResult> }[] = [
+      // What every request pays (request id, headers, metrics, routing) with nothing else to do.
+      { key: 'livez', name: 'GET /livez (the per-request floor)', go: () => wrk(`${base}/livez`) },
+      { key: 'list', name: 'GET /api/apps?limit=20', go: () => wrk(`${base}/api/apps?limit=20`) },
+      { key: 'slug', name: 'GET /api/apps/:slug (2,000 slugs)', go: () => wrk(base, 'paths', paths.slugs) },
+      { key: 'categories', name: 'GET /api/apps/categories/list', go: () => wrk(`${base}/api/apps/categories/list`) },
+      { key: 'featured', name: 'GET /api/apps/featured/list', go: () => wrk(`${base}/api/apps/featured/list`) },
+      { key: 'search', name: `warm search mix (${warm.length} distinct)`, go: () => wrk(base, 'paths', paths.warm) },
+      { key: 'cold', name: 'cold search mix (no query repeats)', go: () => wrk(base, 'paths', coldRuns[run], 'walk') },
+    ];
+    let quietSlugs: number | null = null;
+    for (const scenario of reads.filter((s) => wanted(s.key))) {
+      const { result, extra } = await measured(scenario.go);
+      record(scenario.key, scenario.name, run, result, helloRate, extra);
+      if (scenario.key === 'slug') quietSlugs = requestsPerSecond(result);
+    }
+
+    if (wanted('slug-installs')) {
+      // Slug reads while installs arrive over the whole catalogue; the yardstick is the same reads on a quiet catalogue.
+      const steady = steadyLoad(base, INSTALL_RATE, newInstall);
+      await Bun.sleep(2_000);
+      const { result, extra } = await measured(() => wrk(base, 'paths', paths.slugs));
+      const statuses = await steady.stop();
+      const refused = Object.entries(statuses).filter(([status]) => status !== '201').reduce((sum, [, n]) => sum + n, 0);
+      record('slug-installs', `GET /api/apps/:slug while ${INSTALL_RATE} installs/s arrive (share of quiet slug reads)`, run, result, quietSlugs, {
+        ...extra,
+        failures: result.non2xx + result.socketErrors + refused,
+      });
+    }
+
+    if (wanted('installs')) {
+      const pgbench = await pgbenchInstalls(databaseUrl, SECONDS, APPS);
+      measurements.push({ key: 'pgbench', name: 'pgbench install INSERT, 32 clients (yardstick)', run, rate: pgbench.tps, share: null, load1m: load1m() });
+      const before = await countInstalls();
+      const { result, extra } = await measured(() => wrk(base, 'install', paths.installs));
+      // Whatever was still in flight when wrk stopped has committed by now.
+      await Bun.sleep(1_000);
+      installChecks.push({ created: result.created ?? 0, sent: result.sent ?? 0, rows: (await countInstalls()) - before });
+      record('installs', 'POST /api/apps/:slug/install (new installer, any app)', run, result, pgbench.tps, extra);
+    }
+
+    if (wanted('mixed')) {
+      const mixedShare = Math.floor(coldForMixed.length / RUNS);
+      const coldPool = coldForMixed.slice(run * mixedShare, (run + 1) * mixedShare);
+      let coldNext = 0;
+      const cachedReads = ['/api/apps?limit=20', '/api/apps/categories/list', '/api/apps/featured/list', '/api/apps?limit=20&sort=rating', ...slugs];
+      const { result, cores } = await cpu.measure(() =>
+        runMixed(
+          base,
+          [
+            { name: 'cached read', weight: 60, next: () => ({ method: 'GET', path: pick(random, cachedReads) }) },
+            { name: 'warm search', weight: 15, next: () => ({ method: 'GET', path: searchPath(pick(random, warm)) }) },
+            { name: 'cold search', weight: 5, next: () => ({ method: 'GET', path: coldPool[coldNext++ % coldPool.length]! }) },
+            { name: 'install', weight: 19, next: newInstall },
+            {
+              name: 'developer write',
+              weight: 1,
+              next: () => ({
+                method: 'PUT',
+                path: '/api/dev/me',
+                headers: { authorization: `Bearer ${pick(random, developers)}`, 'content-type': 'application/json' },
+                body: JSON.stringify({ bio: `Edited at ${Date.now()} by the mixed run.` }),
+              }),
+            },
+          ],
+          { seconds: SECONDS, connections: CONNECTIONS, random },
+        ),
+      );
+      const failures = Object.values(result.kinds).reduce(
+        (sum, kind) => sum + Object.entries(kind.statuses).filter(([status]) => !status.startsWith('2')).reduce((n, [, count]) => n + count, 0),
+        0,
+      );
+      const readP99 = Math.max(result.kinds['cached read']!.p99Ms, result.kinds['warm search']!.p99Ms, result.kinds['cold search']!.p99Ms);
+      measurements.push({
+        key: 'mixed', name: 'mixed run (Bun client; p99 = slowest read kind)', run, rate: result.requestsPerSecond, share: result.requestsPerSecond / helloRate,
+        p99Ms: readP99, failures, cores: { server: cores.server, postgres: cores.postgres, load: 0 }, load1m: load1m(), kinds: result.kinds,
+      });
+      log(`  mixed: ${result.requestsPerSecond.toFixed(0)}/s, read p99 ${readP99.toFixed(1)} ms, non-2xx ${failures}`);
+    }
   }
   const memory = rss.stop();
 
+  const summary = summarise(measurements);
   const report = {
     at: new Date().toISOString(),
-    machine: { cpus: navigator.hardwareConcurrency, bun: Bun.version, loadAverage: loadavg() },
-    settings: { apps: APPS, seconds: SECONDS, connections: CONNECTIONS, processes: PROCESSES, wrkThreads: 2 },
-    rows: rows.map((row) => ({
-      name: row.name,
-      ...(row.result
-        ? {
-            requestsPerSecond: Math.round(requestsPerSecond(row.result)),
-            p50Ms: row.result.p50Us / 1000,
-            p99Ms: row.result.p99Us / 1000,
-            non2xx: row.result.non2xx,
-            socketErrors: row.result.socketErrors,
-          }
-        : { tps: row.tps }),
-      shareOfYardstick: row.yardstick ? (row.result ? requestsPerSecond(row.result) : 0) / row.yardstick : null,
-      cpuCores: row.cores,
-      serverPeakRssMb: row.rssMb,
-      load1m: row.load,
-    })),
+    machine: { cpus: navigator.hardwareConcurrency, bun: Bun.version, loadAverageAtEnd: loadavg() },
+    settings: { apps: APPS, seconds: SECONDS, runs: RUNS, connections: CONNECTIONS, processes: PROCESSES, wrkThreads: 2, installRate: INSTALL_RATE },
+    seed: { output: seeded, seconds: seedSeconds },
+    summary,
+    measurements,
     serverPeakRssMb: memory,
     serverRssBeforeLoadMb: idleRssMb,
-    installs: installCheck,
+    installs: installChecks,
   };
-  printReport(report);
+  printSummary(
+    summary,
+    `${APPS} apps (seeded in ${seedSeconds.toFixed(1)} s); ${RUNS} interleaved runs of wrk -t2 -c${CONNECTIONS} -d${SECONDS}s; ${PROCESSES} API process(es); ${report.machine.cpus} CPUs; Bun ${Bun.version}`,
+  );
+  printKinds(measurements);
+  console.log(
+    `\nserver peak RSS: ${memory.peakMb.toFixed(0)} MB per process (${memory.processes} process(es), ${memory.totalPeakMb.toFixed(0)} MB together); ${idleRssMb.toFixed(0)} MB before the load`,
+  );
+  for (const check of installChecks) {
+    console.log(`installs: ${check.created} answered 201, ${check.rows} rows written, ${check.sent} sent (rows − 201s ≤ requests in flight when wrk stopped: ${check.sent - check.created})`);
+  }
+  console.log(`load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const results = join(import.meta.dir, 'results');
   mkdirSync(results, { recursive: true });
   const file = join(results, `${report.at.replace(/[:.]/g, '-')}.json`);

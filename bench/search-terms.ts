@@ -41,3 +41,38 @@ export function searchMix(random: Random, listings: { name: string; description:
 }
 
 export const searchPath = (query: string) => `/api/apps?search=${encodeURIComponent(query)}`;
+
+/**
+ * The cold mix: `count` distinct queries none of which is in `exclude`, of three kinds in turn: a
+ * word of the catalogue, that word with one typo, and two neighbouring words of a listing (one of
+ * them misspelt every other time). At 100,000 apps there are far more of these than a run sends,
+ * so nearly every request is a query the server has not seen.
+ */
+export function coldSearchMix(random: Random, listings: { name: string; description: string }[], count: number, exclude: Set<string>): string[] {
+  const queries = new Set<string>();
+  const words = [...new Set(listings.slice(0, 20_000).flatMap((listing) => wordsOf(`${listing.name} ${listing.description}`.toLowerCase())))].filter(
+    (w) => w.length >= 3,
+  );
+  const add = (query: string) => {
+    if (query.trim().length > 0 && !exclude.has(query)) queries.add(query);
+  };
+  for (let attempt = 0; queries.size < count && attempt < count * 20; attempt += 1) {
+    switch (attempt % 3) {
+      case 0:
+        add(pick(random, words));
+        break;
+      case 1:
+        add(typo(random, pick(random, words)));
+        break;
+      default: {
+        const listing = pick(random, listings);
+        const sentence = wordsOf((random() < 0.5 ? listing.name : listing.description).toLowerCase());
+        const start = Math.floor(random() * Math.max(1, sentence.length - 1));
+        const pair = sentence.slice(start, start + 2);
+        if (attempt % 2 === 0 && pair.length === 2) pair[1] = typo(random, pair[1]!);
+        add(pair.join(' '));
+      }
+    }
+  }
+  return [...queries];
+}

@@ -18,6 +18,8 @@ export interface WrkResult {
 export interface WrkRun {
   url: string;
   script: 'paths' | 'install';
+  /** `walk`: no path repeats within a run (paths.lua); else each request picks one at random. */
+  order?: 'random' | 'walk';
   /** A file of paths, one a line, the script picks from at random. */
   pathsFile?: string;
   seconds: number;
@@ -37,7 +39,7 @@ export function parseWrkOutput(output: string): WrkResult {
 export async function runWrk(run: WrkRun): Promise<WrkResult> {
   const args = ['wrk', `-t${run.threads ?? 2}`, `-c${run.connections}`, `-d${run.seconds}s`, '--timeout', '10s', '-s', join(SCRIPTS, `${run.script}.lua`), run.url];
   const child = Bun.spawn(args, {
-    env: { ...Bun.env, ...(run.pathsFile ? { BENCH_PATHS: run.pathsFile } : {}) },
+    env: { ...Bun.env, BENCH_THREADS: String(run.threads ?? 2), BENCH_ORDER: run.order ?? 'random', ...(run.pathsFile ? { BENCH_PATHS: run.pathsFile } : {}) },
     stdout: 'pipe',
     stderr: 'pipe',
   });

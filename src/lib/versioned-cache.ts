@@ -24,8 +24,15 @@ export interface VersionedCache<Value> {
 
 export function createVersionedCache<Value extends {}>(
   clock: VersionClock,
-  options: { maxEntries: number; maxSize?: number; sizeOf?: (value: Value) => number },
+  options: {
+    maxEntries: number;
+    maxSize?: number;
+    sizeOf?: (value: Value) => number;
+    /** Whether an entry at the current version is out of date all the same (for what the version does not cover). */
+    outdated?: (value: Value) => boolean;
+  },
 ): VersionedCache<Value> {
+  const outdated = options.outdated ?? (() => false);
   const entries = new LRUCache<string, Loaded<Value>>({
     max: options.maxEntries,
     ...(options.maxSize && options.sizeOf
@@ -50,7 +57,7 @@ export function createVersionedCache<Value extends {}>(
       if (version === undefined) return undefined;
       sweep(version);
       const cached = entries.get(key);
-      return cached && cached.version >= version ? cached.value : undefined;
+      return cached && cached.version >= version && !outdated(cached.value) ? cached.value : undefined;
     },
     put(key, loaded) {
       if (loaded.version >= newest) entries.set(key, loaded);
@@ -59,7 +66,7 @@ export function createVersionedCache<Value extends {}>(
       const version = await clock.current();
       sweep(version);
       const cached = entries.get(key);
-      if (cached && cached.version >= version) return cached.value;
+      if (cached && cached.version >= version && !outdated(cached.value)) return cached.value;
       const flight = `${version}\u0000${key}`;
       let pending = loading.get(flight);
       if (!pending) {

@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseWrkOutput, runWrk } from '../../bench/wrk.ts';
-import { searchMix, searchPath, typo } from '../../bench/search-terms.ts';
+import { coldSearchMix, searchMix, searchPath, typo } from '../../bench/search-terms.ts';
+import { median, summarise } from '../../bench/report.ts';
 import { seededRandom } from '../../src/lib/seeded-random.ts';
 import { editDistance } from '../../src/lib/edit-distance.ts';
 
@@ -24,6 +25,43 @@ test('the search mix has thousands of distinct queries of every kind, typos one 
     expect(editDistance(typo(random, word), word)).toBeLessThanOrEqual(1);
   }
   expect(searchPath('a b&c')).toBe('/api/apps?search=a%20b%26c');
+});
+
+test('the cold mix: tens of thousands of distinct queries, none from the warm mix, words, typos and phrases', () => {
+  const random = seededRandom(2);
+  const listings = Array.from({ length: 2_000 }, (_, i) => ({
+    name: `Brand${i % 97} Noun${i % 89} Edition${i % 7}`,
+    description: `Brand${i % 97} does thing${i % 301} for audience${i % 53}. Another${i % 30} sentence${i % 11}.`,
+  }));
+  const warm = new Set(searchMix(random, listings, 200));
+  const cold = coldSearchMix(random, listings, 20_000, warm);
+  expect(cold.length).toBe(20_000);
+  expect(new Set(cold).size).toBe(cold.length);
+  expect(cold.some((query) => warm.has(query))).toBe(false);
+  expect(cold.filter((query) => query.includes(' ')).length).toBeGreaterThan(5_000);
+});
+
+test('paths.lua in walk order sends every path of its file once before any repeats, threads taking turns', async () => {
+  const seen: string[] = [];
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (request) => (seen.push(new URL(request.url).pathname), new Response('ok')) });
+  try {
+    const file = join(mkdtempSync(join(tmpdir(), 'bench-walk-')), 'paths.txt');
+    writeFileSync(file, `${Array.from({ length: 50_000 }, (_, i) => `/p${i}`).join('\n')}\n`);
+    const result = await runWrk({ url: `http://127.0.0.1:${server.port}`, script: 'paths', order: 'walk', pathsFile: file, seconds: 1, connections: 4, threads: 2 });
+    expect(result.requests).toBeGreaterThan(0);
+    expect(seen.length).toBeLessThan(50_000);
+    expect(new Set(seen).size).toBe(seen.length);
+  } finally {
+    server.stop(true);
+  }
+});
+
+test('a figure is the median over runs, with its range', () => {
+  expect(median([3, 1, 2])).toBe(2);
+  expect(median([4, 1, 2, 3])).toBe(2.5);
+  const rows = summarise([1, 2, 3].map((run) => ({ key: 'list', name: 'list', run, rate: run * 100, share: run / 10, p99Ms: run, load1m: 1 })));
+  expect(rows[0]!.rate.median).toBe(200);
+  expect(rows[0]!.share!.all).toEqual([0.1, 0.2, 0.3]);
 });
 
 test("wrk runs the bench's script over a file of paths and reports one JSON summary", async () => {

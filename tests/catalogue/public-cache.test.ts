@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
-import { approvedApp, deps } from '../apps/fixtures.ts';
+import { approvedApp, completeApp, deps } from '../apps/fixtures.ts';
 import { decideApp, setFeatured } from '../../src/modules/apps/app-admin.service.ts';
 import { decideRevision } from '../../src/modules/apps/revisions.service.ts';
 import { transitionDeveloper } from '../../src/modules/developers/developers.service.ts';
 import { bumpCatalogueVersion } from '../../src/modules/catalogue/catalogue-version.ts';
-import { recomputeAppStats } from '../../src/modules/stats/stats.service.ts';
+import { rollUpNewInstalls } from '../../src/modules/stats/stats.service.ts';
+import { metricsRegistry } from '../../src/lib/metrics.ts';
+import { eventually } from '../apps/fixtures.ts';
 import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
 import { PublicAppSummary } from '../../src/modules/catalogue/catalogue.model.ts';
 import { PublicAppView } from '../../src/modules/apps/apps.model.ts';
@@ -159,11 +161,38 @@ describe('invalidation', () => {
     await transitionDeveloper(deps(t), developer.id, 'reinstate', CLI_ACTOR);
     expect(await listed()).toContain(other.id);
 
-    // A rolled-up counter: an install event, then the roll-up (as its job runs it).
+    // A rolled-up counter: an install event, then the roll-up (as its job runs it); counters are polled, not versioned.
     const before = (await get(`/api/apps/${other.slug}`)).body.installCount;
     await t.sql(`insert into installs (app_id, installer) values (?, 'user:cache-test')`, [other.id]);
-    await recomputeAppStats(t.ctx.orm.em.fork(), other.id);
-    expect((await get(`/api/apps/${other.slug}`)).body.installCount).toBe(before + 1);
+    await rollUpNewInstalls(t.ctx.orm.em.fork());
+    await eventually(async () => (await get(`/api/apps/${other.slug}`)).body.installCount === before + 1);
+  });
+});
+
+describe('counters apart from the catalogue version', () => {
+  const misses = async () => (await metricsRegistry.getSingleMetric('catalogue_cache_misses_total')!.get()).values[0]?.value ?? 0;
+  test("an install's roll-up leaves the version and every other cached answer alone; the new count is served within the contract's 5 s", async () => {
+    const quiet = await approvedApp(t, key, completeApp({ name: 'Counter Quiet' }));
+    const busy = await approvedApp(t, key, completeApp({ name: 'Counter Busy' }));
+    // The approvals' own jobs (category counts) move the version; wait until they are done.
+    await eventually(async () => (await t.sql(`select 1 from pgboss.job where name like 'stats.%' and state < 'completed'`)).length === 0);
+    // Stats rows written an hour ago: the only change to either is the roll-up below.
+    await t.sql(`update app_stats set updated_at = now() - interval '1 hour' where app_id in (?, ?)`, [quiet.id, busy.id]);
+    for (const slug of [quiet.slug, busy.slug]) for (let i = 0; i < 2; i += 1) await get(`/api/apps/${slug}`);
+    const quietBody = (await get(`/api/apps/${quiet.slug}`)).body;
+    const [version] = await t.sql<{ version: string }>('select version from catalogue_version');
+
+    await t.sql(`insert into installs (app_id, installer) values (?, 'user:counter-1'), (?, 'user:counter-2')`, [busy.id, busy.id]);
+    const rolledUpAt = performance.now();
+    await rollUpNewInstalls(t.ctx.orm.em.fork());
+    expect(await t.sql('select version from catalogue_version')).toEqual([version]);
+    await eventually(async () => (await get(`/api/apps/${busy.slug}`)).body.installCount === 2);
+    expect(performance.now() - rolledUpAt).toBeLessThan(5_000);
+
+    // The quiet app's answer never left the cache: no read of it reached PostgreSQL.
+    const missesBefore = await misses();
+    expect((await get(`/api/apps/${quiet.slug}`)).body).toEqual(quietBody);
+    expect(await misses()).toBe(missesBefore);
   });
 });
 

@@ -201,7 +201,7 @@ describe('the console in a browser', () => {
 
   test('retry a dead job: the install it counted reaches the public count', async () => {
     await t.sql(`insert into installs (app_id, installer) values (?, 'user:counted-late')`, [world.approved.id]);
-    const jobId = await deadStatsJob(t, world.approved.id);
+    const jobId = await deadStatsJob(t);
     const before = (await t.call('GET', `/api/apps/${world.approved.slug}`)).body.installCount;
     await page.goto(url('/admin/jobs'));
     await page.locator(`#dead-${jobId}`).getByRole('button', { name: 'Retry' }).click();

@@ -19,12 +19,12 @@ afterAll(() => t.close());
 describe('dead letters', () => {
   test('listed per queue with the error; "Retry" re-enqueues the job once, and its work then happens', async () => {
     // An install whose roll-up died: the public count stays behind until the job is retried. Roll-ups
-    // are deferred a second to coalesce, so earlier ones for this app must be done first.
+    // are deferred a second to coalesce, so earlier ones must be done first.
     await eventually(async () =>
-      (await t.sql(`select 1 from pgboss.job where name = 'stats.app' and data->>'appId' = ? and state < 'completed'`, [world.approved.id])).length === 0,
+      (await t.sql(`select 1 from pgboss.job where name = 'stats.installs' and state < 'completed'`)).length === 0,
     );
     await t.sql(`insert into installs (app_id, installer) values (?, 'user:late-install')`, [world.approved.id]);
-    const jobId = await deadStatsJob(t, world.approved.id);
+    const jobId = await deadStatsJob(t);
     const installsBefore = (await t.call('GET', `/api/apps/${world.approved.slug}`)).body.installCount;
 
     const client = await signedIn(t, support);
@@ -32,19 +32,19 @@ describe('dead letters', () => {
     expect(page.text).toContain(`id="dead-${jobId}"`);
     expect(page.text).toContain('disk full (test)');
     const health = await client.get('/admin/queue-health', { htmx: true });
-    expect(health.text).toMatch(/<code>stats\.app<\/code>[^]*?<strong class="alert-figure">1<\/strong>/);
+    expect(health.text).toMatch(/<code>stats\.installs<\/code>[^]*?<strong class="alert-figure">1<\/strong>/);
 
-    const retried = await client.post(`/admin/jobs/dead/stats.app.dead/${jobId}/retry`, {}, { htmx: true });
+    const retried = await client.post(`/admin/jobs/dead/stats.installs.dead/${jobId}/retry`, {}, { htmx: true });
     expect(retried.status).toBe(200);
     expect(retried.text).toContain('Re-enqueued.');
-    expect(await t.sql(`select 1 from pgboss.job where name = 'stats.app.dead' and id = ?`, [jobId])).toEqual([]);
+    expect(await t.sql(`select 1 from pgboss.job where name = 'stats.installs.dead' and id = ?`, [jobId])).toEqual([]);
     await eventually(async () => (await t.call('GET', `/api/apps/${world.approved.slug}`)).body.installCount === installsBefore + 1);
 
-    const again = await client.post(`/admin/jobs/dead/stats.app.dead/${jobId}/retry`, {}, { htmx: true });
+    const again = await client.post(`/admin/jobs/dead/stats.installs.dead/${jobId}/retry`, {}, { htmx: true });
     expect(again.status).toBe(409);
     expect(again.text).toContain('no longer dead-lettered');
     const audit = await t.sql(`select actor, after from audit_log where action = 'job.retry' and subject_id = ?`, [jobId]);
-    expect(audit).toEqual([{ actor: `admin:${support.id}`, after: { queue: 'stats.app' } }]);
+    expect(audit).toEqual([{ actor: `admin:${support.id}`, after: { queue: 'stats.installs' } }]);
   });
 
   test('every registered queue is listed, with its dead-letter count where it has one', async () => {

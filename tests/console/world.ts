@@ -66,12 +66,12 @@ export async function buildWorld(t: TestApp, names: { pending?: string; approved
 }
 
 /** A stats roll-up that dies: the stats table refuses writes while the job runs, and the job has no retries left. */
-export async function deadStatsJob(t: TestApp, appId: string): Promise<string> {
+export async function deadStatsJob(t: TestApp): Promise<string> {
   await t.sql(`create function refuse_stats() returns trigger language plpgsql as $$ begin raise exception 'disk full (test)'; end $$`);
   await t.sql('create trigger refuse_stats before insert or update on app_stats for each row execute function refuse_stats()');
-  await t.ctx.boss.send('stats.app', { appId }, { retryLimit: 0 });
+  await t.ctx.boss.send('stats.installs', {}, { retryLimit: 0 });
   const [dead] = await eventually(async () => {
-    const rows = await t.sql<{ id: string }>(`select id from pgboss.job where name = 'stats.app.dead' and state = 'created'`);
+    const rows = await t.sql<{ id: string }>(`select id from pgboss.job where name = 'stats.installs.dead' and state = 'created'`);
     return rows.length ? rows : null;
   });
   await t.sql('drop trigger refuse_stats on app_stats');

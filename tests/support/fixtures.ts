@@ -63,6 +63,18 @@ export async function insertApp(t: TestApp, fixture: AppFixture): Promise<Fixtur
   return { id, slug, name };
 }
 
+/** `count` approved apps in one statement, slugs `<prefix>-1` … `<prefix>-<count>`, named `<Prefix> N`. */
+export async function insertManyApps(t: TestApp, developerId: string, prefix: string, count: number, description = 'An app among many.'): Promise<void> {
+  await t.sql(
+    `insert into apps (id, developer_id, slug, name, description, category, environment, logo_url, screenshots, status,
+                       first_approved_at, created_at, updated_at)
+     select gen_random_uuid(), ?, ? || '-' || g, initcap(?) || ' ' || g, ?, 'PRODUCTIVITY', 'production',
+            'https://cdn.example.com/logo.png', '[]', 'APPROVED', now(), now(), now()
+     from generate_series(1, ?) g`,
+    [developerId, prefix, prefix, description, count],
+  );
+}
+
 /** A developer row in the given state (no account, no keys: the public side only shows their name). */
 export async function insertDeveloper(
   t: TestApp,
@@ -103,6 +115,7 @@ export async function addEvents(t: TestApp, appId: string, events: { installs?: 
       [Bun.randomUUIDv7(), appId, `fixture-user-${i + 1}`, rating],
     );
   }
+  await rollUpNewInstalls(t.ctx.orm.em.fork());
   await recomputeAppStats(t.ctx.orm.em.fork(), appId);
   await rollUpNewInstalls(t.ctx.orm.em.fork());
 }

@@ -23,6 +23,10 @@ import { Migration20261213000001_revision_withdrawal } from './Migration20261213
 import { Migration20261214000001_teams } from './Migration20261214000001_teams.ts';
 import { Migration20261215000001_uninstalls } from './Migration20261215000001_uninstalls.ts';
 import { Migration20261212000001_webhook_retention } from './Migration20261212000001_webhook_retention.ts';
+import { Migration20261217000001_bulk_app_triggers } from './Migration20261217000001_bulk_app_triggers.ts';
+import { Migration20261217000002_counter_changes } from './Migration20261217000002_counter_changes.ts';
+import { Migration20261217000003_app_search } from './Migration20261217000003_app_search.ts';
+import { Migration20261219000001_app_search_teams } from './Migration20261219000001_app_search_teams.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -51,4 +55,8 @@ export const migrations = [
   { name: 'Migration20261215000001_uninstalls', class: Migration20261215000001_uninstalls },
   { name: 'Migration20261212000001_webhook_retention', class: Migration20261212000001_webhook_retention },
   { name: 'Migration20261216000001_data_access_disclosure', class: Migration20261216000001_data_access_disclosure },
+  { name: 'Migration20261217000001_bulk_app_triggers', class: Migration20261217000001_bulk_app_triggers },
+  { name: 'Migration20261217000002_counter_changes', class: Migration20261217000002_counter_changes },
+  { name: 'Migration20261217000003_app_search', class: Migration20261217000003_app_search },
+  { name: 'Migration20261219000001_app_search_teams', class: Migration20261219000001_app_search_teams },
 ];

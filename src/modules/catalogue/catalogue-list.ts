@@ -1,6 +1,6 @@
 import { namedSql } from '../../lib/named-sql.ts';
 import type { SqlReader } from '../../lib/sql-reader.ts';
-import { COLUMNS, JOINS, OWNER_JOINS, VISIBLE, toSummary, type PublicAppRow } from './catalogue-rows.ts';
+import { COLUMNS, JOINS, VISIBLE, toSummary, type PublicAppRow } from './catalogue-rows.ts';
 import { filterCondition, orderBy, SORT_KEYS, type CatalogueFilter } from './catalogue-order.ts';
 import type { CatalogueSort, PublicAppSummary } from './catalogue.model.ts';
 
@@ -25,11 +25,14 @@ export async function listPage(
   return rows.map(toSummary);
 }
 
-/** How many public apps pass the filter: an exact count, which callers cache per filter and version. */
+/**
+ * How many public apps pass the filter: an exact count, which callers cache per filter and version,
+ * from the narrow search table (its visibility and filters are the list's), not a join of wide rows.
+ */
 export async function countListed(reader: SqlReader, filter: CatalogueFilter): Promise<number> {
   const condition = filterCondition(filter);
   const [row] = await reader.query<{ total: number }>(
-    namedSql(`select count(*)::int as total from apps a ${OWNER_JOINS} where ${VISIBLE}${condition.sql}`, condition.params),
+    namedSql(`select count(*)::int as total from app_search a where a.visible${condition.sql}`, condition.params),
   );
   return row?.total ?? 0;
 }

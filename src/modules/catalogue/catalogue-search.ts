@@ -1,6 +1,6 @@
 import { namedSql } from '../../lib/named-sql.ts';
 import type { SqlReader } from '../../lib/sql-reader.ts';
-import { COLUMNS, JOINS, VISIBLE, toSummary, type PublicAppRow } from './catalogue-rows.ts';
+import { COLUMNS, JOINS, toSummary, type PublicAppRow } from './catalogue-rows.ts';
 import { filterCondition, orderBy, SORT_KEYS, type CatalogueFilter } from './catalogue-order.ts';
 import type { CatalogueSort, PublicAppSummary } from './catalogue.model.ts';
 import { correctWords, lookUpWords, searchWords, type LookUpWords } from './search-words.ts';
@@ -8,11 +8,47 @@ import { correctWords, lookUpWords, searchWords, type LookUpWords } from './sear
 /** Searches rank at most this many matching apps (exact names first, then the most installed). */
 export const SEARCH_CANDIDATES = 1_000;
 
+/** Above this expected share of matching apps, candidates are found by walking the most installed apps. */
+const WALK_SHARE = 0.05;
+/** The most apps a walk visits: beyond it the share was misjudged, and the bound is not reached. */
+const MAX_WALK = 30_000;
+
+/** Sorts whose keys the candidates carry (from the narrow table): only the page's apps are read from the wide rows. */
+const RANKED_FROM_CANDIDATES: CatalogueSort[] = ['relevance', 'installs'];
+const RANKED_FROM_WIDE_ROWS = `
+  select ${SORT_KEYS}, k.exact_name, k.text_rank
+  from candidates k join apps a on a.id = k.id join app_stats s on s.app_id = a.id`;
+
+/** A rare query's matches, from the GIN index, the most installed kept. */
+const indexedMatches = (condition: string) => `
+  select a.app_id as id, false as exact_name, a.install_count, ts_rank(a.search_vector, q.query) as text_rank from q, app_search a
+  where a.visible${condition} and a.search_vector @@ q.query and a.lower_name <> :exact
+  order by a.install_count desc, a.app_id desc
+  limit ${SEARCH_CANDIDATES}`;
+
+/**
+ * A common query's matches, walking the install-count index (which covers the vector) from the
+ * most installed app and stopping at the bound: about `SEARCH_CANDIDATES / share` entries, instead
+ * of every one of tens of thousands of matches. The walk's own limit keeps PostgreSQL on the index.
+ */
+function walkedMatches(condition: string, share: number, params: Record<string, unknown>): string {
+  params.walk = Math.min(MAX_WALK, Math.ceil((SEARCH_CANDIDATES / share) * 2));
+  return `
+  select w.id, false as exact_name, w.install_count, ts_rank(w.search_vector, q.query) as text_rank
+  from q, (select a.app_id as id, a.install_count, a.search_vector, a.lower_name from app_search a
+           where a.visible${condition} order by a.install_count desc, a.app_id desc limit :walk) w
+  where w.search_vector @@ q.query and w.lower_name <> :exact
+  limit ${SEARCH_CANDIDATES}`;
+}
+
 /**
  * Full-text search on the corrected words: every word must match (as typed or as one of its
  * corrections; stemmed, or as typed in the name), the name weighing more than the description
- * (weights A and B of `search_vector`), and an exact name match first. The candidates are bounded,
- * so the cost grows with the number of matches up to that bound, never with the catalogue.
+ * (weights A and B of `search_vector`), and an exact name match first. Candidates come from the
+ * narrow `app_search` table (visible apps only, through partial indexes): exact names, then the
+ * most installed matches, at most `SEARCH_CANDIDATES`. For a rare query its few matches come from
+ * the GIN index; for a common one (its words' shares from ANALYZE's statistics) the install-count
+ * index is walked until the bound is reached; only the bounded candidates touch the wide rows.
  */
 export async function searchPage(
   reader: SqlReader,
@@ -22,7 +58,7 @@ export async function searchPage(
   window: { limit: number; offset: number },
   lookUp: LookUpWords = (words) => lookUpWords(reader, words),
 ): Promise<{ data: PublicAppSummary[]; total: number }> {
-  const groups = await correctWords(searchWords(search), lookUp);
+  const { groups, share } = await correctWords(searchWords(search), lookUp);
   // Words are letters and digits only, so they can be handed to to_tsquery as they are.
   const params: Record<string, unknown> = { exact: search.trim().toLowerCase(), limit: window.limit, offset: window.offset };
   const parts = groups.map((alternatives, i) => {
@@ -34,14 +70,16 @@ export async function searchPage(
   const rows = await reader.query<PublicAppRow & { total: number }>(
     namedSql(
       `with q as (select ${query} as query),
-       candidates as materialized (
-         select a.id from q, apps a ${JOINS}
-         where ${VISIBLE}${condition.sql} and (a.search_vector @@ q.query or lower(a.name) = :exact)
-         order by lower(a.name) = :exact desc, s.install_count desc, a.id desc
+       exact as (
+         select a.app_id as id, true as exact_name, a.install_count, ts_rank(a.search_vector, q.query) as text_rank from q, app_search a
+         where a.visible${condition.sql} and a.lower_name = :exact
          limit ${SEARCH_CANDIDATES}),
-       ranked as (
-         select ${SORT_KEYS}, lower(a.name) = :exact as exact_name, ts_rank(a.search_vector, q.query) as text_rank
-         from q, candidates k join apps a on a.id = k.id join app_stats s on s.app_id = a.id),
+       matched as (${share >= WALK_SHARE ? walkedMatches(condition.sql, share, params) : indexedMatches(condition.sql)}),
+       candidates as materialized (
+         select * from (select * from exact union all select * from matched) c
+         order by exact_name desc, install_count desc, id desc
+         limit ${SEARCH_CANDIDATES}),
+       ranked as (${RANKED_FROM_CANDIDATES.includes(sort) ? 'select * from candidates' : RANKED_FROM_WIDE_ROWS}),
        page as (select * from ranked order by ${orderBy(sort)} limit :limit offset :offset)
        select t.total, ${COLUMNS.summary}
        from (select count(*)::int as total from candidates) t

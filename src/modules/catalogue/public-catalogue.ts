@@ -5,6 +5,7 @@ import type { CatalogueReaders, SqlReader } from '../../lib/sql-reader.ts';
 import { createVersionClock } from '../../lib/version-clock.ts';
 import { createVersionedCache, type Loaded } from '../../lib/versioned-cache.ts';
 import { onCatalogueVersionBumped, readCatalogueVersion } from './catalogue-version.ts';
+import { appIdsIn, createCounterChanges } from './counter-changes.ts';
 import { countListed } from './catalogue-list.ts';
 import { filterKey } from './catalogue-order.ts';
 import { getPublicApp, listCatalogue, listCategoryCounts, listFeatured } from './catalogue.service.ts';
@@ -14,7 +15,7 @@ import type { CatalogueQuery, FeaturedQuery } from './catalogue.model.ts';
 /**
  * The public catalogue as this process serves it: serialised responses in a size-bounded LRU
  * cache, keyed by the normalised query and valid while the catalogue version they were read at is
- * current. The version is re-read every `VERSION_MAX_AGE_MS` while requests come (in the
+ * current and no app they show has had its counters change since (`counter-changes.ts`). The version is re-read every `VERSION_MAX_AGE_MS` while requests come (in the
  * background; a reading more than three times that old is waited for), so a change is served by
  * every process well inside the 1 s the contract allows. Every entry is built from the public
  * mappers alone: nothing owner-only can be in it.
@@ -27,16 +28,24 @@ const MAX_TOTALS = 1_000;
 const MAX_WORDS = 50_000;
 const MAX_KNOWN_URLS = 100_000;
 
+/** A cached answer, with what its counters need to be checked against (`counter-changes.ts`). */
+interface CachedAnswer extends CacheableBody {
+  appIds: string[];
+  loadedAt: number;
+}
+
 /** The path and query of a request URL, as the client sent them. */
 export const targetOf = (url: string) => url.slice(url.indexOf('/', url.indexOf('//') + 2));
 
 export function createPublicCatalogue(readers: CatalogueReaders) {
   const clock = createVersionClock(() => readCatalogueVersion(readers.next()), VERSION_MAX_AGE_MS);
   onCatalogueVersionBumped(() => clock.expire());
-  const responses = createVersionedCache<CacheableBody>(clock, {
+  const counters = createCounterChanges(() => readers.next());
+  const responses = createVersionedCache<CachedAnswer>(clock, {
     maxEntries: MAX_RESPONSES,
     maxSize: MAX_RESPONSE_BYTES,
     sizeOf: (cached) => cached.body.length,
+    outdated: (cached) => counters.outdated(cached.appIds, cached.loadedAt),
   });
   const totals = createVersionedCache<{ total: number }>(clock, { maxEntries: MAX_TOTALS });
   // What the dictionary says about each search word: most searches repeat words, so most misses skip that query.
@@ -50,7 +59,7 @@ export function createPublicCatalogue(readers: CatalogueReaders) {
         if (known) found.set(word, known);
         return !known;
       });
-      const looked = await lookUpWords(reader, missing);
+      const looked = await lookUpWords(reader, missing, version);
       for (const [word, info] of looked) {
         found.set(word, info);
         words.put(word, { version, value: info });
@@ -60,7 +69,8 @@ export function createPublicCatalogue(readers: CatalogueReaders) {
   // Request targets that were validated and answered from `responses` under a key: a repeat of the
   // same target can be answered before routing and validation (`cached`).
   const keysByTarget = new LRUCache<string, string>({ max: MAX_KNOWN_URLS });
-  const answer = async (target: string, key: string, load: (current: number) => Promise<Loaded<CacheableBody>>) => {
+  const answer = async (target: string, key: string, load: (current: number) => Promise<Loaded<CachedAnswer>>): Promise<CacheableBody> => {
+    counters.tick();
     let missed = false;
     const body = await responses.get(key, (current) => {
       missed = true;
@@ -81,15 +91,18 @@ export function createPublicCatalogue(readers: CatalogueReaders) {
   const single = readers.all.length === 1;
   const load =
     (work: (reader: SqlReader, version: number) => Promise<unknown>) =>
-    async (current: number): Promise<Loaded<CacheableBody>> => {
+    async (current: number): Promise<Loaded<CachedAnswer>> => {
+      const loadedAt = performance.now();
       const reader = readers.next();
       const version = single ? current : await readCatalogueVersion(reader);
-      return { version, value: cacheableBody(await work(reader, version)) };
+      const value = await work(reader, version);
+      return { version, value: { ...cacheableBody(value), appIds: appIdsIn(value), loadedAt } };
     };
 
   return {
     /** The current cached answer to a request target seen before, without waiting for anything; else undefined. */
     cached(target: string): CacheableBody | undefined {
+      counters.tick();
       const key = keysByTarget.get(target);
       const body = key === undefined ? undefined : responses.peek(key);
       if (body) recordCatalogueCacheHit();

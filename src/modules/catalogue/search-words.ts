@@ -19,6 +19,8 @@ export interface WordInfo {
   stopWord: boolean;
   /** The word itself first, then its corrections. */
   alternatives: string[];
+  /** The share of visible apps that hold any of the alternatives (0 when all are rare). */
+  share: number;
 }
 
 export type LookUpWords = (words: string[]) => Promise<Map<string, WordInfo>>;
@@ -29,26 +31,66 @@ export function searchWords(search: string): string[] {
   return [...new Set(words)].slice(0, MAX_WORDS);
 }
 
-export async function lookUpWords(reader: SqlReader, words: string[]): Promise<Map<string, WordInfo>> {
-  if (words.length === 0) return new Map();
-  const rows = await reader.query<{ asked: string; stop_word: boolean; nearest: string[] }>(
-    namedSql(
-      `select w.word as asked, numnode(plainto_tsquery('english', w.word)) = 0 as stop_word,
-              case when exists (select 1 from catalogue_words c where c.word = w.word) then array[w.word]
-                   else array(select c.word from catalogue_words c order by c.word <-> w.word limit :nearest) end as nearest
-       from unnest(:words::text[]) w(word)`,
-      { words, nearest: NEAREST },
-    ),
-  );
-  return new Map(rows.map((row) => [row.asked, { stopWord: row.stop_word, alternatives: alternativesOf(row.asked, row.nearest) }]));
+/**
+ * The share of visible apps holding each of the search table's most common lexemes, from
+ * `ANALYZE`'s statistics (a word too rare to be among them counts as 0). Read once per reader and
+ * catalogue version: statistics change slowly, and reading them costs a few milliseconds.
+ */
+const commonLexemes = new WeakMap<SqlReader, { version: number | undefined; shares: Promise<Map<string, number>> }>();
+function lexemeShares(reader: SqlReader, version: number | undefined): Promise<Map<string, number>> {
+  const known = commonLexemes.get(reader);
+  if (known && known.version === version) return known.shares;
+  const shares = reader
+    .query<{ lexeme: string; share: number }>(
+      namedSql(
+        `select e.lexeme, e.share from pg_stats st, unnest(st.most_common_elems::text::text[], st.most_common_elem_freqs) as e(lexeme, share)
+         where st.schemaname = current_schema() and st.tablename = 'app_search' and st.attname = 'search_vector' and e.lexeme is not null`,
+        {},
+      ),
+    )
+    .then((rows) => new Map(rows.map((row) => [row.lexeme, Number(row.share)])));
+  shares.catch(() => commonLexemes.delete(reader));
+  commonLexemes.set(reader, { version, shares });
+  return shares;
 }
 
-/** Each word's alternatives, without English stop words ("the", "for" say nothing about an app) unless they are all there is. */
-export async function correctWords(words: string[], lookUp: LookUpWords): Promise<string[][]> {
+export async function lookUpWords(reader: SqlReader, words: string[], version?: number): Promise<Map<string, WordInfo>> {
+  if (words.length === 0) return new Map();
+  const [rows, shares] = await Promise.all([
+    reader.query<{ asked: string; stop_word: boolean; nearest: string[]; stems: string[] }>(
+      namedSql(
+        `select x.asked, x.stop_word, x.nearest,
+                array(select coalesce((select min(v.lexeme) from unnest(to_tsvector('english', n)) v), n) from unnest(x.nearest) n) as stems
+         from (select w.word as asked, numnode(plainto_tsquery('english', w.word)) = 0 as stop_word,
+                      case when exists (select 1 from catalogue_words c where c.word = w.word) then array[w.word]
+                           else array(select c.word from catalogue_words c order by c.word <-> w.word limit :nearest) end as nearest
+               from unnest(:words::text[]) w(word)) x`,
+        { words, nearest: NEAREST },
+      ),
+    ),
+    lexemeShares(reader, version),
+  ]);
+  return new Map(
+    rows.map((row) => {
+      const alternatives = alternativesOf(row.asked, row.nearest);
+      const shareOf = (word: string) => Math.max(shares.get(word) ?? 0, shares.get(row.stems[row.nearest.indexOf(word)] ?? word) ?? 0);
+      const share = alternatives.reduce((sum, word) => sum + shareOf(word), 0);
+      return [row.asked, { stopWord: row.stop_word, alternatives, share: Math.min(1, share) }];
+    }),
+  );
+}
+
+/**
+ * Each word's alternatives, without English stop words ("the", "for" say nothing about an app)
+ * unless they are all there is; and the share of visible apps expected to match them all (the
+ * words' shares multiplied, as if independent).
+ */
+export async function correctWords(words: string[], lookUp: LookUpWords): Promise<{ groups: string[][]; share: number }> {
   const known = await lookUp(words);
-  const groups = words.map((word) => known.get(word) ?? { stopWord: false, alternatives: [word] });
+  const groups = words.map((word) => known.get(word) ?? { stopWord: false, alternatives: [word], share: 0 });
   const meaningful = groups.filter((group) => !group.stopWord);
-  return (meaningful.length > 0 ? meaningful : groups).map((group) => group.alternatives);
+  const kept = meaningful.length > 0 ? meaningful : groups;
+  return { groups: kept.map((group) => group.alternatives), share: kept.reduce((product, group) => product * group.share, kept.length > 0 ? 1 : 0) };
 }
 
 function alternativesOf(word: string, nearest: string[]): string[] {

@@ -19,8 +19,9 @@ import {
 /**
  * Demo data: a few verified developers and N approved listings across every category and
  * environment, with installs and reviews so the sorts mean something. Everything is written
- * with multi-row INSERTs per batch (the events generated inside PostgreSQL), in one transaction,
- * and the counters are computed in bulk rather than through one job per app.
+ * with multi-row INSERTs per batch (the events generated inside PostgreSQL), in one transaction;
+ * the review counters are computed in bulk, and the installs are counted by the installs roll-up
+ * like any others, rather than through one job per app.
  */
 export interface SeedResult {
   developers: number;
@@ -197,19 +198,15 @@ async function insertBatch(em: EntityManager, apps: DemoApp[]): Promise<void> {
       column('id'), column('reviews'), column('quality'), column('eventsSince'),
     ],
   );
-  // The same numbers `recomputeAppStats` derives from the event rows, for the whole batch at once.
+  // The same numbers `recomputeAppStats` derives from the review rows, for the whole batch at once (installs are the roll-up's).
   await em.execute(
-    `insert into app_stats (app_id, install_count, review_count, rating_sum, average_rating, updated_at)
-     select x.id, x.installs, coalesce(r.n, 0), coalesce(r.total, 0),
-            case when coalesce(r.n, 0) = 0 then 0 else round(r.total::numeric / r.n, 2) end, now()
-     from unnest(array[?]::uuid[], array[?]::int[]) as x(id, installs)
-     left join (select app_id, count(*)::int as n, sum(rating)::int as total from reviews
-                where app_id = any(array[?]::uuid[]) and not hidden group by app_id) r on r.app_id = x.id
-     on conflict (app_id) do update set
-       install_count = excluded.install_count, review_count = excluded.review_count,
-       rating_sum = excluded.rating_sum, average_rating = excluded.average_rating, updated_at = excluded.updated_at`,
-    [column('id'), column('installs'), column('id')],
-  );  await recountReviewDays(em, column('id'));
+    `update app_stats s set review_count = r.n, rating_sum = r.total, average_rating = round(r.total::numeric / r.n, 2), updated_at = now()
+     from (select app_id, count(*)::int as n, sum(rating)::int as total from reviews
+           where app_id = any(array[?]::uuid[]) and not hidden group by app_id) r
+     where s.app_id = r.app_id`,
+    [column('id')],
+  );
+  await recountReviewDays(em, column('id'));
 }
 
 export async function seedApps(em: EntityManager, count: number, options: { seed?: number } = {}): Promise<SeedResult> {
@@ -223,17 +220,24 @@ export async function seedApps(em: EntityManager, count: number, options: { seed
     const slugs = await tx.execute<{ slug: string }[]>('select slug from app_slugs');
     const taken = new Set([...RESERVED_SLUGS, ...slugs.map((row) => row.slug)]);
     const totals: SeedResult = { developers: developerIds.length, apps: 0, installs: 0, reviews: 0 };
+    // The next batch is generated while PostgreSQL writes the previous one (yielding now and then,
+    // so each of its statements is sent as soon as the one before it is done).
+    let writing: Promise<void> = Promise.resolve();
     for (let start = 0; start < count; start += BATCH_SIZE) {
-      const batch = Array.from({ length: Math.min(BATCH_SIZE, count - start) }, (_, i) =>
-        demoApp(start + i, random, taken, developerIds, now),
-      );
-      await insertBatch(tx, batch);
+      const batch: DemoApp[] = [];
+      for (let i = start; i < Math.min(start + BATCH_SIZE, count); i += 1) {
+        batch.push(demoApp(i, random, taken, developerIds, now));
+        if (i % 50 === 49) await new Promise((resolve) => setImmediate(resolve));
+      }
+      await writing;
+      writing = insertBatch(tx, batch);
       totals.apps += batch.length;
       for (const app of batch) {
         totals.installs += app.installs;
         totals.reviews += app.reviews;
       }
     }
+    await writing;
     await bumpCatalogueVersion(tx);
     return totals;
   });

@@ -2,13 +2,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
 import { OWNER_JOINS, VISIBLE } from '../catalogue/catalogue-rows.ts';
-import { addActivity, appsWithActivity, recountActivity, recountReviewDays } from './daily-stats.ts';
+import { addActivity, recountActivity, recountReviewDays, type EventRange } from './daily-stats.ts';
 
 /**
  * Counters are never UPDATEd in place by requests: installs and reviews are appended as event
- * rows, and the roll-ups here recompute the narrow stats rows from them, under a per-app
- * advisory lock, so the last writer always counts every committed event. Reviews roll up per
- * app; installs, far more numerous, share one roll-up that follows a watermark.
+ * rows, and the roll-ups here bring the narrow stats rows up to date from them. Reviews roll up
+ * per app, recounted under a per-app advisory lock, so the last writer always counts every
+ * committed review; installs, far more numerous, share one roll-up that adds the installs past a
+ * watermark to their apps' counters. Counters do not move the catalogue version: the public
+ * catalogue's caches follow `app_stats.updated_at` instead (`catalogue/counter-changes.ts`).
  */
 export const APP_STATS_QUEUE = 'stats.app';
 export const CATEGORY_COUNTS_QUEUE = 'stats.categories';
@@ -21,59 +23,46 @@ const APP_STATS_LOCK = `hashtext('app-stats'), hashtext(?)`;
 /** The lock install transactions take shared and the installs roll-up exclusive, to see where they end. */
 const INSTALLS_LOCK = `hashtext('install-roll-up')`;
 
-/** Upserts the stats rows of the apps `where` selects (one `?`), from their events; returns how many changed. */
-async function rollUp(tx: EntityManager, where: string, param: unknown): Promise<number> {
-  const changed = await tx.execute<{ app_id: string }[]>(
-    `insert into app_stats as s (app_id, install_count, review_count, rating_sum, average_rating, updated_at)
-       select a.id,
-              (select count(*) from installs i where i.app_id = a.id and i.counted),
-              r.review_count, r.rating_sum,
-              case when r.review_count = 0 then 0 else round(r.rating_sum::numeric / r.review_count, 2) end,
-              now()
-       from apps a,
-            lateral (select count(*)::int as review_count, coalesce(sum(rating), 0)::int as rating_sum
-                     from reviews where app_id = a.id and not hidden) r
-       where ${where}
-       on conflict (app_id) do update set
-         install_count = excluded.install_count, review_count = excluded.review_count,
-         rating_sum = excluded.rating_sum, average_rating = excluded.average_rating, updated_at = excluded.updated_at
-       where (s.install_count, s.review_count, s.rating_sum, s.average_rating)
-         is distinct from (excluded.install_count, excluded.review_count, excluded.rating_sum, excluded.average_rating)
-       returning s.app_id`,
-    [param],
+/** The review counters of `a` (apps), recounted from the visible reviews. */
+const REVIEW_COUNTS = `lateral (select count(*)::int as review_count, coalesce(sum(rating), 0)::int as rating_sum
+                     from reviews where app_id = a.id and not hidden) r`;
+const AVERAGE = 'case when r.review_count = 0 then 0 else round(r.rating_sum::numeric / r.review_count, 2) end';
+
+/** Recounts one app's review counters. */
+async function rollUpReviews(tx: EntityManager, appId: string): Promise<void> {
+  await tx.execute(
+    `update app_stats s set review_count = r.review_count, rating_sum = r.rating_sum, average_rating = ${AVERAGE}, updated_at = now()
+     from apps a, ${REVIEW_COUNTS}
+     where s.app_id = a.id and a.id = ?
+       and (s.review_count, s.rating_sum, s.average_rating) is distinct from (r.review_count, r.rating_sum, ${AVERAGE})`,
+    [appId],
   );
-  // Only a counter that moved invalidates the public catalogue's cached responses.
-  if (changed.length > 0) await bumpCatalogueVersion(tx);
-  return changed.length;
 }
 
 /**
- * Recomputes one app's counters. The exclusive lock waits for every transaction that appended an
- * event and enqueued (or joined) a roll-up to commit, so this count includes all of them.
+ * Recomputes one app's review counters. The exclusive lock waits for every transaction that
+ * changed a review and enqueued (or joined) a roll-up to commit, so this count includes all of them.
  */
 export async function recomputeAppStats(em: EntityManager, appId: string): Promise<void> {
   await em.transactional(async (tx) => {
     await tx.execute(`select pg_advisory_xact_lock(${APP_STATS_LOCK})`, [appId]);
-    await rollUp(tx, 'a.id = ?', appId);
+    await rollUpReviews(tx, appId);
     await recountReviewDays(tx, [appId]);
   });
 }
 
-/** Takes the roll-up locks of several apps, in one order (so two takers cannot deadlock). */
-async function lockApps(tx: EntityManager, ids: string[]): Promise<void> {
-  await tx.execute(
-    `select pg_advisory_xact_lock(hashtext('app-stats'), hashtext(id))
-     from jsonb_array_elements_text(cast(? as jsonb)) as id order by hashtext(id)`,
-    [JSON.stringify(ids)],
-  );
-}
-
-const NIGHTLY_BATCH = 500;
+/**
+ * Apps per transaction of the nightly recompute. Each holds one advisory lock per app until it
+ * commits, and PostgreSQL's lock table is shared by every connection (`max_locks_per_transaction`
+ * × connections): a transaction must never take locks in proportion to the catalogue.
+ */
+const NIGHTLY_BATCH = 100;
 
 /**
- * Every app's counters from its events, a batch of apps per transaction (each app under its
- * roll-up lock, taken in one order), whatever the roll-up jobs did or missed. Returns how many
- * apps' counters were wrong.
+ * Every app's counters from its events, a batch of apps per transaction, whatever the roll-up
+ * jobs did or missed: installs up to the watermark (held shared, so the installs roll-up cannot
+ * move it meanwhile; later installs are the roll-up's), reviews under each app's roll-up lock,
+ * taken in one order. Returns how many apps' counters were wrong.
  */
 export async function recomputeAllAppStats(em: EntityManager): Promise<number> {
   let repaired = 0;
@@ -82,9 +71,24 @@ export async function recomputeAllAppStats(em: EntityManager): Promise<number> {
     const ids = (await em.execute<{ id: string }[]>('select id from apps where id > ? order by id limit ?', [after, NIGHTLY_BATCH])).map((row) => row.id);
     if (ids.length === 0) return repaired;
     repaired += await em.transactional(async (tx) => {
-      await lockApps(tx, ids);
-      const moved = await rollUp(tx, 'a.id in (select cast(id as uuid) from jsonb_array_elements_text(cast(? as jsonb)) as id)', JSON.stringify(ids));
-      return moved + (await recountReviewDays(tx, ids));
+      const [mark] = await tx.execute<{ last_id: string }[]>(`select last_id from stats_watermarks where name = 'installs' for share`);
+      await tx.execute(
+        `select pg_advisory_xact_lock(hashtext('app-stats'), hashtext(id))
+         from jsonb_array_elements_text(cast(? as jsonb)) as id order by hashtext(id)`,
+        [JSON.stringify(ids)],
+      );
+      const changed = await tx.execute<{ app_id: string }[]>(
+        `update app_stats s set install_count = n.install_count, review_count = r.review_count, rating_sum = r.rating_sum,
+           average_rating = ${AVERAGE}, updated_at = now()
+         from apps a, ${REVIEW_COUNTS},
+              lateral (select count(*)::int as install_count from installs i where i.app_id = a.id and i.counted and i.id <= ?) n
+         where s.app_id = a.id and a.id in (select cast(id as uuid) from jsonb_array_elements_text(cast(? as jsonb)) as id)
+           and (s.install_count, s.review_count, s.rating_sum, s.average_rating)
+             is distinct from (n.install_count, r.review_count, r.rating_sum, ${AVERAGE})
+         returning s.app_id`,
+        [mark?.last_id ?? 0, JSON.stringify(ids)],
+      );
+      return changed.length + (await recountReviewDays(tx, ids));
     });
     repaired += await repairActivity(em, ids);
     after = ids.at(-1)!;
@@ -136,12 +140,17 @@ export async function enqueueInstallRollUp(jobs: JobQueue, tx: EntityManager): P
   await jobs.send(tx, INSTALLS_ROLL_UP_QUEUE, {}, { singletonKey: 'installs', startAfter: ROLL_UP_DELAY_SECONDS });
 }
 
+/** Install ids a roll-up transaction covers at most, so a backlog of millions is worked off in steps of bounded size. */
+const INSTALLS_PER_STEP = 50_000;
+
 /**
- * Recomputes the counters of every app with installs or install events (uninstalls, reinstalls)
- * since the last run. First, briefly under the exclusive lock (no install transaction in flight),
+ * Adds the installs and install events (uninstalls, reinstalls) since the last run to their apps'
+ * counters and day rows. First, briefly under the exclusive lock (no install transaction in flight),
  * the newest install and event ids: every one up to them has committed, and any later one gets a
- * higher id. Then those apps are rolled up under their own locks, their activity (active installs,
- * uninstalls, days) is added, and the watermarks move to those ids. Returns how many apps' counters moved.
+ * higher id. Then, a bounded range of ids per transaction, their contributions are added and the
+ * watermarks move past them: the cost is the new rows, never an app's whole history, and the only
+ * locks are the rows updated (row locks live in the rows, not in PostgreSQL's shared lock table).
+ * Returns how many apps' counters moved.
  */
 export async function rollUpNewInstalls(em: EntityManager): Promise<number> {
   const newest = await em.transactional(async (tx) => {
@@ -149,31 +158,39 @@ export async function rollUpNewInstalls(em: EntityManager): Promise<number> {
     const [row] = await tx.execute<{ installs: string; events: string }[]>(
       'select (select coalesce(max(id), 0) from installs) as installs, (select coalesce(max(id), 0) from install_events) as events',
     );
-    return row!;
+    return { installs: BigInt(row!.installs), events: BigInt(row!.events) };
   });
-  return em.transactional(async (tx) => {
-    const marks = await lockWatermarks(tx);
-    if (BigInt(newest.installs) <= BigInt(marks.installs) && BigInt(newest.events) <= BigInt(marks.events)) return 0;
-    const installs = { after: marks.installs, upTo: newest.installs };
-    const events = { after: marks.events, upTo: newest.events };
-    const active = await appsWithActivity(tx, installs, events);
-    await lockApps(tx, active);
-    const ids = (
-      await tx.execute<{ app_id: string }[]>('select distinct app_id from installs where id > ? and id <= ?', [installs.after, installs.upTo])
-    ).map((row) => row.app_id);
-    const changed = ids.length > 0
-      ? await rollUp(tx, 'a.id in (select cast(id as uuid) from jsonb_array_elements_text(cast(? as jsonb)) as id)', JSON.stringify(ids))
-      : 0;
-    const moved = await addActivity(tx, installs, events);
-    // Active installs order the public list too.
-    if (moved > 0 && changed === 0) await bumpCatalogueVersion(tx);
-    await tx.execute(
-      `update stats_watermarks set last_id = case name when 'installs' then ?::bigint else ?::bigint end, updated_at = now()
-       where name in ('installs', 'install_events')`,
-      [newest.installs, newest.events],
-    );
-    return Math.max(changed, moved);
-  });
+  /** From a watermark towards the newest id, at most INSTALLS_PER_STEP ids (an empty range once caught up). */
+  const step = (after: string, newestId: bigint): EventRange => {
+    const from = BigInt(after);
+    const upTo = newestId <= from ? from : newestId - from < BigInt(INSTALLS_PER_STEP) ? newestId : from + BigInt(INSTALLS_PER_STEP);
+    return { after, upTo: upTo.toString() };
+  };
+  let moved = 0;
+  for (;;) {
+    const changedInStep = await em.transactional(async (tx) => {
+      const marks = await lockWatermarks(tx);
+      if (newest.installs <= BigInt(marks.installs) && newest.events <= BigInt(marks.events)) return undefined;
+      const installs = step(marks.installs, newest.installs);
+      const events = step(marks.events, newest.events);
+      const changed = await tx.execute<{ app_id: string }[]>(
+        `update app_stats s set install_count = s.install_count + n.added, updated_at = now()
+         from (select app_id, count(*)::int as added from installs where id > ? and id <= ? and counted group by app_id) n
+         where s.app_id = n.app_id
+         returning s.app_id`,
+        [installs.after, installs.upTo],
+      );
+      const active = await addActivity(tx, installs, events);
+      await tx.execute(
+        `update stats_watermarks set last_id = case name when 'installs' then ?::bigint else ?::bigint end, updated_at = now()
+         where name in ('installs', 'install_events')`,
+        [installs.upTo, events.upTo],
+      );
+      return Math.max(changed.length, active);
+    });
+    if (changedInStep === undefined) return moved;
+    moved += changedInStep;
+  }
 }
 
 /** Locks both watermark rows (always in this order, so a roll-up and a repair wait for each other) and reads them. */
@@ -186,17 +203,20 @@ async function lockWatermarks(tx: EntityManager): Promise<{ installs: string; ev
 }
 
 /**
- * The nightly repair of active installs, uninstalls and install days for a batch of apps: recounted
- * from every install and event up to the watermarks, which it holds meanwhile (the roll-up adds only
- * what lies past them). Returns how many apps had a wrong figure.
+ * The nightly repair of active installs, uninstalls and install days for a batch of apps (at most
+ * NIGHTLY_BATCH, so its per-app locks stay bounded): recounted from every install and event up to
+ * the watermarks, which it holds meanwhile (the roll-up adds only what lies past them). Returns how
+ * many apps had a wrong figure.
  */
 async function repairActivity(em: EntityManager, ids: string[]): Promise<number> {
   return em.transactional(async (tx) => {
     const marks = await lockWatermarks(tx);
-    await lockApps(tx, ids);
-    const repaired = await recountActivity(tx, ids, marks.installs, marks.events);
-    if (repaired > 0) await bumpCatalogueVersion(tx);
-    return repaired;
+    await tx.execute(
+      `select pg_advisory_xact_lock(hashtext('app-stats'), hashtext(id))
+       from jsonb_array_elements_text(cast(? as jsonb)) as id order by hashtext(id)`,
+      [JSON.stringify(ids)],
+    );
+    return recountActivity(tx, ids, marks.installs, marks.events);
   });
 }
 

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { createTestApp, type TestApp } from '../support/harness.ts';
+import { insertApp, insertDeveloper, insertManyApps } from '../support/fixtures.ts';
+import { bumpCatalogueVersion } from '../../src/modules/catalogue/catalogue-version.ts';
+import { SEARCH_CANDIDATES } from '../../src/modules/catalogue/catalogue-search.ts';
+
+/**
+ * Searches read the narrow `app_search` table, which triggers keep equal to what the public sees:
+ * visibility (approval, the developer's suspension), names and words, and install counts; a word
+ * in more apps than the candidate bound still answers with the most installed of them.
+ */
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const search = async (words: string) => {
+  // Each step below changes the catalogue behind the cache's back (raw SQL), as no service would.
+  await bumpCatalogueVersion(t.ctx.orm.em.fork());
+  return (await t.call('GET', `/api/apps?search=${encodeURIComponent(words)}&limit=5`)).body;
+};
+
+test('a word in more apps than the bound: the total is the bound, exact name first, then the most installed', async () => {
+  const developer = await insertDeveloper(t);
+  const many = SEARCH_CANDIDATES + 200;
+  await insertManyApps(t, developer, 'ubiquitous', many, 'A ubiquitous helper.');
+  // Install counts as a roll-up writes them: the search table follows by trigger.
+  await t.sql(`update app_stats s set install_count = substring(a.slug from 12)::int from apps a where a.id = s.app_id and a.slug like 'ubiquitous-%'`);
+  const expected = [many, many - 1, many - 2, many - 3, many - 4].map((n) => `ubiquitous-${n}`);
+  const slugs = (found: { data: { slug: string }[] }) => found.data.map((app) => app.slug);
+  // Without statistics the word's matches come from the GIN index…
+  const found = await search('ubiquitous');
+  expect(found.pagination.total).toBe(SEARCH_CANDIDATES);
+  expect(slugs(found)).toEqual(expected);
+  // …with them PostgreSQL knows it is in most apps, and the install-count index is walked instead: same answer.
+  await t.sql('analyze app_search');
+  const walked = await search('ubiquitous');
+  expect(walked.pagination.total).toBe(SEARCH_CANDIDATES);
+  expect(slugs(walked)).toEqual(expected);
+  // An exact name ranks first however few installs it has.
+  expect((await search('ubiquitous 7')).data[0].slug).toBe('ubiquitous-7');
+});
+
+test("the search table follows visibility and edits: a suspended developer's apps and renamed words are found no more", async () => {
+  const developer = await insertDeveloper(t);
+  const app = await insertApp(t, { developerId: developer, name: 'Zanzibar Ledger' });
+  expect((await search('zanzibar')).data.map((a: { id: string }) => a.id)).toEqual([app.id]);
+
+  await t.sql(`update developers set status = 'SUSPENDED' where id = ?`, [developer]);
+  expect((await search('zanzibar')).data).toEqual([]);
+  await t.sql(`update developers set status = 'VERIFIED' where id = ?`, [developer]);
+  expect((await search('zanzibar')).data).toHaveLength(1);
+
+  await t.sql(`update apps set name = 'Quokka Ledger', description = 'Quokka Ledger keeps tasks in order.' where id = ?`, [app.id]);
+  expect((await search('zanzibar')).data).toEqual([]);
+  expect((await search('quokka')).data.map((a: { id: string }) => a.id)).toEqual([app.id]);
+
+  await t.sql(`update apps set status = 'SUSPENDED' where id = ?`, [app.id]);
+  expect((await search('quokka')).data).toEqual([]);
+  // Nothing drifted: the table holds what a join of the wide tables says.
+  expect(
+    await t.sql(`select count(*)::int as n from app_search s join apps a on a.id = s.app_id join developers d on d.id = a.developer_id join app_stats st on st.app_id = a.id
+                 where s.visible <> (a.status = 'APPROVED' and d.status <> 'SUSPENDED') or s.lower_name <> lower(a.name)
+                    or s.search_vector <> a.search_vector or s.install_count <> st.install_count`),
+  ).toEqual([{ n: 0 }]);
+});
