@@ -126,7 +126,7 @@ describe('submitting an app with an OAuth client', () => {
     expect(half.body.errors.map((e: { path: string }) => e.path)).toEqual(['dataHandling']);
 
     await t.call('PUT', `/api/dev/apps/${app.id}`, { token: key, body: { dataHandling: DATA_HANDLING } });
-    expect((await t.call('POST', `/api/dev/apps/${app.id}/preflight`, { token: key })).body).toEqual({ ready: true, errors: [] });
+    expect((await t.call('POST', `/api/dev/apps/${app.id}/preflight`, { token: key })).body).toMatchObject({ ready: true, errors: [] });
     const submitted = await t.call('POST', `/api/dev/apps/${app.id}/submit`, { token: key });
     expect(submitted.status).toBe(200);
     // In review it stays declared.

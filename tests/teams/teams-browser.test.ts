@@ -50,11 +50,11 @@ test('in Chromium: find a team, open it, suspend it after confirming (its app is
   expect(await page.locator('#team-apps').textContent()).toContain(app.slug);
 
   await page.locator('#team-actions').getByRole('button', { name: 'Suspend' }).click();
-  await eventually(async () => ((await page.locator('#team-actions').textContent()) ?? '').includes('SUSPENDED'));
+  await eventually(async () => ((await page.locator('#team-actions').textContent()) ?? '').includes('Suspended'));
   await eventually(async () => (await t.call('GET', `/api/apps/${app.slug}`)).status === 410);
 
   await page.locator('#team-actions').getByRole('button', { name: 'Reinstate' }).click();
-  await eventually(async () => ((await page.locator('#team-actions').textContent()) ?? '').includes('ACTIVE'));
+  await eventually(async () => ((await page.locator('#team-actions').textContent()) ?? '').includes('Active'));
   await eventually(async () => (await t.call('GET', `/api/apps/${app.slug}`)).status === 200);
   expect(alerts).toEqual([]);
 });
