@@ -88,7 +88,7 @@ describe('the document developers build on (issue 15)', () => {
     walk(doc, (node) => {
       expect(node.format === 'integer' || node.format === 'numeric', JSON.stringify(node)).toBe(false);
     });
-    expect(doc.components.schemas.App.properties.installCount).toEqual({ type: 'integer' });
+    expect(doc.components.schemas.App.properties.installCount).toEqual({ type: 'integer', description: 'Distinct installers ever' });
     expect(doc.components.schemas.Problem.properties.status.type).toBe('integer');
     expect(doc.components.schemas.CreateApiKey.properties.expiresInDays.type).toBe('integer');
     const page = doc.paths['/api/apps'].get.parameters.find((parameter: any) => parameter.name === 'page');
