@@ -50,6 +50,8 @@ test('each request body example is accepted as it stands', async () => {
   const reviewer = await t.token('u-77', { email: 'grace@example.com' });
   let reviewId = '';
   let webhookId = '';
+  let teamId = '';
+  let grace: TestDeveloper | undefined;
 
   // In the order a developer meets them; each case returns where to send its example.
   const cases: [string, () => Promise<Target>][] = [
@@ -61,6 +63,15 @@ test('each request body example is accepted as it stands', async () => {
     ['POST /api/dev/apps/{id}/revisions', async () => ({ path: `/api/dev/apps/${approved!.id}/revisions`, token: key })],
     ['POST /api/apps/{slug}/install', async () => ({ path: `/api/apps/${approved!.slug}/install`, token: reviewer })],
     ['POST /api/apps/{slug}/reviews', async () => ({ path: `/api/apps/${approved!.slug}/reviews`, token: reviewer })],
+    [
+      'POST /api/apps/{slug}/uninstall',
+      async () => {
+        // The example names its installer by `installationId`: that installation installed the app first, without a bearer.
+        const installed = await t.call('POST', `/api/apps/${approved!.slug}/install`, { body: examples.get('POST /api/apps/{slug}/install') });
+        expect(installed.status, JSON.stringify(installed.body)).toBe(201);
+        return { path: `/api/apps/${approved!.slug}/uninstall` };
+      },
+    ],
     [
       'PUT /api/dev/apps/{id}/reviews/{reviewId}/reply',
       async () => ({ path: `/api/dev/apps/${approved!.id}/reviews/${reviewId}/reply`, token: key }),
@@ -76,6 +87,34 @@ test('each request body example is accepted as it stands', async () => {
         const registered = await t.call('POST', `/api/dev/apps/${approved!.id}/trusted-publishers`, { token: key, body: ci });
         expect(registered.status).toBe(201);
         return { path: '/api/dev/trusted-publishing/exchange', body: { token: await issuer.token({ repository: ci.repository }) } };
+      },
+    ],
+    ['POST /api/dev/teams', async () => ({ path: '/api/dev/teams', token: key })],
+    ['PUT /api/dev/teams/{id}', async () => ({ path: `/api/dev/teams/${teamId}`, token: key })],
+    [
+      'POST /api/dev/teams/{id}/invitations',
+      async () => {
+        // The invitee the example names: Grace, a verified developer with that address.
+        const invitee = examples.get('POST /api/dev/teams/{id}/invitations') as { email: string };
+        const registered = await t.call('POST', '/api/dev/register', {
+          token: reviewer,
+          body: { name: 'Grace Hopper', email: invitee.email, platformUserId: 'u-77' },
+        });
+        expect(registered.status, JSON.stringify(registered.body)).toBe(201);
+        grace = { id: registered.body.id, platformUserId: 'u-77', email: invitee.email, oauthToken: reviewer };
+        await transitionDeveloper({ em: t.ctx.orm.em.fork(), jobs: t.ctx.jobs }, grace.id, 'verify', CLI_ACTOR);
+        return { path: `/api/dev/teams/${teamId}/invitations`, token: key };
+      },
+    ],
+    ['PUT /api/dev/teams/{id}/members/{developerId}', async () => ({ path: `/api/dev/teams/${teamId}/members/${grace!.id}`, token: key })],
+    ['POST /api/dev/teams/{id}/domain', async () => ({ path: `/api/dev/teams/${teamId}/domain`, token: key })],
+    [
+      'POST /api/dev/apps/{id}/transfer',
+      async () => {
+        // The example (`teamId: null`) brings a team app back to its owner: the draft goes to Ada's team first.
+        const moved = await t.call('POST', `/api/dev/apps/${draftId}/transfer`, { token: key, body: { teamId } });
+        expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+        return { path: `/api/dev/apps/${draftId}/transfer`, token: key };
       },
     ],
   ];
@@ -103,5 +142,10 @@ test('each request body example is accepted as it stands', async () => {
     }
     if (operation === 'POST /api/apps/{slug}/reviews') reviewId = response.body.id;
     if (operation === 'POST /api/dev/webhooks') webhookId = response.body.id;
+    if (operation === 'POST /api/dev/teams') teamId = response.body.id;
+    if (operation === 'POST /api/dev/teams/{id}/invitations') {
+      const accepted = await t.call('POST', `/api/dev/invitations/${response.body.id}/accept`, { token: grace!.oauthToken });
+      expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    }
   }
 }, 60_000);

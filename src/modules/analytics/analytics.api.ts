@@ -36,7 +36,12 @@ export function analyticsApi(ctx: AppContext, auth: AuthPlugin) {
         apiKey: 'ANALYTICS_READ',
         params: IdParams,
         query: DailyQuery,
-        response: { 200: t.Union([DailyAnalytics, t.String({ description: 'With `Accept: text/csv`: the rows as CSV' })]), ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
+        response: {
+          200: t.Union([DailyAnalytics, t.String({ description: 'With `Accept: text/csv`: the rows as CSV' })], {
+            description: 'One row per UTC day, oldest first: JSON, or CSV with `Accept: text/csv`',
+          }),
+          ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED'),
+        },
         detail: {
           summary: "Your app's analytics, day by day",
           description:

@@ -65,14 +65,17 @@ const Counters = {
   ratingDistribution: RatingDistribution,
 };
 
-export const AppsAnalytics = t.Object({
-  apps: t.Array(
-    t.Object({ id: t.String({ format: 'uuid' }), slug: t.String(), name: t.String(), ...Counters, daily: t.Array(DailyAnalyticsRow) }),
-    { description: 'Each app, by name' },
-  ),
-  totals: t.Object(
-    { ...Counters, daily: t.Array(DailyAnalyticsRow) },
-    { description: "The sums over the apps; `averageRating` weighs every app's reviews alike" },
-  ),
-});
+export const AppsAnalytics = t.Object(
+  {
+    apps: t.Array(
+      t.Object({ id: t.String({ format: 'uuid' }), slug: t.String(), name: t.String(), ...Counters, daily: t.Array(DailyAnalyticsRow) }),
+      { description: 'Each app, by name' },
+    ),
+    totals: t.Object(
+      { ...Counters, daily: t.Array(DailyAnalyticsRow) },
+      { description: "The sums over the apps; `averageRating` weighs every app's reviews alike" },
+    ),
+  },
+  { description: "Each of the team's apps with its installs, uninstalls, reviews and daily rows, and their sums" },
+);
 export type AppsAnalytics = Static<typeof AppsAnalytics>;

@@ -1,13 +1,13 @@
 import { Elysia, t } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
-import { IdParams, PageQuery, Paginated, problems } from '../../http/schemas.ts';
+import { DataList, IdParams, PageQuery, Paginated, problems } from '../../http/schemas.ts';
 import { claimDomain, verifyDomain } from './team-domain.service.ts';
 import { listTeamAudit } from './team-audit.ts';
 import { OwnerAppView } from '../apps/apps.model.ts';
 import { transferApp } from './transfers.service.ts';
 import { callerOf } from './access.ts';
-import { InvitationParams, MemberParams, TeamParams, teamModels } from './teams.model.ts';
+import { InvitationParams, InvitationView, MemberParams, MemberView, TeamAuditView, TeamParams, TeamView, teamModels } from './teams.model.ts';
 import { createTeam, deleteTeam, getTeam, listTeams, updateTeam } from './teams.service.ts';
 import {
   acceptInvitation,
@@ -41,7 +41,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
     })
     .get('/api/dev/teams', async ({ principal }) => ({ data: await listTeams(em(), callerOf(principal)) }), {
       developer: true,
-      response: { 200: t.Object({ data: t.Array(t.Ref('TeamView')) }), ...problems('NOT_FOUND') },
+      response: { 200: DataList(TeamView, 'Your teams, oldest first'), ...problems('NOT_FOUND') },
       detail: { summary: 'List your teams', description: `${AUTH} Each with your role in it, oldest first.` },
     })
     .get('/api/dev/teams/:id', async ({ principal, params }) => getTeam(em(), callerOf(principal), params.id), {
@@ -84,7 +84,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
     .get('/api/dev/teams/:id/invitations', async ({ principal, params }) => ({ data: await listTeamInvitations(em(), callerOf(principal), params.id) }), {
       developer: true,
       params: TeamParams,
-      response: { 200: t.Object({ data: t.Array(t.Ref('InvitationView')) }), ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
+      response: { 200: DataList(InvitationView, "The team's pending invitations"), ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
       detail: { summary: "List the team's pending invitations", description: `${AUTH} Owners only. ${MEMBERS_ONLY}` },
     })
     .delete(
@@ -99,7 +99,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
     )
     .get('/api/dev/invitations', async ({ principal }) => ({ data: await listMyInvitations(em(), callerOf(principal)) }), {
       developer: true,
-      response: { 200: t.Object({ data: t.Array(t.Ref('InvitationView')) }), ...problems('NOT_FOUND') },
+      response: { 200: DataList(InvitationView, 'Your pending invitations, newest first'), ...problems('NOT_FOUND') },
       detail: { summary: 'Your pending invitations', description: `${AUTH} Invitations to your profile e-mail address (case-insensitive), newest first.` },
     })
     .post('/api/dev/invitations/:id/accept', async ({ principal, params }) => acceptInvitation(em(), callerOf(principal), params.id), {
@@ -120,7 +120,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
     .get('/api/dev/teams/:id/members', async ({ principal, params }) => ({ data: await listMembers(em(), callerOf(principal), params.id) }), {
       developer: true,
       params: TeamParams,
-      response: { 200: t.Object({ data: t.Array(t.Ref('MemberView')) }), ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
+      response: { 200: DataList(MemberView, "The team's members"), ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
       detail: { summary: "List the team's members", description: `${AUTH} Any member. ${MEMBERS_ONLY}` },
     })
     .put(
@@ -170,7 +170,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
       developer: true,
       params: TeamParams,
       query: t.Object(PageQuery),
-      response: { 200: Paginated(t.Ref('TeamAuditView'), "The team's audit entries, newest first"), ...problems('VALIDATION_FAILED', 'NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
+      response: { 200: Paginated(TeamAuditView, "The team's audit entries, newest first"), ...problems('VALIDATION_FAILED', 'NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
       detail: {
         summary: "The team's audit",
         description: `${AUTH} Owners only. Newest first: invitations, joins, leaves, role changes, transfers, app deletions, team keys, domain verification and suspensions. ${MEMBERS_ONLY}`,
