@@ -13,8 +13,11 @@ const WALK_SHARE = 0.05;
 /** The most apps a walk visits: beyond it the share was misjudged, and the bound is not reached. */
 const MAX_WALK = 30_000;
 
-/** Sorts whose keys the candidates carry (from the narrow table): only the page's apps are read from the wide rows. */
-const RANKED_FROM_CANDIDATES: CatalogueSort[] = ['relevance', 'installs'];
+/**
+ * Sorts whose keys the candidates carry (from the narrow table): only the page's apps are read from
+ * the wide rows. `installs` ranks by `active_installs`, read from the stats rows like the other sorts.
+ */
+const RANKED_FROM_CANDIDATES: CatalogueSort[] = ['relevance'];
 const RANKED_FROM_WIDE_ROWS = `
   select ${SORT_KEYS}, k.exact_name, k.text_rank
   from candidates k join apps a on a.id = k.id join app_stats s on s.app_id = a.id`;
