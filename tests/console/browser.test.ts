@@ -91,10 +91,12 @@ afterAll(async () => {
 });
 
 describe('the console in a browser', () => {
-  test('dashboard: backlogs against targets, the installs chart, and a queue-health widget that polls', async () => {
+  test('dashboard: backlogs against targets, the installs and uninstalls chart, and a queue-health widget that polls', async () => {
     await page.goto(url('/admin'));
     expect(await textOf(page.locator('.cards'))).toContain('Developers awaiting verification');
-    expect(await page.locator('figure.chart svg rect.bar').count()).toBe(30);
+    // A day's installs above the axis and its uninstalls below it, for each of the 30 days.
+    expect(await page.locator('figure.chart svg rect.bar:not(.down)').count()).toBe(30);
+    expect(await page.locator('figure.chart svg rect.bar.down').count()).toBe(30);
     const polled = await page.waitForResponse((response) => response.url().endsWith('/admin/queue-health'), { timeout: 15_000 });
     expect(polled.status()).toBe(200);
     await until(async () => (await textOf(page.locator('#queue-health'))).includes('mail.send'), 'the swapped widget');
