@@ -176,6 +176,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/dev/apps/{id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postApiDevAppsByIdWithdraw"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dev/apps/{id}/revision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["deleteApiDevAppsByIdRevision"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/apps": {
         parameters: {
             query?: never;
@@ -256,6 +288,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/apps/{slug}/uninstall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postApiAppsBySlugUninstall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/apps/{slug}/reviews": {
         parameters: {
             query?: never;
@@ -280,6 +328,38 @@ export interface paths {
             cookie?: never;
         };
         get: operations["getApiDevAppsByIdAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dev/apps/{id}/analytics/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getApiDevAppsByIdAnalyticsDaily"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dev/teams/{id}/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getApiDevTeamsByIdAnalytics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -496,10 +576,735 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/schemas/listing.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getApiSchemasListing.json"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dev/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getApiDevTeams"];
+        put?: never;
+        post: operations["postApiDevTeams"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dev/teams/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getApiDevTeamsById"];
+        put: operations["putApiDevTeamsById"];
+        post?: never;
+        delete: operations["deleteApiDevTeamsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dev/teams/{id}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getApiDevTeamsByIdInvitations"];
+        put?: never;
+        post: operations["postApiDevTeamsByIdInvitations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dev/teams/{id}/invitations/{invitationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["deleteApiDevTeamsByIdInvitationsByInvitationId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dev/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getApiDevInvitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dev/invitations/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postApiDevInvitationsByIdAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dev/invitations/{id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postApiDevInvitationsByIdDecline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dev/teams/{id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getApiDevTeamsByIdMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dev/teams/{id}/members/{developerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["putApiDevTeamsByIdMembersByDeveloperId"];
+        post?: never;
+        delete: operations["deleteApiDevTeamsByIdMembersByDeveloperId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dev/teams/{id}/domain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postApiDevTeamsByIdDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dev/teams/{id}/domain/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postApiDevTeamsByIdDomainVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dev/teams/{id}/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getApiDevTeamsByIdAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dev/apps/{id}/transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postApiDevAppsByIdTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AcceptedInvitation: {
+            team: components["schemas"]["TeamView"];
+            /** @enum {string} */
+            role: "owner" | "maintainer" | "analyst";
+        };
+        ApiKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
+            maskedKey: string;
+            /** Format: uuid */
+            parentKeyId: string | null;
+            /** Format: uuid */
+            teamId: string | null;
+            /** Format: uuid */
+            appId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+        };
+        App: {
+            /** Format: uuid */
+            id: string;
+            slug: string;
+            name: string;
+            description: string;
+            longDescription: string | null;
+            longDescriptionHtml: string | null;
+            /** @enum {string} */
+            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+            /** @enum {string} */
+            environment: "localhost" | "staging" | "production";
+            logoUrl: string | null;
+            bannerUrl: string | null;
+            websiteUrl: string | null;
+            supportUrl: string | null;
+            privacyPolicyUrl: string | null;
+            termsOfServiceUrl: string | null;
+            oauthClientId: string | null;
+            screenshots: {
+                url: string;
+                caption: string | null;
+                order: number;
+            }[];
+            permissions: components["schemas"]["PermissionView"][] | null;
+            dataHandling: components["schemas"]["DataHandling"] | null;
+            /**
+             * @default DRAFT
+             * @enum {string}
+             */
+            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
+            featured: boolean;
+            installCount: number;
+            activeInstalls: number;
+            reviewCount: number;
+            averageRating: number;
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            developer: {
+                name: string;
+                companyName: string | null;
+                websiteUrl: string | null;
+            };
+            publisher: {
+                name: string;
+                websiteUrl: string | null;
+                verifiedDomain: string | null;
+            };
+        };
+        AppAnalytics: {
+            installCount: number;
+            activeInstalls: number;
+            uninstallCount: number;
+            reviewCount: number;
+            averageRating: number;
+            ratingDistribution: {
+                1: number;
+                2: number;
+                3: number;
+                4: number;
+                5: number;
+            };
+            /**
+             * @default DRAFT
+             * @enum {string}
+             */
+            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
+            featured: boolean;
+            installsByDay: {
+                /** Format: date */
+                date: string;
+                count: number;
+            }[];
+        };
+        AppsAnalytics: {
+            apps: {
+                /** Format: uuid */
+                id: string;
+                slug: string;
+                name: string;
+                installCount: number;
+                activeInstalls: number;
+                uninstallCount: number;
+                reviewCount: number;
+                averageRating: number;
+                ratingDistribution: {
+                    1: number;
+                    2: number;
+                    3: number;
+                    4: number;
+                    5: number;
+                };
+                daily: {
+                    /** Format: date */
+                    date: string;
+                    installs: number;
+                    uninstalls: number;
+                    activeInstalls: number;
+                    reviews: number;
+                    averageRating: number;
+                }[];
+            }[];
+            totals: {
+                installCount: number;
+                activeInstalls: number;
+                uninstallCount: number;
+                reviewCount: number;
+                averageRating: number;
+                ratingDistribution: {
+                    1: number;
+                    2: number;
+                    3: number;
+                    4: number;
+                    5: number;
+                };
+                daily: {
+                    /** Format: date */
+                    date: string;
+                    installs: number;
+                    uninstalls: number;
+                    activeInstalls: number;
+                    reviews: number;
+                    averageRating: number;
+                }[];
+            };
+        };
+        AppSummary: {
+            /** Format: uuid */
+            id: string;
+            slug: string;
+            name: string;
+            description: string;
+            /** @enum {string} */
+            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+            /** @enum {string} */
+            environment: "localhost" | "staging" | "production";
+            logoUrl: string | null;
+            bannerUrl: string | null;
+            websiteUrl: string | null;
+            supportUrl: string | null;
+            privacyPolicyUrl: string | null;
+            termsOfServiceUrl: string | null;
+            oauthClientId: string | null;
+            /**
+             * @default DRAFT
+             * @enum {string}
+             */
+            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
+            featured: boolean;
+            installCount: number;
+            activeInstalls: number;
+            reviewCount: number;
+            averageRating: number;
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            developer: {
+                name: string;
+                companyName: string | null;
+                websiteUrl: string | null;
+            };
+            publisher: {
+                name: string;
+                websiteUrl: string | null;
+                verifiedDomain: string | null;
+            };
+        };
+        AssetCheck: {
+            field: string;
+            url: string;
+            ok: boolean;
+            format: string | null;
+            width: number | null;
+            height: number | null;
+            problems: string[];
+            mirrorUrl: string | null;
+            /** Format: date-time */
+            checkedAt: string;
+        };
+        CategoryCount: {
+            /** @enum {string} */
+            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+            count: number;
+        };
+        CreateApiKey: {
+            name: string;
+            scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
+            /** @default 90 */
+            expiresInDays: number;
+            teamId?: string;
+        };
+        CreateApp: {
+            name: string;
+            description: string;
+            longDescription?: string;
+            /** @enum {string} */
+            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+            /** @enum {string} */
+            environment: "localhost" | "staging" | "production";
+            logoUrl?: string;
+            bannerUrl?: string;
+            websiteUrl?: string;
+            supportUrl?: string;
+            privacyPolicyUrl?: string;
+            termsOfServiceUrl?: string;
+            oauthClientId?: string;
+            screenshots?: {
+                url: string;
+                caption?: string | null;
+                order?: number;
+            }[];
+            reviewNotes?: string;
+            permissions?: components["schemas"]["PermissionInput"][];
+            dataHandling?: {
+                storesUserData: boolean;
+                locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+                thirdParties: {
+                    name: string;
+                    purpose: string;
+                }[];
+                retentionDays: number | null;
+            };
+            teamId?: string | null;
+        };
+        CreatedApiKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
+            maskedKey: string;
+            /** Format: uuid */
+            parentKeyId: string | null;
+            /** Format: uuid */
+            teamId: string | null;
+            /** Format: uuid */
+            appId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+            key: string;
+        };
+        CreateReply: {
+            body: string;
+        };
+        CreateReview: {
+            rating: number;
+            title?: string;
+            body?: string;
+        };
+        CreateTeamBody: {
+            name: string;
+            websiteUrl?: string;
+        };
+        CreateTrustedPublisher: {
+            issuer: string;
+            repository: string;
+            workflow: string;
+            environment?: string;
+        };
+        CreateWebhook: {
+            url: string;
+            events: ("app.submitted" | "app.withdrawn" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "revision.withdrawn" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
+            description?: string;
+            enabled?: boolean;
+            teamId?: string;
+        };
+        DailyAnalytics: {
+            data: {
+                /** Format: date */
+                date: string;
+                installs: number;
+                uninstalls: number;
+                activeInstalls: number;
+                reviews: number;
+                averageRating: number;
+            }[];
+        };
+        DataHandling: {
+            storesUserData: boolean;
+            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
+            thirdParties: {
+                name: string;
+                purpose: string;
+            }[];
+            retentionDays: number | null;
+        };
+        Developer: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            email: string;
+            platformUserId: string;
+            companyName: string | null;
+            websiteUrl: string | null;
+            bio: string | null;
+            /**
+             * @default PENDING_VERIFICATION
+             * @enum {string}
+             */
+            status: "PENDING_VERIFICATION" | "VERIFIED" | "SUSPENDED";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        DeveloperReview: {
+            /** Format: uuid */
+            id: string;
+            rating: number;
+            title: string | null;
+            body: string | null;
+            authorName: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            reply: {
+                body: string;
+                /** Format: date-time */
+                repliedAt: string;
+            } | null;
+            hidden: boolean;
+        };
+        DomainBody: {
+            domain: string;
+        };
+        DomainClaim: {
+            domain: string;
+            token: string;
+            url: string;
+        };
+        ExchangedKey: {
+            key: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** Format: uuid */
+            appId: string;
+        };
+        Install: {
+            installationId?: string;
+        };
+        InstallResult: {
+            slug: string;
+            /** Format: date-time */
+            installedAt: string;
+        };
+        InvitationView: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            teamId: string;
+            teamName: string;
+            email: string;
+            /** @enum {string} */
+            role: "owner" | "maintainer" | "analyst";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        InviteBody: {
+            email: string;
+            /** @enum {string} */
+            role: "owner" | "maintainer" | "analyst";
+        };
+        ListedReview: {
+            /** Format: uuid */
+            id: string;
+            rating: number;
+            title: string | null;
+            body: string | null;
+            authorName: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            reply: {
+                body: string;
+                /** Format: date-time */
+                repliedAt: string;
+            } | null;
+        };
+        MemberView: {
+            /** Format: uuid */
+            developerId: string;
+            name: string;
+            email: string;
+            /** @enum {string} */
+            role: "owner" | "maintainer" | "analyst";
+            /** Format: date-time */
+            joinedAt: string;
+        };
+        OwnerApp: {
+            /** Format: uuid */
+            id: string;
+            slug: string;
+            name: string;
+            description: string;
+            longDescription: string | null;
+            longDescriptionHtml: string | null;
+            /** @enum {string} */
+            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+            /** @enum {string} */
+            environment: "localhost" | "staging" | "production";
+            logoUrl: string | null;
+            bannerUrl: string | null;
+            websiteUrl: string | null;
+            supportUrl: string | null;
+            privacyPolicyUrl: string | null;
+            termsOfServiceUrl: string | null;
+            oauthClientId: string | null;
+            screenshots: {
+                url: string;
+                caption: string | null;
+                order: number;
+            }[];
+            permissions: components["schemas"]["PermissionView"][] | null;
+            dataHandling: components["schemas"]["DataHandling"] | null;
+            /**
+             * @default DRAFT
+             * @enum {string}
+             */
+            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
+            featured: boolean;
+            installCount: number;
+            activeInstalls: number;
+            reviewCount: number;
+            averageRating: number;
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            submittedAt: string | null;
+            /** Format: date-time */
+            reviewedAt: string | null;
+            rejectionReason: string | null;
+            reviewNotes: string | null;
+            assetChecks: components["schemas"]["AssetCheck"][];
+            pendingRevision: components["schemas"]["PendingRevision"] | null;
+            review: components["schemas"]["ReviewStanding"] | null;
+            team: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            } | null;
+        };
+        PendingRevision: {
+            /** Format: uuid */
+            id: string;
+            changes: {
+                [key: string]: unknown;
+            };
+            version: number;
+            /** @constant */
+            status: "PENDING";
+            addedPermissions: components["schemas"]["PermissionView"][];
+            review: components["schemas"]["ReviewStanding"];
+            assetChecks: components["schemas"]["AssetCheck"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
         PermissionInput: {
             scope: string;
             reason: string;
@@ -509,14 +1314,305 @@ export interface components {
             label: string;
             reason: string;
         };
-        DataHandling: {
-            storesUserData: boolean;
-            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
-            thirdParties: {
-                name: string;
-                purpose: string;
+        Preflight: {
+            ready: boolean;
+            errors: {
+                path: string;
+                message: string;
             }[];
-            retentionDays: (string | number) | null;
+            warnings: {
+                path: string;
+                message: string;
+            }[];
+        };
+        Problem: {
+            /** Format: uri */
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /** @enum {string} */
+            code: "VALIDATION_FAILED" | "SUBMISSION_INCOMPLETE" | "UNKNOWN_OAUTH_CLIENT" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "DEVELOPER_NOT_VERIFIED" | "DEVELOPER_SUSPENDED" | "API_KEY_REQUIRED" | "OAUTH_TOKEN_REQUIRED" | "PLATFORM_USER_MISMATCH" | "INSTALL_REQUIRED" | "OWN_APP" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "APP_UNAVAILABLE" | "APP_NOT_EDITABLE" | "INVALID_STATE_TRANSITION" | "DEVELOPER_EXISTS" | "STALE_VERSION" | "WARNINGS_NOT_CHECKED" | "NOT_INSTALLED" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED" | "TEAM_NOT_EMPTY" | "ALREADY_MEMBER" | "LAST_OWNER" | "DOMAIN_NOT_VERIFIED" | "DOMAIN_TAKEN" | "TRUSTED_PUBLISHER_EXISTS" | "CONFLICT" | "LIMIT_EXCEEDED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE" | "OVERLOADED";
+            requestId: string;
+            errors?: {
+                path: string;
+                message: string;
+            }[];
+        };
+        RegisterDeveloper: {
+            name: string;
+            email: string;
+            platformUserId: string;
+            companyName?: string;
+            websiteUrl?: string;
+            bio?: string;
+        };
+        Reply: {
+            /** Format: uuid */
+            reviewId: string;
+            body: string;
+            /** Format: date-time */
+            repliedAt: string;
+        };
+        Review: {
+            /** Format: uuid */
+            id: string;
+            rating: number;
+            title: string | null;
+            body: string | null;
+            authorName: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ReviewStanding: {
+            queuePosition: number;
+            /** Format: date-time */
+            expectedDecisionBy: string;
+        };
+        RevisionRecord: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @default PENDING
+             * @enum {string}
+             */
+            status: "PENDING" | "APPROVED" | "REJECTED" | "WITHDRAWN";
+            version: number;
+            changes: {
+                [key: string]: unknown;
+            };
+            rejectionReason: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            decidedAt: string | null;
+        };
+        RoleBody: {
+            /** @enum {string} */
+            role: "owner" | "maintainer" | "analyst";
+        };
+        SubmittedApp: {
+            /** Format: uuid */
+            id: string;
+            slug: string;
+            name: string;
+            description: string;
+            longDescription: string | null;
+            longDescriptionHtml: string | null;
+            /** @enum {string} */
+            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+            /** @enum {string} */
+            environment: "localhost" | "staging" | "production";
+            logoUrl: string | null;
+            bannerUrl: string | null;
+            websiteUrl: string | null;
+            supportUrl: string | null;
+            privacyPolicyUrl: string | null;
+            termsOfServiceUrl: string | null;
+            oauthClientId: string | null;
+            screenshots: {
+                url: string;
+                caption: string | null;
+                order: number;
+            }[];
+            permissions: components["schemas"]["PermissionView"][] | null;
+            dataHandling: components["schemas"]["DataHandling"] | null;
+            /**
+             * @default DRAFT
+             * @enum {string}
+             */
+            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
+            featured: boolean;
+            installCount: number;
+            activeInstalls: number;
+            reviewCount: number;
+            averageRating: number;
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            submittedAt: string | null;
+            /** Format: date-time */
+            reviewedAt: string | null;
+            rejectionReason: string | null;
+            reviewNotes: string | null;
+            assetChecks: components["schemas"]["AssetCheck"][];
+            pendingRevision: components["schemas"]["PendingRevision"] | null;
+            review: components["schemas"]["ReviewStanding"] | null;
+            team: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            } | null;
+            warnings: {
+                path: string;
+                message: string;
+            }[];
+        };
+        TeamAuditView: {
+            /** Format: uuid */
+            id: string;
+            actor: {
+                /** Format: uuid */
+                developerId: string;
+                name: string;
+            } | null;
+            action: string;
+            target: string | null;
+            details: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        TeamView: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            websiteUrl: string | null;
+            /** @enum {string} */
+            role: "owner" | "maintainer" | "analyst";
+            memberCount: number;
+            appCount: number;
+            verifiedDomain: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        TokenExchange: {
+            token: string;
+        };
+        TransferBody: {
+            teamId: string | null;
+        };
+        TrustedPublisher: {
+            /** Format: uuid */
+            id: string;
+            issuer: string;
+            repository: string;
+            workflow: string;
+            environment: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        UninstallBody: {
+            installationId?: string;
+        };
+        UninstallResult: {
+            slug: string;
+            /** Format: date-time */
+            uninstalledAt: string;
+        };
+        UpdateApp: {
+            name?: string;
+            description?: string;
+            longDescription?: string | null;
+            /** @enum {string} */
+            category?: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
+            logoUrl?: string | null;
+            bannerUrl?: string | null;
+            websiteUrl?: string | null;
+            supportUrl?: string | null;
+            privacyPolicyUrl?: string | null;
+            termsOfServiceUrl?: string | null;
+            oauthClientId?: string | null;
+            screenshots?: {
+                url: string;
+                caption?: string | null;
+                order?: number;
+            }[];
+            reviewNotes?: string | null;
+            permissions?: components["schemas"]["PermissionInput"][] | null;
+            dataHandling?: components["schemas"]["DataHandling"] | null;
+        };
+        UpdateDeveloper: {
+            name?: string;
+            email?: string;
+            companyName?: string | null;
+            websiteUrl?: string | null;
+            bio?: string | null;
+        };
+        UpdateTeamBody: {
+            name?: string;
+            websiteUrl?: string | null;
+        };
+        UpdateWebhook: {
+            url?: string;
+            events?: ("app.submitted" | "app.withdrawn" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "revision.withdrawn" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
+            description?: string | null;
+            enabled?: boolean;
+        };
+        Webhook: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            teamId: string | null;
+            url: string;
+            description: string | null;
+            events: ("app.submitted" | "app.withdrawn" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "revision.withdrawn" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
+            enabled: boolean;
+            /** @constant */
+            disabledReason: "failing";
+            /** Format: date-time */
+            disabledAt: string | null;
+            /** Format: date-time */
+            failingSince: string | null;
+            /** Format: date-time */
+            previousSecretExpiresAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WebhookDelivery: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            eventId: string;
+            eventType: string;
+            /**
+             * @default pending
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            attempt: number;
+            statusCode: number | null;
+            latencyMs: number | null;
+            error: string | null;
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            lastAttemptAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        WebhookWithSecret: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            teamId: string | null;
+            url: string;
+            description: string | null;
+            events: ("app.submitted" | "app.withdrawn" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "revision.withdrawn" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
+            enabled: boolean;
+            /** @constant */
+            disabledReason: "failing";
+            /** Format: date-time */
+            disabledAt: string | null;
+            /** Format: date-time */
+            failingSince: string | null;
+            /** Format: date-time */
+            previousSecretExpiresAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            secret: string;
         };
     };
     responses: never;
@@ -571,20 +1667,15 @@ export interface operations {
             };
             503: {
                 headers: {
+                    "retry-after"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -599,14 +1690,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    email: string;
-                    platformUserId: string;
-                    companyName?: string;
-                    websiteUrl?: string;
-                    bio?: string;
-                };
+                "application/json": components["schemas"]["RegisterDeveloper"];
             };
         };
         responses: {
@@ -615,25 +1699,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        email: string;
-                        platformUserId: string;
-                        companyName: string | null;
-                        websiteUrl: string | null;
-                        bio: string | null;
-                        /**
-                         * @default PENDING_VERIFICATION
-                         * @enum {string}
-                         */
-                        status: "PENDING_VERIFICATION" | "VERIFIED" | "SUSPENDED";
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Developer"];
                 };
             };
             400: {
@@ -641,17 +1707,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -660,17 +1720,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -679,17 +1733,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PLATFORM_USER_MISMATCH";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -698,17 +1746,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "DEVELOPER_EXISTS";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -721,17 +1789,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -751,25 +1827,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        email: string;
-                        platformUserId: string;
-                        companyName: string | null;
-                        websiteUrl: string | null;
-                        bio: string | null;
-                        /**
-                         * @default PENDING_VERIFICATION
-                         * @enum {string}
-                         */
-                        status: "PENDING_VERIFICATION" | "VERIFIED" | "SUSPENDED";
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Developer"];
                 };
             };
             401: {
@@ -777,17 +1835,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -796,17 +1848,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -819,17 +1878,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -844,13 +1911,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    email?: string;
-                    companyName?: string | null;
-                    websiteUrl?: string | null;
-                    bio?: string | null;
-                };
+                "application/json": components["schemas"]["UpdateDeveloper"];
             };
         };
         responses: {
@@ -859,25 +1920,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        email: string;
-                        platformUserId: string;
-                        companyName: string | null;
-                        websiteUrl: string | null;
-                        bio: string | null;
-                        /**
-                         * @default PENDING_VERIFICATION
-                         * @enum {string}
-                         */
-                        status: "PENDING_VERIFICATION" | "VERIFIED" | "SUSPENDED";
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Developer"];
                 };
             };
             400: {
@@ -885,17 +1928,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -904,17 +1941,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -923,17 +1954,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE" | "OAUTH_TOKEN_REQUIRED";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -942,17 +1967,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -961,17 +1980,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "DEVELOPER_EXISTS";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -984,17 +2023,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -1015,25 +2062,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
-                            maskedKey: string;
-                            /** Format: uuid */
-                            parentKeyId: string | null;
-                            /** Format: uuid */
-                            appId: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            expiresAt: string;
-                            /** Format: date-time */
-                            lastUsedAt: string | null;
-                            /** Format: date-time */
-                            revokedAt: string | null;
-                        }[];
+                        data: components["schemas"]["ApiKey"][];
                     };
                 };
             };
@@ -1042,17 +2071,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -1061,17 +2097,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -1084,17 +2114,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -1109,12 +2147,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
-                    /** @default 90 */
-                    expiresInDays?: string | number;
-                };
+                "application/json": components["schemas"]["CreateApiKey"];
             };
         };
         responses: {
@@ -1123,26 +2156,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
-                        maskedKey: string;
-                        /** Format: uuid */
-                        parentKeyId: string | null;
-                        /** Format: uuid */
-                        appId: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        expiresAt: string;
-                        /** Format: date-time */
-                        lastUsedAt: string | null;
-                        /** Format: date-time */
-                        revokedAt: string | null;
-                        key: string;
-                    };
+                    "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
             400: {
@@ -1150,17 +2164,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -1169,17 +2177,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -1188,17 +2190,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "DEVELOPER_NOT_VERIFIED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -1207,17 +2203,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -1226,17 +2216,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "LIMIT_EXCEEDED";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -1249,17 +2259,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -1281,25 +2299,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        scopes: ("APP_CREATE" | "APP_READ" | "APP_UPDATE" | "APP_DELETE" | "ANALYTICS_READ")[];
-                        maskedKey: string;
-                        /** Format: uuid */
-                        parentKeyId: string | null;
-                        /** Format: uuid */
-                        appId: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        expiresAt: string;
-                        /** Format: date-time */
-                        lastUsedAt: string | null;
-                        /** Format: date-time */
-                        revokedAt: string | null;
-                    };
+                    "application/json": components["schemas"]["ApiKey"];
                 };
             };
             400: {
@@ -1307,17 +2307,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -1326,17 +2320,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -1345,17 +2346,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -1368,17 +2363,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -1387,8 +2390,9 @@ export interface operations {
     getApiDevApps: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
+                teamId?: string;
             };
             header?: never;
             path?: never;
@@ -1402,123 +2406,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            slug: string;
-                            name: string;
-                            description: string;
-                            longDescription: string | null;
-                            longDescriptionHtml: string | null;
-                            /** @enum {string} */
-                            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                            /** @enum {string} */
-                            environment: "localhost" | "staging" | "production";
-                            logoUrl: string | null;
-                            bannerUrl: string | null;
-                            websiteUrl: string | null;
-                            supportUrl: string | null;
-                            privacyPolicyUrl: string | null;
-                            termsOfServiceUrl: string | null;
-                            oauthClientId: string | null;
-                            screenshots: {
-                                url: string;
-                                caption: string | null;
-                                order: string | number;
-                            }[];
-                            permissions: {
-                                scope: string;
-                                label: string;
-                                reason: string;
-                            }[] | null;
-                            dataHandling: {
-                                storesUserData: boolean;
-                                locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
-                                thirdParties: {
-                                    name: string;
-                                    purpose: string;
-                                }[];
-                                retentionDays: (string | number) | null;
-                            } | null;
-                            /**
-                             * @default DRAFT
-                             * @enum {string}
-                             */
-                            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-                            featured: boolean;
-                            installCount: string | number;
-                            reviewCount: string | number;
-                            averageRating: number;
-                            version: string | number;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            /** Format: date-time */
-                            submittedAt: string | null;
-                            /** Format: date-time */
-                            reviewedAt: string | null;
-                            rejectionReason: string | null;
-                            reviewNotes: string | null;
-                            assetChecks: {
-                                field: string;
-                                url: string;
-                                ok: boolean;
-                                format: string | null;
-                                width: (string | number) | null;
-                                height: (string | number) | null;
-                                problems: string[];
-                                mirrorUrl: string | null;
-                                /** Format: date-time */
-                                checkedAt: string;
-                            }[];
-                            pendingRevision: {
-                                /** Format: uuid */
-                                id: string;
-                                changes: {
-                                    [key: string]: unknown;
-                                };
-                                version: string | number;
-                                /** @constant */
-                                status: "PENDING";
-                                addedPermissions: {
-                                    scope: string;
-                                    label: string;
-                                    reason: string;
-                                }[];
-                                review: {
-                                    queuePosition: string | number;
-                                    /** Format: date-time */
-                                    expectedDecisionBy: string;
-                                };
-                                assetChecks: {
-                                    field: string;
-                                    url: string;
-                                    ok: boolean;
-                                    format: string | null;
-                                    width: (string | number) | null;
-                                    height: (string | number) | null;
-                                    problems: string[];
-                                    mirrorUrl: string | null;
-                                    /** Format: date-time */
-                                    checkedAt: string;
-                                }[];
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            } | null;
-                            review: {
-                                queuePosition: string | number;
-                                /** Format: date-time */
-                                expectedDecisionBy: string;
-                            } | null;
-                        }[];
+                        data: components["schemas"]["OwnerApp"][];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                         };
                     };
                 };
@@ -1528,17 +2421,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -1547,17 +2434,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -1566,17 +2447,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -1589,17 +2477,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -1614,41 +2510,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    description: string;
-                    longDescription?: string;
-                    /** @enum {string} */
-                    category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                    /** @enum {string} */
-                    environment: "localhost" | "staging" | "production";
-                    logoUrl?: string;
-                    bannerUrl?: string;
-                    websiteUrl?: string;
-                    supportUrl?: string;
-                    privacyPolicyUrl?: string;
-                    termsOfServiceUrl?: string;
-                    oauthClientId?: string;
-                    screenshots?: {
-                        url: string;
-                        caption?: string | null;
-                        order?: string | number;
-                    }[];
-                    reviewNotes?: string;
-                    permissions?: {
-                        scope: string;
-                        reason: string;
-                    }[];
-                    dataHandling?: {
-                        storesUserData: boolean;
-                        locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
-                        thirdParties: {
-                            name: string;
-                            purpose: string;
-                        }[];
-                        retentionDays: (string | number) | null;
-                    };
-                };
+                "application/json": components["schemas"]["CreateApp"];
             };
         };
         responses: {
@@ -1657,118 +2519,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        slug: string;
-                        name: string;
-                        description: string;
-                        longDescription: string | null;
-                        longDescriptionHtml: string | null;
-                        /** @enum {string} */
-                        category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                        /** @enum {string} */
-                        environment: "localhost" | "staging" | "production";
-                        logoUrl: string | null;
-                        bannerUrl: string | null;
-                        websiteUrl: string | null;
-                        supportUrl: string | null;
-                        privacyPolicyUrl: string | null;
-                        termsOfServiceUrl: string | null;
-                        oauthClientId: string | null;
-                        screenshots: {
-                            url: string;
-                            caption: string | null;
-                            order: string | number;
-                        }[];
-                        permissions: {
-                            scope: string;
-                            label: string;
-                            reason: string;
-                        }[] | null;
-                        dataHandling: {
-                            storesUserData: boolean;
-                            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
-                            thirdParties: {
-                                name: string;
-                                purpose: string;
-                            }[];
-                            retentionDays: (string | number) | null;
-                        } | null;
-                        /**
-                         * @default DRAFT
-                         * @enum {string}
-                         */
-                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-                        featured: boolean;
-                        installCount: string | number;
-                        reviewCount: string | number;
-                        averageRating: number;
-                        version: string | number;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** Format: date-time */
-                        submittedAt: string | null;
-                        /** Format: date-time */
-                        reviewedAt: string | null;
-                        rejectionReason: string | null;
-                        reviewNotes: string | null;
-                        assetChecks: {
-                            field: string;
-                            url: string;
-                            ok: boolean;
-                            format: string | null;
-                            width: (string | number) | null;
-                            height: (string | number) | null;
-                            problems: string[];
-                            mirrorUrl: string | null;
-                            /** Format: date-time */
-                            checkedAt: string;
-                        }[];
-                        pendingRevision: {
-                            /** Format: uuid */
-                            id: string;
-                            changes: {
-                                [key: string]: unknown;
-                            };
-                            version: string | number;
-                            /** @constant */
-                            status: "PENDING";
-                            addedPermissions: {
-                                scope: string;
-                                label: string;
-                                reason: string;
-                            }[];
-                            review: {
-                                queuePosition: string | number;
-                                /** Format: date-time */
-                                expectedDecisionBy: string;
-                            };
-                            assetChecks: {
-                                field: string;
-                                url: string;
-                                ok: boolean;
-                                format: string | null;
-                                width: (string | number) | null;
-                                height: (string | number) | null;
-                                problems: string[];
-                                mirrorUrl: string | null;
-                                /** Format: date-time */
-                                checkedAt: string;
-                            }[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        } | null;
-                        review: {
-                            queuePosition: string | number;
-                            /** Format: date-time */
-                            expectedDecisionBy: string;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["OwnerApp"];
                 };
             };
             400: {
@@ -1776,17 +2527,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNKNOWN_OAUTH_CLIENT" | "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -1795,17 +2540,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -1814,17 +2553,63 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "LIMIT_EXCEEDED";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -1837,17 +2622,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -1869,118 +2662,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        slug: string;
-                        name: string;
-                        description: string;
-                        longDescription: string | null;
-                        longDescriptionHtml: string | null;
-                        /** @enum {string} */
-                        category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                        /** @enum {string} */
-                        environment: "localhost" | "staging" | "production";
-                        logoUrl: string | null;
-                        bannerUrl: string | null;
-                        websiteUrl: string | null;
-                        supportUrl: string | null;
-                        privacyPolicyUrl: string | null;
-                        termsOfServiceUrl: string | null;
-                        oauthClientId: string | null;
-                        screenshots: {
-                            url: string;
-                            caption: string | null;
-                            order: string | number;
-                        }[];
-                        permissions: {
-                            scope: string;
-                            label: string;
-                            reason: string;
-                        }[] | null;
-                        dataHandling: {
-                            storesUserData: boolean;
-                            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
-                            thirdParties: {
-                                name: string;
-                                purpose: string;
-                            }[];
-                            retentionDays: (string | number) | null;
-                        } | null;
-                        /**
-                         * @default DRAFT
-                         * @enum {string}
-                         */
-                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-                        featured: boolean;
-                        installCount: string | number;
-                        reviewCount: string | number;
-                        averageRating: number;
-                        version: string | number;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** Format: date-time */
-                        submittedAt: string | null;
-                        /** Format: date-time */
-                        reviewedAt: string | null;
-                        rejectionReason: string | null;
-                        reviewNotes: string | null;
-                        assetChecks: {
-                            field: string;
-                            url: string;
-                            ok: boolean;
-                            format: string | null;
-                            width: (string | number) | null;
-                            height: (string | number) | null;
-                            problems: string[];
-                            mirrorUrl: string | null;
-                            /** Format: date-time */
-                            checkedAt: string;
-                        }[];
-                        pendingRevision: {
-                            /** Format: uuid */
-                            id: string;
-                            changes: {
-                                [key: string]: unknown;
-                            };
-                            version: string | number;
-                            /** @constant */
-                            status: "PENDING";
-                            addedPermissions: {
-                                scope: string;
-                                label: string;
-                                reason: string;
-                            }[];
-                            review: {
-                                queuePosition: string | number;
-                                /** Format: date-time */
-                                expectedDecisionBy: string;
-                            };
-                            assetChecks: {
-                                field: string;
-                                url: string;
-                                ok: boolean;
-                                format: string | null;
-                                width: (string | number) | null;
-                                height: (string | number) | null;
-                                problems: string[];
-                                mirrorUrl: string | null;
-                                /** Format: date-time */
-                                checkedAt: string;
-                            }[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        } | null;
-                        review: {
-                            queuePosition: string | number;
-                            /** Format: date-time */
-                            expectedDecisionBy: string;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["OwnerApp"];
                 };
             };
             400: {
@@ -1988,17 +2670,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -2007,17 +2683,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -2026,17 +2696,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -2045,17 +2709,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -2068,17 +2726,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -2095,39 +2761,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    description?: string;
-                    longDescription?: string | null;
-                    /** @enum {string} */
-                    category?: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                    logoUrl?: string | null;
-                    bannerUrl?: string | null;
-                    websiteUrl?: string | null;
-                    supportUrl?: string | null;
-                    privacyPolicyUrl?: string | null;
-                    termsOfServiceUrl?: string | null;
-                    oauthClientId?: string | null;
-                    screenshots?: {
-                        url: string;
-                        caption?: string | null;
-                        order?: string | number;
-                    }[];
-                    reviewNotes?: string | null;
-                    permissions?: {
-                        scope: string;
-                        reason: string;
-                    }[] | null;
-                    dataHandling?: {
-                        storesUserData: boolean;
-                        locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
-                        thirdParties: {
-                            name: string;
-                            purpose: string;
-                        }[];
-                        retentionDays: (string | number) | null;
-                    } | null;
-                };
+                "application/json": components["schemas"]["UpdateApp"];
             };
         };
         responses: {
@@ -2136,118 +2770,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        slug: string;
-                        name: string;
-                        description: string;
-                        longDescription: string | null;
-                        longDescriptionHtml: string | null;
-                        /** @enum {string} */
-                        category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                        /** @enum {string} */
-                        environment: "localhost" | "staging" | "production";
-                        logoUrl: string | null;
-                        bannerUrl: string | null;
-                        websiteUrl: string | null;
-                        supportUrl: string | null;
-                        privacyPolicyUrl: string | null;
-                        termsOfServiceUrl: string | null;
-                        oauthClientId: string | null;
-                        screenshots: {
-                            url: string;
-                            caption: string | null;
-                            order: string | number;
-                        }[];
-                        permissions: {
-                            scope: string;
-                            label: string;
-                            reason: string;
-                        }[] | null;
-                        dataHandling: {
-                            storesUserData: boolean;
-                            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
-                            thirdParties: {
-                                name: string;
-                                purpose: string;
-                            }[];
-                            retentionDays: (string | number) | null;
-                        } | null;
-                        /**
-                         * @default DRAFT
-                         * @enum {string}
-                         */
-                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-                        featured: boolean;
-                        installCount: string | number;
-                        reviewCount: string | number;
-                        averageRating: number;
-                        version: string | number;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** Format: date-time */
-                        submittedAt: string | null;
-                        /** Format: date-time */
-                        reviewedAt: string | null;
-                        rejectionReason: string | null;
-                        reviewNotes: string | null;
-                        assetChecks: {
-                            field: string;
-                            url: string;
-                            ok: boolean;
-                            format: string | null;
-                            width: (string | number) | null;
-                            height: (string | number) | null;
-                            problems: string[];
-                            mirrorUrl: string | null;
-                            /** Format: date-time */
-                            checkedAt: string;
-                        }[];
-                        pendingRevision: {
-                            /** Format: uuid */
-                            id: string;
-                            changes: {
-                                [key: string]: unknown;
-                            };
-                            version: string | number;
-                            /** @constant */
-                            status: "PENDING";
-                            addedPermissions: {
-                                scope: string;
-                                label: string;
-                                reason: string;
-                            }[];
-                            review: {
-                                queuePosition: string | number;
-                                /** Format: date-time */
-                                expectedDecisionBy: string;
-                            };
-                            assetChecks: {
-                                field: string;
-                                url: string;
-                                ok: boolean;
-                                format: string | null;
-                                width: (string | number) | null;
-                                height: (string | number) | null;
-                                problems: string[];
-                                mirrorUrl: string | null;
-                                /** Format: date-time */
-                                checkedAt: string;
-                            }[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        } | null;
-                        review: {
-                            queuePosition: string | number;
-                            /** Format: date-time */
-                            expectedDecisionBy: string;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["OwnerApp"];
                 };
             };
             400: {
@@ -2255,17 +2778,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "SUBMISSION_INCOMPLETE" | "UNKNOWN_OAUTH_CLIENT" | "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -2274,17 +2791,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -2293,17 +2804,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -2312,17 +2817,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -2331,17 +2830,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "APP_NOT_EDITABLE";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -2354,17 +2873,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -2386,118 +2913,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        slug: string;
-                        name: string;
-                        description: string;
-                        longDescription: string | null;
-                        longDescriptionHtml: string | null;
-                        /** @enum {string} */
-                        category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                        /** @enum {string} */
-                        environment: "localhost" | "staging" | "production";
-                        logoUrl: string | null;
-                        bannerUrl: string | null;
-                        websiteUrl: string | null;
-                        supportUrl: string | null;
-                        privacyPolicyUrl: string | null;
-                        termsOfServiceUrl: string | null;
-                        oauthClientId: string | null;
-                        screenshots: {
-                            url: string;
-                            caption: string | null;
-                            order: string | number;
-                        }[];
-                        permissions: {
-                            scope: string;
-                            label: string;
-                            reason: string;
-                        }[] | null;
-                        dataHandling: {
-                            storesUserData: boolean;
-                            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
-                            thirdParties: {
-                                name: string;
-                                purpose: string;
-                            }[];
-                            retentionDays: (string | number) | null;
-                        } | null;
-                        /**
-                         * @default DRAFT
-                         * @enum {string}
-                         */
-                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-                        featured: boolean;
-                        installCount: string | number;
-                        reviewCount: string | number;
-                        averageRating: number;
-                        version: string | number;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** Format: date-time */
-                        submittedAt: string | null;
-                        /** Format: date-time */
-                        reviewedAt: string | null;
-                        rejectionReason: string | null;
-                        reviewNotes: string | null;
-                        assetChecks: {
-                            field: string;
-                            url: string;
-                            ok: boolean;
-                            format: string | null;
-                            width: (string | number) | null;
-                            height: (string | number) | null;
-                            problems: string[];
-                            mirrorUrl: string | null;
-                            /** Format: date-time */
-                            checkedAt: string;
-                        }[];
-                        pendingRevision: {
-                            /** Format: uuid */
-                            id: string;
-                            changes: {
-                                [key: string]: unknown;
-                            };
-                            version: string | number;
-                            /** @constant */
-                            status: "PENDING";
-                            addedPermissions: {
-                                scope: string;
-                                label: string;
-                                reason: string;
-                            }[];
-                            review: {
-                                queuePosition: string | number;
-                                /** Format: date-time */
-                                expectedDecisionBy: string;
-                            };
-                            assetChecks: {
-                                field: string;
-                                url: string;
-                                ok: boolean;
-                                format: string | null;
-                                width: (string | number) | null;
-                                height: (string | number) | null;
-                                problems: string[];
-                                mirrorUrl: string | null;
-                                /** Format: date-time */
-                                checkedAt: string;
-                            }[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        } | null;
-                        review: {
-                            queuePosition: string | number;
-                            /** Format: date-time */
-                            expectedDecisionBy: string;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["OwnerApp"];
                 };
             };
             400: {
@@ -2505,17 +2921,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -2524,17 +2934,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -2543,17 +2947,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -2562,17 +2960,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -2581,17 +2973,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "APP_NOT_EDITABLE";
+                        /** @constant */
+                        status?: 409;
                     };
                 };
             };
@@ -2604,17 +2990,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -2636,118 +3030,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        slug: string;
-                        name: string;
-                        description: string;
-                        longDescription: string | null;
-                        longDescriptionHtml: string | null;
-                        /** @enum {string} */
-                        category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                        /** @enum {string} */
-                        environment: "localhost" | "staging" | "production";
-                        logoUrl: string | null;
-                        bannerUrl: string | null;
-                        websiteUrl: string | null;
-                        supportUrl: string | null;
-                        privacyPolicyUrl: string | null;
-                        termsOfServiceUrl: string | null;
-                        oauthClientId: string | null;
-                        screenshots: {
-                            url: string;
-                            caption: string | null;
-                            order: string | number;
-                        }[];
-                        permissions: {
-                            scope: string;
-                            label: string;
-                            reason: string;
-                        }[] | null;
-                        dataHandling: {
-                            storesUserData: boolean;
-                            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
-                            thirdParties: {
-                                name: string;
-                                purpose: string;
-                            }[];
-                            retentionDays: (string | number) | null;
-                        } | null;
-                        /**
-                         * @default DRAFT
-                         * @enum {string}
-                         */
-                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-                        featured: boolean;
-                        installCount: string | number;
-                        reviewCount: string | number;
-                        averageRating: number;
-                        version: string | number;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** Format: date-time */
-                        submittedAt: string | null;
-                        /** Format: date-time */
-                        reviewedAt: string | null;
-                        rejectionReason: string | null;
-                        reviewNotes: string | null;
-                        assetChecks: {
-                            field: string;
-                            url: string;
-                            ok: boolean;
-                            format: string | null;
-                            width: (string | number) | null;
-                            height: (string | number) | null;
-                            problems: string[];
-                            mirrorUrl: string | null;
-                            /** Format: date-time */
-                            checkedAt: string;
-                        }[];
-                        pendingRevision: {
-                            /** Format: uuid */
-                            id: string;
-                            changes: {
-                                [key: string]: unknown;
-                            };
-                            version: string | number;
-                            /** @constant */
-                            status: "PENDING";
-                            addedPermissions: {
-                                scope: string;
-                                label: string;
-                                reason: string;
-                            }[];
-                            review: {
-                                queuePosition: string | number;
-                                /** Format: date-time */
-                                expectedDecisionBy: string;
-                            };
-                            assetChecks: {
-                                field: string;
-                                url: string;
-                                ok: boolean;
-                                format: string | null;
-                                width: (string | number) | null;
-                                height: (string | number) | null;
-                                problems: string[];
-                                mirrorUrl: string | null;
-                                /** Format: date-time */
-                                checkedAt: string;
-                            }[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        } | null;
-                        review: {
-                            queuePosition: string | number;
-                            /** Format: date-time */
-                            expectedDecisionBy: string;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["SubmittedApp"];
                 };
             };
             400: {
@@ -2755,17 +3038,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "SUBMISSION_INCOMPLETE" | "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -2774,17 +3051,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -2793,17 +3064,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_NOT_VERIFIED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -2812,17 +3077,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -2831,17 +3090,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INVALID_STATE_TRANSITION";
+                        /** @constant */
+                        status?: 409;
                     };
                 };
             };
@@ -2854,17 +3107,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -2886,13 +3147,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        ready: boolean;
-                        errors: {
-                            path: string;
-                            message: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Preflight"];
                 };
             };
             400: {
@@ -2900,17 +3155,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -2919,17 +3168,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -2938,17 +3181,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -2957,17 +3194,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -2980,17 +3211,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -3013,24 +3252,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /**
-                             * @default PENDING
-                             * @enum {string}
-                             */
-                            status: "PENDING" | "APPROVED" | "REJECTED";
-                            version: string | number;
-                            changes: {
-                                [key: string]: unknown;
-                            };
-                            rejectionReason: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            decidedAt: string | null;
-                        }[];
+                        data: components["schemas"]["RevisionRecord"][];
                     };
                 };
             };
@@ -3039,17 +3261,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -3058,17 +3274,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -3077,17 +3287,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -3096,17 +3300,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -3119,17 +3317,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -3146,39 +3352,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    description?: string;
-                    longDescription?: string | null;
-                    /** @enum {string} */
-                    category?: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                    logoUrl?: string | null;
-                    bannerUrl?: string | null;
-                    websiteUrl?: string | null;
-                    supportUrl?: string | null;
-                    privacyPolicyUrl?: string | null;
-                    termsOfServiceUrl?: string | null;
-                    oauthClientId?: string | null;
-                    screenshots?: {
-                        url: string;
-                        caption?: string | null;
-                        order?: string | number;
-                    }[];
-                    reviewNotes?: string | null;
-                    permissions?: {
-                        scope: string;
-                        reason: string;
-                    }[] | null;
-                    dataHandling?: {
-                        storesUserData: boolean;
-                        locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
-                        thirdParties: {
-                            name: string;
-                            purpose: string;
-                        }[];
-                        retentionDays: (string | number) | null;
-                    } | null;
-                };
+                "application/json": components["schemas"]["UpdateApp"];
             };
         };
         responses: {
@@ -3187,118 +3361,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        slug: string;
-                        name: string;
-                        description: string;
-                        longDescription: string | null;
-                        longDescriptionHtml: string | null;
-                        /** @enum {string} */
-                        category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                        /** @enum {string} */
-                        environment: "localhost" | "staging" | "production";
-                        logoUrl: string | null;
-                        bannerUrl: string | null;
-                        websiteUrl: string | null;
-                        supportUrl: string | null;
-                        privacyPolicyUrl: string | null;
-                        termsOfServiceUrl: string | null;
-                        oauthClientId: string | null;
-                        screenshots: {
-                            url: string;
-                            caption: string | null;
-                            order: string | number;
-                        }[];
-                        permissions: {
-                            scope: string;
-                            label: string;
-                            reason: string;
-                        }[] | null;
-                        dataHandling: {
-                            storesUserData: boolean;
-                            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
-                            thirdParties: {
-                                name: string;
-                                purpose: string;
-                            }[];
-                            retentionDays: (string | number) | null;
-                        } | null;
-                        /**
-                         * @default DRAFT
-                         * @enum {string}
-                         */
-                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-                        featured: boolean;
-                        installCount: string | number;
-                        reviewCount: string | number;
-                        averageRating: number;
-                        version: string | number;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        /** Format: date-time */
-                        submittedAt: string | null;
-                        /** Format: date-time */
-                        reviewedAt: string | null;
-                        rejectionReason: string | null;
-                        reviewNotes: string | null;
-                        assetChecks: {
-                            field: string;
-                            url: string;
-                            ok: boolean;
-                            format: string | null;
-                            width: (string | number) | null;
-                            height: (string | number) | null;
-                            problems: string[];
-                            mirrorUrl: string | null;
-                            /** Format: date-time */
-                            checkedAt: string;
-                        }[];
-                        pendingRevision: {
-                            /** Format: uuid */
-                            id: string;
-                            changes: {
-                                [key: string]: unknown;
-                            };
-                            version: string | number;
-                            /** @constant */
-                            status: "PENDING";
-                            addedPermissions: {
-                                scope: string;
-                                label: string;
-                                reason: string;
-                            }[];
-                            review: {
-                                queuePosition: string | number;
-                                /** Format: date-time */
-                                expectedDecisionBy: string;
-                            };
-                            assetChecks: {
-                                field: string;
-                                url: string;
-                                ok: boolean;
-                                format: string | null;
-                                width: (string | number) | null;
-                                height: (string | number) | null;
-                                problems: string[];
-                                mirrorUrl: string | null;
-                                /** Format: date-time */
-                                checkedAt: string;
-                            }[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        } | null;
-                        review: {
-                            queuePosition: string | number;
-                            /** Format: date-time */
-                            expectedDecisionBy: string;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["OwnerApp"];
                 };
             };
             400: {
@@ -3306,17 +3369,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "SUBMISSION_INCOMPLETE" | "UNKNOWN_OAUTH_CLIENT" | "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -3325,17 +3382,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -3344,17 +3395,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -3363,17 +3408,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -3382,17 +3421,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INVALID_STATE_TRANSITION";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -3405,17 +3464,246 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    postApiDevAppsByIdWithdraw: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerApp"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INVALID_STATE_TRANSITION";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    deleteApiDevAppsByIdRevision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerApp"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -3429,8 +3717,8 @@ export interface operations {
                 featured?: boolean;
                 search?: string;
                 sort?: "relevance" | "installs" | "rating" | "newest";
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -3444,48 +3732,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            slug: string;
-                            name: string;
-                            description: string;
-                            /** @enum {string} */
-                            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                            /** @enum {string} */
-                            environment: "localhost" | "staging" | "production";
-                            logoUrl: string | null;
-                            bannerUrl: string | null;
-                            websiteUrl: string | null;
-                            supportUrl: string | null;
-                            privacyPolicyUrl: string | null;
-                            termsOfServiceUrl: string | null;
-                            oauthClientId: string | null;
-                            /**
-                             * @default DRAFT
-                             * @enum {string}
-                             */
-                            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-                            featured: boolean;
-                            installCount: string | number;
-                            reviewCount: string | number;
-                            averageRating: number;
-                            version: string | number;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            developer: {
-                                name: string;
-                                companyName: string | null;
-                                websiteUrl: string | null;
-                            };
-                        }[];
+                        data: components["schemas"]["AppSummary"][];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                         };
                     };
                 };
@@ -3495,17 +3747,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -3518,17 +3764,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -3538,7 +3792,7 @@ export interface operations {
         parameters: {
             query?: {
                 environment?: "localhost" | "staging" | "production";
-                limit?: string | number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -3552,43 +3806,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            slug: string;
-                            name: string;
-                            description: string;
-                            /** @enum {string} */
-                            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                            /** @enum {string} */
-                            environment: "localhost" | "staging" | "production";
-                            logoUrl: string | null;
-                            bannerUrl: string | null;
-                            websiteUrl: string | null;
-                            supportUrl: string | null;
-                            privacyPolicyUrl: string | null;
-                            termsOfServiceUrl: string | null;
-                            oauthClientId: string | null;
-                            /**
-                             * @default DRAFT
-                             * @enum {string}
-                             */
-                            status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-                            featured: boolean;
-                            installCount: string | number;
-                            reviewCount: string | number;
-                            averageRating: number;
-                            version: string | number;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            developer: {
-                                name: string;
-                                companyName: string | null;
-                                websiteUrl: string | null;
-                            };
-                        }[];
+                        data: components["schemas"]["AppSummary"][];
                     };
                 };
             };
@@ -3597,17 +3815,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -3620,17 +3832,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -3651,11 +3871,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @enum {string} */
-                            category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                            count: string | number;
-                        }[];
+                        data: components["schemas"]["CategoryCount"][];
                     };
                 };
             };
@@ -3668,17 +3884,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -3700,63 +3924,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        slug: string;
-                        name: string;
-                        description: string;
-                        longDescription: string | null;
-                        longDescriptionHtml: string | null;
+                    "application/json": components["schemas"]["App"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        category: "PRODUCTIVITY" | "UTILITIES" | "BUSINESS" | "DEVELOPER_TOOLS" | "COMMUNICATION" | "ANALYTICS" | "AI_ML" | "FINANCE" | "EDUCATION" | "OTHER";
-                        /** @enum {string} */
-                        environment: "localhost" | "staging" | "production";
-                        logoUrl: string | null;
-                        bannerUrl: string | null;
-                        websiteUrl: string | null;
-                        supportUrl: string | null;
-                        privacyPolicyUrl: string | null;
-                        termsOfServiceUrl: string | null;
-                        oauthClientId: string | null;
-                        screenshots: {
-                            url: string;
-                            caption: string | null;
-                            order: string | number;
-                        }[];
-                        permissions: {
-                            scope: string;
-                            label: string;
-                            reason: string;
-                        }[] | null;
-                        dataHandling: {
-                            storesUserData: boolean;
-                            locations: ("EU" | "US" | "UK" | "CA" | "AU" | "JP" | "IN" | "BR" | "OTHER")[];
-                            thirdParties: {
-                                name: string;
-                                purpose: string;
-                            }[];
-                            retentionDays: (string | number) | null;
-                        } | null;
-                        /**
-                         * @default DRAFT
-                         * @enum {string}
-                         */
-                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-                        featured: boolean;
-                        installCount: string | number;
-                        reviewCount: string | number;
-                        averageRating: number;
-                        version: string | number;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        developer: {
-                            name: string;
-                            companyName: string | null;
-                            websiteUrl: string | null;
-                        };
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -3765,17 +3945,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -3784,17 +3958,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "APP_UNAVAILABLE";
+                        /** @constant */
+                        status?: 410;
                     };
                 };
             };
@@ -3807,17 +3975,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -3834,9 +4010,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    installationId?: string;
-                };
+                "application/json": components["schemas"]["Install"];
             };
         };
         responses: {
@@ -3845,11 +4019,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        slug: string;
-                        /** Format: date-time */
-                        installedAt: string;
-                    };
+                    "application/json": components["schemas"]["InstallResult"];
                 };
             };
             400: {
@@ -3857,17 +4027,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -3876,17 +4040,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -3895,17 +4053,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -3914,17 +4066,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "APP_UNAVAILABLE";
+                        /** @constant */
+                        status?: 410;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -3937,17 +4109,159 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    postApiAppsBySlugUninstall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UninstallBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UninstallResult"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND" | "NOT_INSTALLED";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "APP_UNAVAILABLE";
+                        /** @constant */
+                        status?: 410;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -3956,8 +4270,8 @@ export interface operations {
     getApiAppsBySlugReviews: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path: {
@@ -3973,28 +4287,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            rating: string | number;
-                            title: string | null;
-                            body: string | null;
-                            authorName: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            reply: {
-                                body: string;
-                                /** Format: date-time */
-                                repliedAt: string;
-                            } | null;
-                        }[];
+                        data: components["schemas"]["ListedReview"][];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                         };
                     };
                 };
@@ -4004,17 +4302,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -4023,17 +4315,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -4042,17 +4328,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "APP_UNAVAILABLE";
+                        /** @constant */
+                        status?: 410;
                     };
                 };
             };
@@ -4065,17 +4345,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -4092,11 +4380,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    rating: string | number;
-                    title?: string;
-                    body?: string;
-                };
+                "application/json": components["schemas"]["CreateReview"];
             };
         };
         responses: {
@@ -4105,18 +4389,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        rating: string | number;
-                        title: string | null;
-                        body: string | null;
-                        authorName: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Review"];
                 };
             };
             201: {
@@ -4124,18 +4397,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        rating: string | number;
-                        title: string | null;
-                        body: string | null;
-                        authorName: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Review"];
                 };
             };
             400: {
@@ -4143,17 +4405,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -4162,17 +4418,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -4181,17 +4431,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSTALL_REQUIRED" | "OWN_APP";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -4200,17 +4444,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -4219,17 +4457,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "APP_UNAVAILABLE";
+                        /** @constant */
+                        status?: 410;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -4242,17 +4500,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -4274,22 +4540,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        installCount: string | number;
-                        reviewCount: string | number;
-                        averageRating: number;
-                        /**
-                         * @default DRAFT
-                         * @enum {string}
-                         */
-                        status: "DRAFT" | "PENDING" | "APPROVED" | "REJECTED" | "SUSPENDED";
-                        featured: boolean;
-                        installsByDay: {
-                            /** Format: date */
-                            date: string;
-                            count: string | number;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["AppAnalytics"];
                 };
             };
             400: {
@@ -4297,17 +4548,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -4316,17 +4561,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -4335,17 +4574,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -4354,17 +4587,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -4377,17 +4604,239 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    getApiDevAppsByIdAnalyticsDaily: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DailyAnalytics"] | string;
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    getApiDevTeamsByIdAnalytics: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppsAnalytics"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -4409,15 +4858,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "image/png": string;
+                    "image/jpeg": string;
                 };
             };
             304: {
                 headers: {
                     [name: string]: unknown;
                 };
+                content?: never;
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
-                    "application/json": unknown;
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
                 };
             };
             404: {
@@ -4425,17 +4886,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -4458,7 +4927,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "image/png": string;
+                    "image/jpeg": string;
                 };
             };
             400: {
@@ -4466,17 +4936,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -4485,17 +4949,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -4504,17 +4962,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -4523,17 +4975,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -4546,17 +4992,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -4577,26 +5031,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            url: string;
-                            description: string | null;
-                            events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
-                            enabled: boolean;
-                            /** @constant */
-                            disabledReason: "failing";
-                            /** Format: date-time */
-                            disabledAt: string | null;
-                            /** Format: date-time */
-                            failingSince: string | null;
-                            /** Format: date-time */
-                            previousSecretExpiresAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
+                        data: components["schemas"]["Webhook"][];
                     };
                 };
             };
@@ -4605,17 +5040,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -4624,17 +5053,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -4643,17 +5066,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -4666,17 +5083,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -4691,12 +5116,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    url: string;
-                    events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
-                    description?: string;
-                    enabled?: boolean;
-                };
+                "application/json": components["schemas"]["CreateWebhook"];
             };
         };
         responses: {
@@ -4705,27 +5125,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        url: string;
-                        description: string | null;
-                        events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
-                        enabled: boolean;
-                        /** @constant */
-                        disabledReason: "failing";
-                        /** Format: date-time */
-                        disabledAt: string | null;
-                        /** Format: date-time */
-                        failingSince: string | null;
-                        /** Format: date-time */
-                        previousSecretExpiresAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        secret: string;
-                    };
+                    "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
             400: {
@@ -4733,17 +5133,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -4752,17 +5146,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -4771,17 +5159,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -4790,17 +5172,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -4809,17 +5185,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "LIMIT_EXCEEDED";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -4832,17 +5228,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -4864,26 +5268,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        url: string;
-                        description: string | null;
-                        events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
-                        enabled: boolean;
-                        /** @constant */
-                        disabledReason: "failing";
-                        /** Format: date-time */
-                        disabledAt: string | null;
-                        /** Format: date-time */
-                        failingSince: string | null;
-                        /** Format: date-time */
-                        previousSecretExpiresAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Webhook"];
                 };
             };
             400: {
@@ -4891,17 +5276,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -4910,17 +5289,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -4929,17 +5302,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -4948,17 +5315,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -4971,17 +5332,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -4998,12 +5367,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    url?: string;
-                    events?: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
-                    description?: string | null;
-                    enabled?: boolean;
-                };
+                "application/json": components["schemas"]["UpdateWebhook"];
             };
         };
         responses: {
@@ -5012,26 +5376,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        url: string;
-                        description: string | null;
-                        events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
-                        enabled: boolean;
-                        /** @constant */
-                        disabledReason: "failing";
-                        /** Format: date-time */
-                        disabledAt: string | null;
-                        /** Format: date-time */
-                        failingSince: string | null;
-                        /** Format: date-time */
-                        previousSecretExpiresAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Webhook"];
                 };
             };
             400: {
@@ -5039,17 +5384,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -5058,17 +5397,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -5077,17 +5410,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -5096,17 +5423,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -5119,17 +5466,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -5151,26 +5506,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        url: string;
-                        description: string | null;
-                        events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
-                        enabled: boolean;
-                        /** @constant */
-                        disabledReason: "failing";
-                        /** Format: date-time */
-                        disabledAt: string | null;
-                        /** Format: date-time */
-                        failingSince: string | null;
-                        /** Format: date-time */
-                        previousSecretExpiresAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Webhook"];
                 };
             };
             400: {
@@ -5178,17 +5514,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -5197,17 +5527,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -5216,17 +5540,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -5235,17 +5553,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -5258,17 +5570,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -5290,27 +5610,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        url: string;
-                        description: string | null;
-                        events: ("app.submitted" | "app.approved" | "app.rejected" | "app.suspended" | "app.relisted" | "app.edited_by_support" | "revision.approved" | "revision.rejected" | "review.created" | "review.updated" | "review.replied" | "api_key.expiring")[];
-                        enabled: boolean;
-                        /** @constant */
-                        disabledReason: "failing";
-                        /** Format: date-time */
-                        disabledAt: string | null;
-                        /** Format: date-time */
-                        failingSince: string | null;
-                        /** Format: date-time */
-                        previousSecretExpiresAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                        secret: string;
-                    };
+                    "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
             400: {
@@ -5318,17 +5618,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -5337,17 +5631,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -5356,17 +5644,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -5375,17 +5657,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -5398,17 +5674,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -5430,28 +5714,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        eventId: string;
-                        eventType: string;
-                        /**
-                         * @default pending
-                         * @enum {string}
-                         */
-                        status: "pending" | "succeeded" | "failed";
-                        attempt: string | number;
-                        statusCode: (string | number) | null;
-                        latencyMs: (string | number) | null;
-                        error: string | null;
-                        /** Format: date-time */
-                        nextAttemptAt: string | null;
-                        /** Format: date-time */
-                        lastAttemptAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
             400: {
@@ -5459,17 +5722,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -5478,17 +5735,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -5497,17 +5748,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -5516,17 +5761,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -5535,17 +5774,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "CONFLICT";
+                        /** @constant */
+                        status?: 409;
                     };
                 };
             };
@@ -5558,17 +5791,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -5577,8 +5818,8 @@ export interface operations {
     getApiDevWebhooksByIdDeliveries: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
                 status?: "pending" | "succeeded" | "failed";
             };
             header?: never;
@@ -5595,33 +5836,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            eventId: string;
-                            eventType: string;
-                            /**
-                             * @default pending
-                             * @enum {string}
-                             */
-                            status: "pending" | "succeeded" | "failed";
-                            attempt: string | number;
-                            statusCode: (string | number) | null;
-                            latencyMs: (string | number) | null;
-                            error: string | null;
-                            /** Format: date-time */
-                            nextAttemptAt: string | null;
-                            /** Format: date-time */
-                            lastAttemptAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
+                        data: components["schemas"]["WebhookDelivery"][];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                         };
                     };
                 };
@@ -5631,17 +5851,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -5650,17 +5864,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -5669,17 +5877,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -5688,17 +5890,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -5711,17 +5907,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -5744,28 +5948,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        eventId: string;
-                        eventType: string;
-                        /**
-                         * @default pending
-                         * @enum {string}
-                         */
-                        status: "pending" | "succeeded" | "failed";
-                        attempt: string | number;
-                        statusCode: (string | number) | null;
-                        latencyMs: (string | number) | null;
-                        error: string | null;
-                        /** Format: date-time */
-                        nextAttemptAt: string | null;
-                        /** Format: date-time */
-                        lastAttemptAt: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
             400: {
@@ -5773,17 +5956,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -5792,17 +5969,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -5811,17 +5982,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -5830,17 +5995,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -5849,17 +6008,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "CONFLICT";
+                        /** @constant */
+                        status?: 409;
                     };
                 };
             };
@@ -5872,17 +6025,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -5891,8 +6052,8 @@ export interface operations {
     getApiDevAppsByIdReviews: {
         parameters: {
             query?: {
-                page?: string | number;
-                limit?: string | number;
+                page?: number;
+                limit?: number;
             };
             header?: never;
             path: {
@@ -5908,29 +6069,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            rating: string | number;
-                            title: string | null;
-                            body: string | null;
-                            authorName: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            reply: {
-                                body: string;
-                                /** Format: date-time */
-                                repliedAt: string;
-                            } | null;
-                            hidden: boolean;
-                        }[];
+                        data: components["schemas"]["DeveloperReview"][];
                         pagination: {
-                            page: string | number;
-                            limit: string | number;
-                            total: string | number;
-                            totalPages: string | number;
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
                         };
                     };
                 };
@@ -5940,17 +6084,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -5959,17 +6097,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -5978,17 +6110,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -5997,17 +6123,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -6020,17 +6140,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -6048,9 +6176,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    body: string;
-                };
+                "application/json": components["schemas"]["CreateReply"];
             };
         };
         responses: {
@@ -6059,13 +6185,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        reviewId: string;
-                        body: string;
-                        /** Format: date-time */
-                        repliedAt: string;
-                    };
+                    "application/json": components["schemas"]["Reply"];
                 };
             };
             201: {
@@ -6073,13 +6193,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        reviewId: string;
-                        body: string;
-                        /** Format: date-time */
-                        repliedAt: string;
-                    };
+                    "application/json": components["schemas"]["Reply"];
                 };
             };
             400: {
@@ -6087,17 +6201,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -6106,17 +6214,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -6125,17 +6227,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -6144,17 +6240,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -6167,17 +6283,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -6200,13 +6324,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        reviewId: string;
-                        body: string;
-                        /** Format: date-time */
-                        repliedAt: string;
-                    };
+                    "application/json": components["schemas"]["Reply"];
                 };
             };
             400: {
@@ -6214,17 +6332,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -6233,17 +6345,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -6252,17 +6358,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -6271,17 +6371,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -6294,17 +6388,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -6327,16 +6429,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            issuer: string;
-                            repository: string;
-                            workflow: string;
-                            environment: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
+                        data: components["schemas"]["TrustedPublisher"][];
                     };
                 };
             };
@@ -6345,17 +6438,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -6364,17 +6451,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -6383,17 +6464,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -6402,17 +6477,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -6425,17 +6494,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -6452,12 +6529,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    issuer: string;
-                    repository: string;
-                    workflow: string;
-                    environment?: string;
-                };
+                "application/json": components["schemas"]["CreateTrustedPublisher"];
             };
         };
         responses: {
@@ -6466,16 +6538,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        issuer: string;
-                        repository: string;
-                        workflow: string;
-                        environment: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["TrustedPublisher"];
                 };
             };
             400: {
@@ -6483,17 +6546,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -6502,17 +6559,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -6521,17 +6572,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -6540,17 +6585,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -6559,17 +6598,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "TRUSTED_PUBLISHER_EXISTS";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
                     };
                 };
             };
@@ -6582,17 +6641,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -6615,16 +6682,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        issuer: string;
-                        repository: string;
-                        workflow: string;
-                        environment: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["TrustedPublisher"];
                 };
             };
             400: {
@@ -6632,17 +6690,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -6651,17 +6703,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
                     };
                 };
             };
@@ -6670,17 +6716,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
                     };
                 };
             };
@@ -6689,17 +6729,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
                     };
                 };
             };
@@ -6712,17 +6746,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };
@@ -6737,9 +6779,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    token: string;
-                };
+                "application/json": components["schemas"]["TokenExchange"];
             };
         };
         responses: {
@@ -6748,13 +6788,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        key: string;
-                        /** Format: date-time */
-                        expiresAt: string;
-                        /** Format: uuid */
-                        appId: string;
-                    };
+                    "application/json": components["schemas"]["ExchangedKey"];
                 };
             };
             400: {
@@ -6762,17 +6796,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
                     };
                 };
             };
@@ -6781,17 +6809,2245 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    "getApiSchemasListing.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": {
-                        type: string;
-                        title: string;
-                        status: string | number;
-                        detail: string;
-                        code: string;
-                        requestId: string;
-                        errors?: {
-                            path: string;
-                            message: string;
-                        }[];
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    getApiDevTeams: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TeamView"][];
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    postApiDevTeams: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTeamBody"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamView"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "DEVELOPER_NOT_VERIFIED" | "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "LIMIT_EXCEEDED";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    getApiDevTeamsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamView"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    putApiDevTeamsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTeamBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamView"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    deleteApiDevTeamsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamView"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "TEAM_NOT_EMPTY";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    getApiDevTeamsByIdInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InvitationView"][];
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    postApiDevTeamsByIdInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InviteBody"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationView"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "ALREADY_MEMBER" | "LIMIT_EXCEEDED";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    deleteApiDevTeamsByIdInvitationsByInvitationId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                invitationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationView"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    getApiDevInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InvitationView"][];
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    postApiDevInvitationsByIdAccept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedInvitation"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "DEVELOPER_NOT_VERIFIED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "ALREADY_MEMBER" | "LIMIT_EXCEEDED";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    postApiDevInvitationsByIdDecline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationView"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    getApiDevTeamsByIdMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MemberView"][];
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    putApiDevTeamsByIdMembersByDeveloperId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                developerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoleBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberView"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "LAST_OWNER";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    deleteApiDevTeamsByIdMembersByDeveloperId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                developerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberView"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "LAST_OWNER";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    postApiDevTeamsByIdDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainClaim"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "DOMAIN_TAKEN";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    postApiDevTeamsByIdDomainVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamView"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "DOMAIN_NOT_VERIFIED" | "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "CONFLICT" | "DOMAIN_TAKEN";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    getApiDevTeamsByIdAudit: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TeamAuditView"][];
+                        pagination: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
+    postApiDevAppsByIdTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransferBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnerApp"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNAUTHENTICATED";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "CONFLICT";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @constant */
+                        status?: 415;
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "OVERLOADED" | "UNAVAILABLE";
+                        /** @constant */
+                        status?: 503;
                     };
                 };
             };

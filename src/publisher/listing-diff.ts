@@ -11,9 +11,18 @@ function normaliseScreenshots(value: unknown): unknown {
     .sort((a, b) => a.order - b.order);
 }
 
+/** Permissions as the manifest states them: the service adds each scope's label and keeps the platform's order. */
+function normalisePermissions(value: unknown): unknown {
+  if (!Array.isArray(value) || value.length === 0) return null;
+  return value
+    .map((permission: { scope: string; reason: string }) => ({ scope: permission.scope, reason: permission.reason }))
+    .sort((a, b) => a.scope.localeCompare(b.scope));
+}
+
 /** Absent, null and empty lists all mean "not set". */
 function normalise(field: string, value: unknown): unknown {
   if (field === 'screenshots') return normaliseScreenshots(value);
+  if (field === 'permissions') return normalisePermissions(value);
   if (value === undefined || (Array.isArray(value) && value.length === 0)) return null;
   return value;
 }

@@ -151,6 +151,21 @@ describe('publish', () => {
     expect((await appRow(t, created.json.id)).website_url).toBeNull();
   });
 
+  test('a declared data access disclosure publishes once, then is up to date (labels and order are the service’s)', async () => {
+    const dir = project(
+      manifest({
+        permissions: [
+          { scope: 'tasks:write', reason: 'Starts a timer on the task you pick.' },
+          { scope: 'tasks:read', reason: 'Shows your tasks next to their timers.' },
+        ],
+        dataHandling: { storesUserData: true, locations: ['EU'], thirdParties: [], retentionDays: 30 },
+      }),
+    );
+    expect((await cli(dir, ['publish', '--json'])).json).toMatchObject({ action: 'created' });
+    const again = await cli(dir, ['publish', '--json']);
+    expect(again.json).toMatchObject({ action: 'up-to-date', changedFields: [] });
+  });
+
   test('--submit --wait ends 0 on approval', async () => {
     const dir = project(manifest());
     const waiting = spawnCli(dir, ['publish', '--submit', '--wait=1', '--json']);
