@@ -73,16 +73,36 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     // A developer with an API key and a draft of their own, for the developer writes.
     const token = cli('token', '--user', 'chaos-developer', '--email', 'chaos@example.com');
     const json = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    await fetch(`${base}/api/dev/register`, { method: 'POST', headers: json, body: JSON.stringify({ name: 'Chaos', email: 'chaos@example.com', platformUserId: 'chaos-developer' }) });
+    await fetch(`${base}/api/dev/register`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ name: 'Chaos', email: 'chaos@example.com', platformUserId: 'chaos-developer' }),
+    });
     cli('developers:verify', 'chaos@example.com');
-    const key = ((await (await fetch(`${base}/api/dev/api-keys`, { method: 'POST', headers: json, body: JSON.stringify({ name: 'chaos', scopes: ['APP_CREATE', 'APP_UPDATE'] }) })).json()) as { key: string }).key;
+    const key = (
+      (await (
+        await fetch(`${base}/api/dev/api-keys`, {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ name: 'chaos', scopes: ['APP_CREATE', 'APP_UPDATE'] }),
+        })
+      ).json()) as { key: string }
+    ).key;
     const keyed = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const draft = (await (await fetch(`${base}/api/dev/apps`, { method: 'POST', headers: keyed, body: JSON.stringify({ name: 'Chaos Draft', description: 'Edited under load.', category: 'OTHER', environment: 'staging' }) })).json()) as { id: string };
+    const draft = (await (
+      await fetch(`${base}/api/dev/apps`, {
+        method: 'POST',
+        headers: keyed,
+        body: JSON.stringify({ name: 'Chaos Draft', description: 'Edited under load.', category: 'OTHER', environment: 'staging' }),
+      })
+    ).json()) as { id: string };
 
     db.on('error', () => {});
     await db.connect();
     const slugs = (await db.query<{ slug: string }>(`select slug from apps where status = 'APPROVED' limit 500`)).rows.map((row) => row.slug);
-    const words = (await db.query<{ word: string }>(`select distinct split_part(lower(name), ' ', 1) as word from apps limit 200`)).rows.map((row) => row.word);
+    const words = (await db.query<{ word: string }>(`select distinct split_part(lower(name), ' ', 1) as word from apps limit 200`)).rows.map(
+      (row) => row.word,
+    );
     await db.end();
 
     const random = seededRandom(7);
@@ -113,7 +133,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
         });
       } else {
         writes += 1;
-        request = new Request(`${base}/api/dev/apps/${draft.id}`, { method: 'PUT', headers: keyed, body: JSON.stringify({ description: `Edit ${writes} under load.` }) });
+        request = new Request(`${base}/api/dev/apps/${draft.id}`, {
+          method: 'PUT',
+          headers: keyed,
+          body: JSON.stringify({ description: `Edit ${writes} under load.` }),
+        });
       }
       const startedAt = performance.now();
       try {
@@ -129,7 +153,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       while (!stopped) await one();
     };
 
-    log(`chaos: ${options.connections} connections for ${options.seconds} s; the database goes down at ${Math.round(options.seconds / 3)} s for ${options.downSeconds} s`);
+    log(
+      `chaos: ${options.connections} connections for ${options.seconds} s; the database goes down at ${Math.round(options.seconds / 3)} s for ${options.downSeconds} s`,
+    );
     const loops = Array.from({ length: options.connections }, connection);
     const began = performance.now();
     await Bun.sleep((options.seconds * 1000) / 3);
@@ -145,9 +171,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 
     const check = new pg.Client({ connectionString: env.DATABASE_URL });
     await check.connect();
-    const found = (
-      await check.query<{ n: number }>('select count(*)::int as n from installs where installer = any($1)', [acknowledged])
-    ).rows[0]!.n;
+    const found = (await check.query<{ n: number }>('select count(*)::int as n from installs where installer = any($1)', [acknowledged])).rows[0]!.n;
     await check.end();
 
     const latencies = answers.map((answer) => answer.ms).sort((a, b) => a - b);

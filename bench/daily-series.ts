@@ -25,7 +25,10 @@ const INSTALLS = Number(options.installs);
 const REQUESTS = Number(options.requests);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const root = join(import.meta.dir, '..');
-const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
 const DAY_MS = 86_400_000;
 const day = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY_MS).toISOString().slice(0, 10);
 
@@ -78,11 +81,21 @@ try {
 
   // A verified developer with an analytics key and one app, through the API and the CLI.
   const oauth = cli('token', '--user', 'bench-developer', '--email', 'bench@example.com');
-  await call('/api/dev/register', { token: oauth, method: 'POST', body: { name: 'Bench', email: 'bench@example.com', platformUserId: 'bench-developer' } });
+  await call('/api/dev/register', {
+    token: oauth,
+    method: 'POST',
+    body: { name: 'Bench', email: 'bench@example.com', platformUserId: 'bench-developer' },
+  });
   cli('developers:verify', 'bench@example.com');
-  const key = JSON.parse(await call('/api/dev/api-keys', { token: oauth, method: 'POST', body: { name: 'bench', scopes: ['APP_CREATE', 'ANALYTICS_READ'] } })).key as string;
+  const key = JSON.parse(
+    await call('/api/dev/api-keys', { token: oauth, method: 'POST', body: { name: 'bench', scopes: ['APP_CREATE', 'ANALYTICS_READ'] } }),
+  ).key as string;
   const app = JSON.parse(
-    await call('/api/dev/apps', { token: key, method: 'POST', body: { name: 'Million Installs', description: 'Counted every day.', category: 'OTHER', environment: 'production' } }),
+    await call('/api/dev/apps', {
+      token: key,
+      method: 'POST',
+      body: { name: 'Million Installs', description: 'Counted every day.', category: 'OTHER', environment: 'production' },
+    }),
   ) as { id: string; slug: string };
   // Public, so that it can be installed and reviewed (the review is what rolls its review days up).
   await db.query(`update apps set status = 'APPROVED', first_approved_at = now() - interval '800 days' where id = $1`, [app.id]);

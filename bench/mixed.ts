@@ -24,7 +24,8 @@ export interface KindResult {
   statuses: Record<string, number>;
 }
 
-const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 function summarise(latencies: number[], statuses: Record<string, number>): KindResult {
   const sorted = latencies.toSorted((a, b) => a - b);

@@ -21,7 +21,10 @@ export function start(args: string[], env: Record<string, string | undefined>): 
 export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const status = await fetch(url).then((r) => r.status, () => 0);
+    const status = await fetch(url).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return;
     await Bun.sleep(200);
   }
@@ -39,7 +42,9 @@ function parentOf(pid: number): number | undefined {
 
 /** Every process below `root` (the service's extra API processes). */
 export function descendants(root: number): number[] {
-  const pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number);
+  const pids = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number);
   const found: number[] = [];
   let frontier = [root];
   while (frontier.length > 0) {

@@ -47,9 +47,7 @@ export function summarise(measurements: Measurement[]) {
       p50Ms: median(of((m) => m.p50Ms)),
       p99Ms: { median: median(of((m) => m.p99Ms)), all: of((m) => m.p99Ms) },
       failures: of((m) => m.failures).reduce((a, b) => a + b, 0),
-      cores: runs[0]!.cores
-        ? (['server', 'postgres', 'load'] as const).map((part) => median(runs.map((m) => m.cores?.[part] ?? 0)))
-        : null,
+      cores: runs[0]!.cores ? (['server', 'postgres', 'load'] as const).map((part) => median(runs.map((m) => m.cores?.[part] ?? 0))) : null,
       rssMb: Math.max(0, ...of((m) => m.rssMb)),
       load1m: of((m) => m.load1m),
     };
@@ -57,7 +55,17 @@ export function summarise(measurements: Measurement[]) {
 }
 
 export function printSummary(summary: ReturnType<typeof summarise>, heading: string): void {
-  const header = ['scenario', 'req/s (median)', 'share median (range)', 'p50 ms', 'p99 ms median (range)', 'non-2xx', 'CPU srv/pg/load', 'RSS MB', 'load 1m'];
+  const header = [
+    'scenario',
+    'req/s (median)',
+    'share median (range)',
+    'p50 ms',
+    'p99 ms median (range)',
+    'non-2xx',
+    'CPU srv/pg/load',
+    'RSS MB',
+    'load 1m',
+  ];
   const fixed = (digits: number) => (value: number) => value.toFixed(digits);
   const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
   const cells = summary.map((row) => [
@@ -88,7 +96,10 @@ export function printKinds(measurements: Measurement[]): void {
     const statuses: Record<string, number> = {};
     for (const result of results) for (const [status, n] of Object.entries(result.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
     console.log(
-      `  ${kind.padEnd(16)} ${String(Math.round(median(results.map((r) => r.requests)))).padStart(7)} requests/run  p50 ${median(results.map((r) => r.p50Ms)).toFixed(2)} ms  p99 ${median(results.map((r) => r.p99Ms)).toFixed(1)} ms (${range(results.map((r) => r.p99Ms), fixed1)})  ${JSON.stringify(statuses)}`,
+      `  ${kind.padEnd(16)} ${String(Math.round(median(results.map((r) => r.requests)))).padStart(7)} requests/run  p50 ${median(results.map((r) => r.p50Ms)).toFixed(2)} ms  p99 ${median(results.map((r) => r.p99Ms)).toFixed(1)} ms (${range(
+        results.map((r) => r.p99Ms),
+        fixed1,
+      )})  ${JSON.stringify(statuses)}`,
     );
   }
 }

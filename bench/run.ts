@@ -102,7 +102,8 @@ try {
   await db.query('vacuum analyze');
 
   const random = seededRandom(Date.now());
-  const listings = (await db.query<{ name: string; description: string; slug: string }>(`select name, description, slug from apps order by random()`)).rows;
+  const listings = (await db.query<{ name: string; description: string; slug: string }>(`select name, description, slug from apps order by random()`))
+    .rows;
   const files = join(work, 'paths');
   mkdirSync(files);
   const pathsFile = (name: string, paths: string[]) => {
@@ -121,7 +122,10 @@ try {
     warm: pathsFile('warm', warm.map(searchPath)),
     slugs: pathsFile('slugs', slugs),
     // Installs go to every app of the catalogue.
-    installs: pathsFile('installs', listings.map((listing) => `/api/apps/${listing.slug}/install`)),
+    installs: pathsFile(
+      'installs',
+      listings.map((listing) => `/api/apps/${listing.slug}/install`),
+    ),
   };
   log(`${warm.length} warm searches, ${cold.length} cold ones (${coldPerRun} a run), ${slugs.length} slugs`);
 
@@ -149,7 +153,10 @@ try {
       method: 'POST',
       path: `/api/apps/${pick(random, listings).slug}/install`,
       // A network of its own each (an IPv6 /64), apart from the ones wrk's install script uses.
-      headers: { 'content-type': 'application/json', 'x-forwarded-for': `2001:db8:${(0xf000 + (installSerial >> 16)).toString(16)}:${(installSerial & 0xffff).toString(16)}::1` },
+      headers: {
+        'content-type': 'application/json',
+        'x-forwarded-for': `2001:db8:${(0xf000 + (installSerial >> 16)).toString(16)}:${(installSerial & 0xffff).toString(16)}::1`,
+      },
       body: JSON.stringify({ installationId: `bench-steady-${installSerial}` }),
     };
   };
@@ -167,11 +174,21 @@ try {
   const record = (key: string, name: string, run: number, result: WrkResult, yardstick: number | null, extra: Partial<Measurement> = {}) => {
     const rate = requestsPerSecond(result);
     const measurement: Measurement = {
-      key, name, run, rate, share: yardstick ? rate / yardstick : null,
-      p50Ms: result.p50Us / 1000, p99Ms: result.p99Us / 1000, failures: result.non2xx + result.socketErrors, load1m: load1m(), ...extra,
+      key,
+      name,
+      run,
+      rate,
+      share: yardstick ? rate / yardstick : null,
+      p50Ms: result.p50Us / 1000,
+      p99Ms: result.p99Us / 1000,
+      failures: result.non2xx + result.socketErrors,
+      load1m: load1m(),
+      ...extra,
     };
     measurements.push(measurement);
-    log(`  ${name}: ${rate.toFixed(0)}/s${measurement.share === null ? '' : ` (${(measurement.share * 100).toFixed(1)}%)`}, p99 ${measurement.p99Ms!.toFixed(1)} ms, load ${measurement.load1m.toFixed(1)}`);
+    log(
+      `  ${name}: ${rate.toFixed(0)}/s${measurement.share === null ? '' : ` (${(measurement.share * 100).toFixed(1)}%)`}, p99 ${measurement.p99Ms!.toFixed(1)} ms, load ${measurement.load1m.toFixed(1)}`,
+    );
   };
   /** A wrk run with the CPU and RSS it cost. */
   const measured = async (run: () => Promise<WrkResult>) => {
@@ -181,7 +198,11 @@ try {
   };
 
   for (let run = 0; run < RUNS; run += 1) {
-    log(`run ${run + 1} of ${RUNS} (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`);
+    log(
+      `run ${run + 1} of ${RUNS} (load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')})`,
+    );
     const hello = await freePort();
     const helloWorld = start(['bun', join(import.meta.dir, 'hello-world.ts'), String(hello), String(PROCESSES)], {});
     await waitForHttp(`http://127.0.0.1:${hello}/`);
@@ -213,7 +234,9 @@ try {
       await Bun.sleep(2_000);
       const { result, extra } = await measured(() => wrk(base, 'paths', paths.slugs));
       const statuses = await steady.stop();
-      const refused = Object.entries(statuses).filter(([status]) => status !== '201').reduce((sum, [, n]) => sum + n, 0);
+      const refused = Object.entries(statuses)
+        .filter(([status]) => status !== '201')
+        .reduce((sum, [, n]) => sum + n, 0);
       record('slug-installs', `GET /api/apps/:slug while ${INSTALL_RATE} installs/s arrive (share of quiet slug reads)`, run, result, quietSlugs, {
         ...extra,
         failures: result.non2xx + result.socketErrors + refused,
@@ -222,7 +245,14 @@ try {
 
     if (wanted('installs')) {
       const pgbench = await pgbenchInstalls(databaseUrl, SECONDS, APPS);
-      measurements.push({ key: 'pgbench', name: 'pgbench install INSERT, 32 clients (yardstick)', run, rate: pgbench.tps, share: null, load1m: load1m() });
+      measurements.push({
+        key: 'pgbench',
+        name: 'pgbench install INSERT, 32 clients (yardstick)',
+        run,
+        rate: pgbench.tps,
+        share: null,
+        load1m: load1m(),
+      });
       const before = await countInstalls();
       const { result, extra } = await measured(() => wrk(base, 'install', paths.installs));
       // Whatever was still in flight when wrk stopped has committed by now.
@@ -259,13 +289,25 @@ try {
         ),
       );
       const failures = Object.values(result.kinds).reduce(
-        (sum, kind) => sum + Object.entries(kind.statuses).filter(([status]) => !status.startsWith('2')).reduce((n, [, count]) => n + count, 0),
+        (sum, kind) =>
+          sum +
+          Object.entries(kind.statuses)
+            .filter(([status]) => !status.startsWith('2'))
+            .reduce((n, [, count]) => n + count, 0),
         0,
       );
       const readP99 = Math.max(result.kinds['cached read']!.p99Ms, result.kinds['warm search']!.p99Ms, result.kinds['cold search']!.p99Ms);
       measurements.push({
-        key: 'mixed', name: 'mixed run (Bun client; p99 = slowest read kind)', run, rate: result.requestsPerSecond, share: result.requestsPerSecond / helloRate,
-        p99Ms: readP99, failures, cores: { server: cores.server, postgres: cores.postgres, load: 0 }, load1m: load1m(), kinds: result.kinds,
+        key: 'mixed',
+        name: 'mixed run (Bun client; p99 = slowest read kind)',
+        run,
+        rate: result.requestsPerSecond,
+        share: result.requestsPerSecond / helloRate,
+        p99Ms: readP99,
+        failures,
+        cores: { server: cores.server, postgres: cores.postgres, load: 0 },
+        load1m: load1m(),
+        kinds: result.kinds,
       });
       log(`  mixed: ${result.requestsPerSecond.toFixed(0)}/s, read p99 ${readP99.toFixed(1)} ms, non-2xx ${failures}`);
     }
@@ -293,9 +335,15 @@ try {
     `\nserver peak RSS: ${memory.peakMb.toFixed(0)} MB per process (${memory.processes} process(es), ${memory.totalPeakMb.toFixed(0)} MB together); ${idleRssMb.toFixed(0)} MB before the load`,
   );
   for (const check of installChecks) {
-    console.log(`installs: ${check.created} answered 201, ${check.rows} rows written, ${check.sent} sent (rows − 201s ≤ requests in flight when wrk stopped: ${check.sent - check.created})`);
+    console.log(
+      `installs: ${check.created} answered 201, ${check.rows} rows written, ${check.sent} sent (rows − 201s ≤ requests in flight when wrk stopped: ${check.sent - check.created})`,
+    );
   }
-  console.log(`load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `load average at the end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const results = join(import.meta.dir, 'results');
   mkdirSync(results, { recursive: true });
   const file = join(results, `${report.at.replace(/[:.]/g, '-')}.json`);

@@ -37,9 +37,24 @@ export function parseWrkOutput(output: string): WrkResult {
 }
 
 export async function runWrk(run: WrkRun): Promise<WrkResult> {
-  const args = ['wrk', `-t${run.threads ?? 2}`, `-c${run.connections}`, `-d${run.seconds}s`, '--timeout', '10s', '-s', join(SCRIPTS, `${run.script}.lua`), run.url];
+  const args = [
+    'wrk',
+    `-t${run.threads ?? 2}`,
+    `-c${run.connections}`,
+    `-d${run.seconds}s`,
+    '--timeout',
+    '10s',
+    '-s',
+    join(SCRIPTS, `${run.script}.lua`),
+    run.url,
+  ];
   const child = Bun.spawn(args, {
-    env: { ...Bun.env, BENCH_THREADS: String(run.threads ?? 2), BENCH_ORDER: run.order ?? 'random', ...(run.pathsFile ? { BENCH_PATHS: run.pathsFile } : {}) },
+    env: {
+      ...Bun.env,
+      BENCH_THREADS: String(run.threads ?? 2),
+      BENCH_ORDER: run.order ?? 'random',
+      ...(run.pathsFile ? { BENCH_PATHS: run.pathsFile } : {}),
+    },
     stdout: 'pipe',
     stderr: 'pipe',
   });

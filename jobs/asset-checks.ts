@@ -21,7 +21,9 @@ export const assetChecksQueue = defineQueue<{ appId: string }>({
   // One app per fetch (a batch would make other developers' apps wait behind a slow one).
   work: { batchSize: 1, localConcurrency: 4, groupConcurrency: 2 },
   async handler(ctx, jobs) {
-    for (const { data: { appId } } of jobs) {
+    for (const {
+      data: { appId },
+    } of jobs) {
       await runAssetChecks(ctx.orm.em.fork(), appId, ctx.config.allowPrivateFetch);
     }
   },

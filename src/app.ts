@@ -29,27 +29,29 @@ export function createApp(ctx: AppContext) {
   const rateLimits = createPublicRateLimits(ctx);
   // normalize off: an unknown field is a 400 (a typo must not be silently dropped), and responses are built exactly.
   const app = new Elysia({ normalize: false, serve: { maxRequestBodySize: ctx.config.maxBodyBytes } });
-  return app
-    .use(httpLifecycle(ctx, () => app.routes, { formPrefixes: ['/admin'] }))
-    // The named schemas first, so every route that contains one finds it stamped with its name.
-    .use(apiModels)
-    .use(apiDocsApi(ctx, () => app))
-    .use(healthApi(ctx))
-    .use(developersApi(ctx, auth))
-    .use(apiKeysApi(ctx, auth))
-    .use(appsApi(ctx, auth))
-    .use(catalogueApi(ctx, rateLimits))
-    .use(installsApi(ctx, auth, rateLimits))
-    .use(reviewsApi(ctx, auth, rateLimits))
-    .use(analyticsApi(ctx, auth))
-    .use(assetsApi(ctx, auth))
-    .use(webhooksApi(ctx, auth))
-    .use(reviewRepliesApi(ctx, auth))
-    .use(trustedPublishingApi(ctx, auth))
-    .use(publishingApi())
-    .use(teamsApi(ctx, auth))
-    .use(metricsApi(ctx, queueCatalog()))
-    .use(adminConsole(ctx, queueCatalog()));
+  return (
+    app
+      .use(httpLifecycle(ctx, () => app.routes, { formPrefixes: ['/admin'] }))
+      // The named schemas first, so every route that contains one finds it stamped with its name.
+      .use(apiModels)
+      .use(apiDocsApi(ctx, () => app))
+      .use(healthApi(ctx))
+      .use(developersApi(ctx, auth))
+      .use(apiKeysApi(ctx, auth))
+      .use(appsApi(ctx, auth))
+      .use(catalogueApi(ctx, rateLimits))
+      .use(installsApi(ctx, auth, rateLimits))
+      .use(reviewsApi(ctx, auth, rateLimits))
+      .use(analyticsApi(ctx, auth))
+      .use(assetsApi(ctx, auth))
+      .use(webhooksApi(ctx, auth))
+      .use(reviewRepliesApi(ctx, auth))
+      .use(trustedPublishingApi(ctx, auth))
+      .use(publishingApi())
+      .use(teamsApi(ctx, auth))
+      .use(metricsApi(ctx, queueCatalog()))
+      .use(adminConsole(ctx, queueCatalog()))
+  );
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -19,7 +19,9 @@ const EnvSchema = Type.Object({
   PUBLIC_URL: Type.Optional(Type.String({ minLength: 1 })),
   DATABASE_URL: Type.Optional(UrlString),
   DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
-  LOG_LEVEL: Type.Optional(Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error'), Type.Literal('silent')])),
+  LOG_LEVEL: Type.Optional(
+    Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error'), Type.Literal('silent')]),
+  ),
   OAUTH_JWKS_URL: Type.Optional(UrlString),
   OAUTH_ISSUER: Type.Optional(Type.String({ minLength: 1 })),
   OAUTH_AUDIENCE: Type.Optional(Type.String({ minLength: 1 })),
@@ -200,14 +202,18 @@ const SCOPE_NAME = /^[a-z][a-z0-9_.-]*(:[a-z0-9_.-]+)*$/;
  */
 function parsePlatformScopes(raw: string | undefined): PlatformScope[] {
   if (raw === undefined) return [...DEFAULT_PLATFORM_SCOPES];
-  const scopes = raw.split(',').map((entry) => entry.trim()).filter(Boolean).map((entry) => {
-    const [name = '', ...rest] = entry.split('=');
-    const scope = name.trim();
-    const label = rest.join('=').trim() || DEFAULT_PLATFORM_SCOPES.find((known) => known.scope === scope)?.label;
-    if (!SCOPE_NAME.test(scope) || scope.length > 100) throw new ConfigError(`PLATFORM_SCOPES entry "${entry}" is not a scope like tasks:read`);
-    if (!label) throw new ConfigError(`PLATFORM_SCOPES entry "${scope}" needs a label: ${scope}=What the app can do`);
-    return { scope, label };
-  });
+  const scopes = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const [name = '', ...rest] = entry.split('=');
+      const scope = name.trim();
+      const label = rest.join('=').trim() || DEFAULT_PLATFORM_SCOPES.find((known) => known.scope === scope)?.label;
+      if (!SCOPE_NAME.test(scope) || scope.length > 100) throw new ConfigError(`PLATFORM_SCOPES entry "${entry}" is not a scope like tasks:read`);
+      if (!label) throw new ConfigError(`PLATFORM_SCOPES entry "${scope}" needs a label: ${scope}=What the app can do`);
+      return { scope, label };
+    });
   if (scopes.length === 0) throw new ConfigError('PLATFORM_SCOPES lists no scope');
   const repeated = scopes.find((entry, index) => scopes.findIndex((other) => other.scope === entry.scope) !== index);
   if (repeated) throw new ConfigError(`PLATFORM_SCOPES lists "${repeated.scope}" twice`);
@@ -347,7 +353,9 @@ const RATE_LIMITS_EXAMPLE = Object.entries(RATE_LIMIT_NAMES)
 /** `RATE_LIMITS=off`, or a list like `developer=600,public=1200` (0 disables one; unnamed ones keep their defaults). */
 function parseRateLimits(raw: string | undefined): RateLimitConfig {
   const off = raw?.trim() === 'off';
-  const limits = Object.fromEntries(Object.values(RATE_LIMIT_NAMES).map(([key, perMinute]) => [key, off ? 0 : perMinute])) as unknown as RateLimitConfig;
+  const limits = Object.fromEntries(
+    Object.values(RATE_LIMIT_NAMES).map(([key, perMinute]) => [key, off ? 0 : perMinute]),
+  ) as unknown as RateLimitConfig;
   if (!raw || off) return limits;
   for (const entry of list(raw)) {
     const [name, value] = entry.split('=', 2);
@@ -398,7 +406,9 @@ function parsePublicUrl(raw: string | undefined, port: number): string {
   if (raw === undefined) return `http://localhost:${port}`;
   const url = URL.canParse(raw) ? new URL(raw) : null;
   if (!url || !['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password) {
-    throw new ConfigError(`PUBLIC_URL must be an http:// or https:// URL without query, fragment or credentials, such as https://marketplace.example.com (got "${raw}")`);
+    throw new ConfigError(
+      `PUBLIC_URL must be an http:// or https:// URL without query, fragment or credentials, such as https://marketplace.example.com (got "${raw}")`,
+    );
   }
   return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
 }
@@ -475,7 +485,6 @@ function parseMetrics(env: Env, appEnv: AppEnv, mainPort: number): MetricsConfig
     throw new ConfigError(`METRICS_HOST must be a loopback or private address when METRICS_PORT is set without METRICS_TOKEN (got "${host}")`);
   }
   return { token, port, host, onMainPort: port === undefined && (token !== undefined || !production) };
-
 }
 
 function parseDatabasePools(env: Env): DatabasePoolConfig {

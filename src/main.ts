@@ -19,7 +19,7 @@ if (!['all', 'api', 'worker'].includes(role)) {
   process.exit(2);
 }
 
-let config;
+let config: ReturnType<typeof loadConfig>;
 try {
   config = loadConfig();
 } catch (error) {
@@ -76,7 +76,7 @@ const webProcesses =
 if (server && !values['shared-port']) {
   const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
   process.stderr.write(
-    [
+    `${[
       '',
       `  App Marketplace (${config.env}, role ${role}${webProcesses ? `, ${config.webConcurrency} API processes` : ''})`,
       `  API       ${base}/api/apps`,
@@ -88,11 +88,14 @@ if (server && !values['shared-port']) {
       '',
     ]
       .filter((line) => line !== undefined)
-      .join('\n') + '\n',
+      .join('\n')}\n`,
   );
 }
 
-if (metricsServer) process.stderr.write(`  Metrics   http://${config.metrics.host.includes(':') ? `[${config.metrics.host}]` : config.metrics.host}:${config.metrics.port}/metrics  (role ${role})\n`);
+if (metricsServer)
+  process.stderr.write(
+    `  Metrics   http://${config.metrics.host.includes(':') ? `[${config.metrics.host}]` : config.metrics.host}:${config.metrics.port}/metrics  (role ${role})\n`,
+  );
 
 let stopping = false;
 async function shutdown(signal: string) {

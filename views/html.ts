@@ -50,5 +50,4 @@ export function html(strings: TemplateStringsArray, ...values: Renderable[]): Sa
 export const trustedHtml = (markup: string): SafeHtml => new SafeHtml(markup);
 
 /** Joins fragments (lists of rows, options). */
-export const join = (parts: readonly Renderable[], separator: Renderable = ''): SafeHtml =>
-  new SafeHtml(parts.map(render).join(render(separator)));
+export const join = (parts: readonly Renderable[], separator: Renderable = ''): SafeHtml => new SafeHtml(parts.map(render).join(render(separator)));

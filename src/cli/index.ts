@@ -44,7 +44,14 @@ async function main(argv: string[]): Promise<number> {
         jobs: command.name === 'db:migrate' || Boolean(command.enqueuesJobs),
       });
     }
-    await command.run({ positionals, values: values as Record<string, string | boolean | undefined>, config, logger, runtime, print: (line) => process.stdout.write(`${line}\n`) });
+    await command.run({
+      positionals,
+      values: values as Record<string, string | boolean | undefined>,
+      config,
+      logger,
+      runtime,
+      print: (line) => process.stdout.write(`${line}\n`),
+    });
     return 0;
   } finally {
     await runtime?.stop();
@@ -55,7 +62,11 @@ try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (error) {
   const message =
-    error instanceof ApiError ? `${error.detail} (${error.code})` : error instanceof CliUsageError || error instanceof ConfigError ? error.message : (error as Error).message;
+    error instanceof ApiError
+      ? `${error.detail} (${error.code})`
+      : error instanceof CliUsageError || error instanceof ConfigError
+        ? error.message
+        : (error as Error).message;
   process.stderr.write(`error: ${message}\n`);
   process.exitCode = 1;
 }

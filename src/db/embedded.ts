@@ -65,8 +65,10 @@ async function accepts(port: number): Promise<boolean> {
   }
 }
 
-const urlFor = (port: number) => (database = 'postgres') =>
-  `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+const urlFor =
+  (port: number) =>
+  (database = 'postgres') =>
+    `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
 
 /**
  * Starts (or joins) the embedded cluster in `<dataDir>/postgres`. `persistent: false` wipes

@@ -27,9 +27,7 @@ export class SchemaBehindError extends Error {
 export async function assertSchemaCurrent(orm: MikroORM): Promise<void> {
   const pending = await pendingMigrations(orm);
   if (pending.length > 0) {
-    throw new SchemaBehindError(
-      `The database schema is behind this build (pending: ${pending.join(', ')}). Run "bun run db:migrate" first.`,
-    );
+    throw new SchemaBehindError(`The database schema is behind this build (pending: ${pending.join(', ')}). Run "bun run db:migrate" first.`);
   }
 }
 

@@ -18,7 +18,23 @@ import type pg from 'pg';
 import { boundConnectionWait } from './bounded-pool.ts';
 import { TrustedPublisher } from '../modules/trusted-publishing/trusted-publisher.entity.ts';
 
-export const entities = [Developer, ApiKey, Admin, AuditEntry, OAuthClient, App, AppTransition, AppRevision, Review, WebhookEndpoint, TrustedPublisher, Team, TeamMember, TeamInvitation, TeamAuditEntry];
+export const entities = [
+  Developer,
+  ApiKey,
+  Admin,
+  AuditEntry,
+  OAuthClient,
+  App,
+  AppTransition,
+  AppRevision,
+  Review,
+  WebhookEndpoint,
+  TrustedPublisher,
+  Team,
+  TeamMember,
+  TeamInvitation,
+  TeamAuditEntry,
+];
 
 /** How long opening a connection may take before the database counts as unreachable (503 UNAVAILABLE "within 2 s"). */
 export const CONNECT_TIMEOUT_MS = 1500;

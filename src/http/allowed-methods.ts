@@ -8,7 +8,12 @@ interface RouteEntry {
 }
 
 const toPattern = (path: string) =>
-  new RegExp(`^${path.split('/').map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : RegExp.escape(segment))).join('/')}/?$`);
+  new RegExp(
+    `^${path
+      .split('/')
+      .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : RegExp.escape(segment)))
+      .join('/')}/?$`,
+  );
 
 export function createAllowedMethods(routes: () => RouteEntry[]) {
   let table: { pattern: RegExp; method: string }[] | undefined;

@@ -22,11 +22,13 @@ export function postgresAttemptReservations(orm: MikroORM, name: string, limit: 
       const previousStart = new Date(windowStart.getTime() - WINDOW_MS);
       // Sorted, so two reservations sharing keys lock their rows in the same order and never deadlock.
       const buckets = [...new Set(keys)].sort().map((key) => `${name}:${key}`);
-      const reserved = await orm.em.fork().transactional(async (tx) => {
-        for (const bucket of buckets) {
-          // Atomic claim: the conditional upsert adds one only while this window and the previous stay under the limit.
-          const [row] = await tx.execute<{ hits: number }[]>(
-            `with previous as (
+      const reserved = await orm.em
+        .fork()
+        .transactional(async (tx) => {
+          for (const bucket of buckets) {
+            // Atomic claim: the conditional upsert adds one only while this window and the previous stay under the limit.
+            const [row] = await tx.execute<{ hits: number }[]>(
+              `with previous as (
                select coalesce(sum(hits), 0)::int as hits from rate_limit_counters where bucket = ? and window_start = ?
              )
              insert into rate_limit_counters as counter (bucket, window_start, hits)
@@ -34,17 +36,19 @@ export function postgresAttemptReservations(orm: MikroORM, name: string, limit: 
              on conflict (bucket, window_start) do update set hits = counter.hits + 1
              where counter.hits + (select hits from previous) < ?
              returning hits`,
-            [bucket, previousStart, bucket, windowStart, limit, limit],
-          );
-          if (!row) throw new BudgetSpent();
-        }
-        return true;
-      }).catch((error: unknown) => {
-        if (error instanceof BudgetSpent) return false;
-        throw error;
-      });
+              [bucket, previousStart, bucket, windowStart, limit, limit],
+            );
+            if (!row) throw new BudgetSpent();
+          }
+          return true;
+        })
+        .catch((error: unknown) => {
+          if (error instanceof BudgetSpent) return false;
+          throw error;
+        });
       // Units taken in this window still count through the next one: the end of that is a safe time to try again.
-      if (!reserved) return { reserved: false, retryAfterSeconds: Math.max(1, Math.ceil((windowStart.getTime() + 2 * WINDOW_MS - Date.now()) / 1000)) };
+      if (!reserved)
+        return { reserved: false, retryAfterSeconds: Math.max(1, Math.ceil((windowStart.getTime() + 2 * WINDOW_MS - Date.now()) / 1000)) };
       return {
         reserved: true,
         async release() {

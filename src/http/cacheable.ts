@@ -43,7 +43,11 @@ export const BEFORE_ROUTING = 'cached before routing';
  * The same answer given straight from an `onRequest` hook: the headers go into the request's own
  * header set (which already holds `x-request-id`), so Elysia builds one Response, not two.
  */
-export function answerFromHook(request: Request, set: { status?: number | string; headers: Record<string, string | number> }, cached: CacheableBody): string | Response {
+export function answerFromHook(
+  request: Request,
+  set: { status?: number | string; headers: Record<string, string | number> },
+  cached: CacheableBody,
+): string | Response {
   answeredBeforeRouting.add(request);
   set.headers.etag = cached.etag;
   set.headers['cache-control'] = PUBLIC_CACHE_CONTROL;

@@ -40,7 +40,10 @@ export function idParam(value: string | undefined, what: string): string {
 }
 
 /** A WHERE clause from the filters that apply (falsy entries are skipped), with its parameters in order. */
-export function whereOf(conditions: (readonly [sql: string, ...params: unknown[]] | null | false | undefined | '')[]): { clause: string; params: unknown[] } {
+export function whereOf(conditions: (readonly [sql: string, ...params: unknown[]] | null | false | undefined | '')[]): {
+  clause: string;
+  params: unknown[];
+} {
   const applied = conditions.filter((c): c is readonly [string, ...unknown[]] => Boolean(c));
   return {
     clause: applied.length ? `where ${applied.map(([sql]) => `(${sql})`).join(' and ')}` : '',
@@ -63,7 +66,11 @@ export async function pageOfRows<Row, T>(
 ): Promise<ListPage<T>> {
   const { clause, params } = query.where;
   const [rows, counted] = await Promise.all([
-    em.execute<Row[]>(`select ${query.select} from ${query.from} ${clause} order by ${query.orderBy} limit ? offset ?`, [...params, filter.limit, filter.offset]),
+    em.execute<Row[]>(`select ${query.select} from ${query.from} ${clause} order by ${query.orderBy} limit ? offset ?`, [
+      ...params,
+      filter.limit,
+      filter.offset,
+    ]),
     em.execute<{ total: number }[]>(`select count(*)::int as total from ${query.from} ${clause}`, params),
   ]);
   const total = counted[0]?.total ?? 0;

@@ -138,67 +138,75 @@ export function httpLifecycle(ctx: AppContext, routes: () => { method: string; p
     const started = requestIds.get(request);
     const ms = started ? performance.now() - started.startedAt : 0;
     observeHttpRequest(request.method, route, status, ms / 1000);
-    if (accessLog) log.info('request', {
-      requestId: started?.id,
-      method: request.method,
-      path: pathnameOf(request.url),
-      status,
-      ms: started ? Math.round(ms * 10) / 10 : undefined,
-    });
+    if (accessLog)
+      log.info('request', {
+        requestId: started?.id,
+        method: request.method,
+        path: pathnameOf(request.url),
+        status,
+        ms: started ? Math.round(ms * 10) / 10 : undefined,
+      });
   };
   const refuse = (request: Request, error: ApiError, id: string, pathname: string, headers: Record<string, string>) => {
     finished(request, undefined, error.status);
     return problemResponse(error, id, pathname, headers);
   };
-  return new Elysia({ name: 'http-lifecycle' })
-    .onRequest(({ request, set }) => {
-      const sent = request.headers.get('x-request-id');
-      const id = sent && REQUEST_ID_PATTERN.test(sent) ? sent : nextRequestId();
-      requestIds.set(request, { id, startedAt: performance.now() });
-      const pathname = pathnameOf(request.url);
-      const preflight = cors.preflight(request, pathname);
-      if (preflight) {
-        for (const [name, value] of Object.entries({ ...baselineHeaders(pathname), 'x-request-id': id })) preflight.headers.set(name, value);
-        finished(request, undefined, preflight.status);
-        return preflight;
-      }
-      const corsHeaders = cors.headersFor(request, pathname);
-      // The constant headers are shared objects, copied in; nothing is built per request but the id.
-      Object.assign(set.headers, baselineHeaders(pathname));
-      if (corsHeaders !== NO_CORS_HEADERS) Object.assign(set.headers, corsHeaders);
-      set.headers['x-request-id'] = id;
-      const target = mayHaveTargetProblems(request.url) ? requestTargetProblems(new URL(request.url)) : null;
-      if (target) {
-        return refuse(request, validationFailed(`The ${target.where} is invalid`, target.errors), id, pathname, corsHeaders);
-      }
-      // Bun enforces the limit on a listening server; this also covers `app.handle` and honest clients early.
-      const length = Number(request.headers.get('content-length') ?? 0);
-      if (length > ctx.config.maxBodyBytes) {
-        return refuse(
-          request,
-          new ApiError(413, 'PAYLOAD_TOO_LARGE', `The request body exceeds ${ctx.config.maxBodyBytes} bytes`),
-          id,
-          pathname,
-          corsHeaders,
-        );
-      }
-    })
-    // 'json' never runs (the parser always answers); it tells the OpenAPI document the bodies are JSON.
-    .guard({ as: 'global', parse: [createBodyParser({ formPrefixes: options.formPrefixes ?? [] }), 'json'] })
-    .onError({ as: 'global' }, ({ code, error, request, set }) => {
-      const pathname = new URL(request.url).pathname;
-      const apiError = toApiError(code, error, code === 'NOT_FOUND' ? allowedMethods(pathname) : []);
-      const requestId = requestIdOf(request);
-      if (apiError.status >= 500) {
-        log.error('request failed', { requestId, error, method: request.method, url: pathname });
-      }
-      // The access log reads the status from here: what the client got, not what Elysia first meant.
-      set.status = apiError.status;
-      return problemResponse(apiError, requestId, pathname, cors.headersFor(request, pathname));
-    })
-    .onAfterResponse({ as: 'global' }, ({ request, route, set, responseValue }) => {
-      // A route may answer with a Response of its own (the console's redirects); its status is the one sent.
-      const status = responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : (StatusMap[set.status as keyof typeof StatusMap] ?? 200);
-      finished(request, route || (wasAnsweredBeforeRouting(request) ? BEFORE_ROUTING : undefined), status);
-    });
+  return (
+    new Elysia({ name: 'http-lifecycle' })
+      .onRequest(({ request, set }) => {
+        const sent = request.headers.get('x-request-id');
+        const id = sent && REQUEST_ID_PATTERN.test(sent) ? sent : nextRequestId();
+        requestIds.set(request, { id, startedAt: performance.now() });
+        const pathname = pathnameOf(request.url);
+        const preflight = cors.preflight(request, pathname);
+        if (preflight) {
+          for (const [name, value] of Object.entries({ ...baselineHeaders(pathname), 'x-request-id': id })) preflight.headers.set(name, value);
+          finished(request, undefined, preflight.status);
+          return preflight;
+        }
+        const corsHeaders = cors.headersFor(request, pathname);
+        // The constant headers are shared objects, copied in; nothing is built per request but the id.
+        Object.assign(set.headers, baselineHeaders(pathname));
+        if (corsHeaders !== NO_CORS_HEADERS) Object.assign(set.headers, corsHeaders);
+        set.headers['x-request-id'] = id;
+        const target = mayHaveTargetProblems(request.url) ? requestTargetProblems(new URL(request.url)) : null;
+        if (target) {
+          return refuse(request, validationFailed(`The ${target.where} is invalid`, target.errors), id, pathname, corsHeaders);
+        }
+        // Bun enforces the limit on a listening server; this also covers `app.handle` and honest clients early.
+        const length = Number(request.headers.get('content-length') ?? 0);
+        if (length > ctx.config.maxBodyBytes) {
+          return refuse(
+            request,
+            new ApiError(413, 'PAYLOAD_TOO_LARGE', `The request body exceeds ${ctx.config.maxBodyBytes} bytes`),
+            id,
+            pathname,
+            corsHeaders,
+          );
+        }
+      })
+      // 'json' never runs (the parser always answers); it tells the OpenAPI document the bodies are JSON.
+      .guard({ as: 'global', parse: [createBodyParser({ formPrefixes: options.formPrefixes ?? [] }), 'json'] })
+      .onError({ as: 'global' }, ({ code, error, request, set }) => {
+        const pathname = new URL(request.url).pathname;
+        const apiError = toApiError(code, error, code === 'NOT_FOUND' ? allowedMethods(pathname) : []);
+        const requestId = requestIdOf(request);
+        if (apiError.status >= 500) {
+          log.error('request failed', { requestId, error, method: request.method, url: pathname });
+        }
+        // The access log reads the status from here: what the client got, not what Elysia first meant.
+        set.status = apiError.status;
+        return problemResponse(apiError, requestId, pathname, cors.headersFor(request, pathname));
+      })
+      .onAfterResponse({ as: 'global' }, ({ request, route, set, responseValue }) => {
+        // A route may answer with a Response of its own (the console's redirects); its status is the one sent.
+        const status =
+          responseValue instanceof Response
+            ? responseValue.status
+            : typeof set.status === 'number'
+              ? set.status
+              : (StatusMap[set.status as keyof typeof StatusMap] ?? 200);
+        finished(request, route || (wasAnsweredBeforeRouting(request) ? BEFORE_ROUTING : undefined), status);
+      })
+  );
 }

@@ -63,7 +63,8 @@ export interface ProblemType {
 export const PROBLEM_TYPES: Record<ErrorCode, ProblemType> = {
   VALIDATION_FAILED: {
     status: 400,
-    meaning: 'The request (its body, path or query) does not have the shape or values this operation takes; `errors` names each field and what it must be.',
+    meaning:
+      'The request (its body, path or query) does not have the shape or values this operation takes; `errors` names each field and what it must be.',
     action: 'Correct the fields `errors` lists and send the request again. Nothing was changed.',
   },
   SUBMISSION_INCOMPLETE: {
@@ -78,7 +79,8 @@ export const PROBLEM_TYPES: Record<ErrorCode, ProblemType> = {
   },
   UNAUTHENTICATED: {
     status: 401,
-    meaning: 'No valid credential came with the request: the bearer token is missing, malformed, expired or revoked, or is the wrong kind for this operation.',
+    meaning:
+      'No valid credential came with the request: the bearer token is missing, malformed, expired or revoked, or is the wrong kind for this operation.',
     action: 'Send `Authorization: Bearer <token>` with a valid API key (`mk_…`) or platform OAuth token, as the operation says.',
   },
   INSUFFICIENT_SCOPE: {
@@ -109,7 +111,7 @@ export const PROBLEM_TYPES: Record<ErrorCode, ProblemType> = {
   PLATFORM_USER_MISMATCH: {
     status: 403,
     meaning: '`platformUserId` is not the account the OAuth token was issued for.',
-    action: 'Send the id of the signed-in platform account (the token\'s subject).',
+    action: "Send the id of the signed-in platform account (the token's subject).",
   },
   INSTALL_REQUIRED: {
     status: 403,
@@ -290,8 +292,7 @@ export class ApiError extends Error {
 }
 
 export const notFound = (what = 'Resource') => new ApiError(404, 'NOT_FOUND', `${what} not found`);
-export const validationFailed = (detail: string, errors?: FieldError[]) =>
-  new ApiError(400, 'VALIDATION_FAILED', detail, errors);
+export const validationFailed = (detail: string, errors?: FieldError[]) => new ApiError(400, 'VALIDATION_FAILED', detail, errors);
 
 export interface ProblemBody {
   type: string;

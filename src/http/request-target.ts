@@ -35,8 +35,7 @@ export function requestTargetProblems(url: URL): { where: 'path' | 'query'; erro
     const rawKey = separator === -1 ? pair : pair.slice(0, separator);
     const key = decoded(rawKey.replaceAll('+', ' '));
     const name = key ?? rawKey;
-    const problem =
-      textProblem(key) ?? (separator === -1 ? null : textProblem(decoded(pair.slice(separator + 1).replaceAll('+', ' '))));
+    const problem = textProblem(key) ?? (separator === -1 ? null : textProblem(decoded(pair.slice(separator + 1).replaceAll('+', ' '))));
     if (problem) errors.push({ path: name, message: problem });
     else if (seen.has(name)) errors.push({ path: name, message: 'is given more than once' });
     seen.add(name);

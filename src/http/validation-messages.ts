@@ -53,9 +53,7 @@ export function expectation(schema: TSchema): string {
   if (Array.isArray(schema.enum)) return `one of ${quoteList(schema.enum)}`;
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   if (Array.isArray(schema.anyOf)) {
-    const branches = (schema.anyOf as TSchema[]).filter(
-      (branch) => !(branch.type === 'string' && COERCED_STRING_FORMATS.includes(branch.format)),
-    );
+    const branches = (schema.anyOf as TSchema[]).filter((branch) => !(branch.type === 'string' && COERCED_STRING_FORMATS.includes(branch.format)));
     const phrases = [...new Set(branches.map(expectation))];
     return phrases.join(' or ');
   }

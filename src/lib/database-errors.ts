@@ -8,7 +8,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: string } | undefined)?.code;
   return (
     ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P03', '08006', '08001'].includes(code ?? '') ||
-    /connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Connection terminated|connection error and is not queryable/i.test(message)
+    /connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Connection terminated|connection error and is not queryable/i.test(
+      message,
+    )
   );
 }
 

@@ -51,7 +51,13 @@ type SeriesValue = { labels: Record<string, string | number>; value: number; met
 
 /** A metric prom-client's registry can print: it reads `get()` when scraped. */
 function scrapedMetric(name: string, help: string, type: 'counter' | 'histogram', values: () => SeriesValue[]) {
-  const metric = { name, help, type, aggregator: 'sum' as const, get: async () => ({ name, help, type, aggregator: 'sum' as const, values: values() }) };
+  const metric = {
+    name,
+    help,
+    type,
+    aggregator: 'sum' as const,
+    get: async () => ({ name, help, type, aggregator: 'sum' as const, values: values() }),
+  };
   metricsRegistry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
 }
 
@@ -64,7 +70,11 @@ scrapedMetric('http_request_duration_seconds', 'Time to answer an HTTP request, 
     let cumulative = 0;
     const buckets = series.buckets.map((n, i) => {
       cumulative += n;
-      return { labels: { method, route, le: i < DURATION_BUCKETS.length ? DURATION_BUCKETS[i]! : '+Inf' }, value: cumulative, metricName: 'http_request_duration_seconds_bucket' };
+      return {
+        labels: { method, route, le: i < DURATION_BUCKETS.length ? DURATION_BUCKETS[i]! : '+Inf' },
+        value: cumulative,
+        metricName: 'http_request_duration_seconds_bucket',
+      };
     });
     return [
       ...buckets,
@@ -75,7 +85,9 @@ scrapedMetric('http_request_duration_seconds', 'Time to answer an HTTP request, 
 );
 
 scrapedMetric('http_requests_total', 'HTTP requests answered, by method, route template and status', 'counter', () =>
-  [...eachSeries()].flatMap(({ method, route, series }) => [...series.statuses].map(([status, value]) => ({ labels: { method, route, status }, value }))),
+  [...eachSeries()].flatMap(({ method, route, series }) =>
+    [...series.statuses].map(([status, value]) => ({ labels: { method, route, status }, value })),
+  ),
 );
 
 const emailFailures = new Counter({

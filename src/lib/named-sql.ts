@@ -31,7 +31,6 @@ export function namedSql(text: string, params: Record<string, unknown>): Compile
   return { text: compiled, values };
 }
 
-
 /**
  * Runs named-parameter SQL through the entity manager's connection (its transaction's, inside one),
  * with real bind parameters: `em.execute` inlines values and cannot put a null in an array.

@@ -5,7 +5,8 @@
  */
 export const REDACTED = '[REDACTED]';
 
-const SECRET_FIELD = /^(authorization|proxy-authorization|cookie|set-cookie|x-csrf-token|csrf|password|passwd|secret|token|key|api[-_]?key|totp|otp)$|(secret|password|token|apikey|api_key)s?$/i;
+const SECRET_FIELD =
+  /^(authorization|proxy-authorization|cookie|set-cookie|x-csrf-token|csrf|password|passwd|secret|token|key|api[-_]?key|totp|otp)$|(secret|password|token|apikey|api_key)s?$/i;
 
 const SECRET_TEXT: [RegExp, string][] = [
   [/\bmk_[0-9A-Za-z]{8,}/g, `mk_${REDACTED}`], // API keys

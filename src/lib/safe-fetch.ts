@@ -210,7 +210,10 @@ function readBody(
   outcome: { done: (bytes: Uint8Array, partial: boolean) => void; fail: (error: SafeFetchError) => void },
 ): void {
   const declared = Number(response.headers['content-length']);
-  if (!options.enough && Number.isFinite(declared) && declared > options.maxBytes) return outcome.fail(new SafeFetchError('too large'));
+  if (!options.enough && Number.isFinite(declared) && declared > options.maxBytes) {
+    outcome.fail(new SafeFetchError('too large'));
+    return;
+  }
 
   const chunks: Buffer[] = [];
   let received = 0;

@@ -36,7 +36,11 @@ export function createVersionedCache<Value extends {}>(
   const entries = new LRUCache<string, Loaded<Value>>({
     max: options.maxEntries,
     ...(options.maxSize && options.sizeOf
-      ? { maxSize: options.maxSize, maxEntrySize: options.maxSize / 16, sizeCalculation: (entry: Loaded<Value>) => Math.max(1, options.sizeOf!(entry.value)) }
+      ? {
+          maxSize: options.maxSize,
+          maxEntrySize: options.maxSize / 16,
+          sizeCalculation: (entry: Loaded<Value>) => Math.max(1, options.sizeOf!(entry.value)),
+        }
       : {}),
   });
   const loading = new Map<string, Promise<Value>>();

@@ -42,22 +42,23 @@ interface Options {
 function parseOptions(argv: string[]): Options | 'help' {
   // `--wait` takes an optional value, which parseArgs cannot express: bare `--wait` means the default.
   const args = argv.map((arg) => (arg === '--wait' ? `--wait=${DEFAULT_WAIT_MINUTES}` : arg));
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        submit: { type: 'boolean', default: false },
-        wait: { type: 'string' },
-        oidc: { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', default: false },
-      },
-    });
-  } catch (error) {
-    throw new PublishError(EXIT.usage, `${(error as Error).message}\n\n${USAGE}`);
-  }
+  const parsed = (() => {
+    try {
+      return parseArgs({
+        args,
+        allowPositionals: true,
+        options: {
+          submit: { type: 'boolean', default: false },
+          wait: { type: 'string' },
+          oidc: { type: 'boolean', default: false },
+          json: { type: 'boolean', default: false },
+          help: { type: 'boolean', default: false },
+        },
+      });
+    } catch (error) {
+      throw new PublishError(EXIT.usage, `${(error as Error).message}\n\n${USAGE}`);
+    }
+  })();
   const { values, positionals } = parsed;
   if (values.help) return 'help';
   const [command, file = 'marketplace.json', ...extra] = positionals;
@@ -91,7 +92,9 @@ function describe(outcome: Outcome): string[] {
       lines.push(`Updated ${app.slug}: ${fields} (version ${app.version}, ${app.status}).`);
       break;
     case 'up-to-date':
-      lines.push(`${app.slug} is up to date (version ${app.version}, ${app.status}${app.pendingRevision ? ', a revision is waiting for review' : ''}).`);
+      lines.push(
+        `${app.slug} is up to date (version ${app.version}, ${app.status}${app.pendingRevision ? ', a revision is waiting for review' : ''}).`,
+      );
       break;
     case 'revision-opened':
     case 'revision-extended':
@@ -102,7 +105,10 @@ function describe(outcome: Outcome): string[] {
     case 'status':
       lines.push(`${app.slug} (${app.id}): ${app.status}, version ${app.version}.`);
       if (app.review) lines.push(`Waiting for review: position ${app.review.queuePosition}, decision expected by ${app.review.expectedDecisionBy}.`);
-      if (app.pendingRevision) lines.push(`A revision (version ${app.pendingRevision.version}) is waiting for review: ${Object.keys(app.pendingRevision.changes).join(', ')}.`);
+      if (app.pendingRevision)
+        lines.push(
+          `A revision (version ${app.pendingRevision.version}) is waiting for review: ${Object.keys(app.pendingRevision.changes).join(', ')}.`,
+        );
       if (app.status === 'REJECTED' && app.rejectionReason) lines.push(`Rejected: ${app.rejectionReason}`);
       break;
   }
@@ -130,7 +136,10 @@ function asJson(outcome: Outcome): Record<string, unknown> {
   };
 }
 
-async function run(options: Options, environment: Record<string, string | undefined>): Promise<{ outcome?: Outcome; exitCode: ExitCode; valid?: true }> {
+async function run(
+  options: Options,
+  environment: Record<string, string | undefined>,
+): Promise<{ outcome?: Outcome; exitCode: ExitCode; valid?: true }> {
   const manifest = readManifest(options.file);
   if (options.command === 'validate') return { exitCode: EXIT.ok, valid: true };
   const env = readEnv(environment);
@@ -142,7 +151,10 @@ async function run(options: Options, environment: Record<string, string | undefi
     key = exchanged.key;
     boundAppId = exchanged.appId;
   } else if (!key) {
-    throw new PublishError(EXIT.usage, 'Set MARKETPLACE_API_KEY to an API key with APP_READ and APP_UPDATE (and APP_CREATE to create the app), or use --oidc in CI');
+    throw new PublishError(
+      EXIT.usage,
+      'Set MARKETPLACE_API_KEY to an API key with APP_READ and APP_UPDATE (and APP_CREATE to create the app), or use --oidc in CI',
+    );
   }
   if (options.command === 'status') {
     const app = await findApp(client, manifest, boundAppId);

@@ -20,10 +20,18 @@ function refusal(method: string, path: string, problem: Problem, retryAfter: str
   const fields = (problem.errors ?? []).map((error) => `  - ${error.path.replace(/^\//, '').replaceAll('/', '.')}: ${error.message}`);
   const text = [`${problem.code ?? problem.status}: ${problem.detail ?? 'refused'}`, ...fields].join('\n');
   const details = { status: problem.status, code: problem.code, problems: problem.errors ?? [] };
-  if (problem.status === 401) return new PublishError(EXIT.usage, `${text}\nThe key was refused: check MARKETPLACE_API_KEY (or the OIDC token).`, details);
-  if (problem.status === 403) return new PublishError(EXIT.usage, `${text}\nThe key may not do this (${method} ${path}): it needs the right scope, and a verified account.`, details);
-  if (problem.status === 429) return new PublishError(EXIT.unavailable, `${text}\nTry again${retryAfter ? ` in ${retryAfter} s` : ' later'}.`, details);
-  if (problem.status >= 500) return new PublishError(EXIT.unavailable, `The service failed (${problem.status}): ${problem.detail ?? 'no detail'}`, details);
+  if (problem.status === 401)
+    return new PublishError(EXIT.usage, `${text}\nThe key was refused: check MARKETPLACE_API_KEY (or the OIDC token).`, details);
+  if (problem.status === 403)
+    return new PublishError(
+      EXIT.usage,
+      `${text}\nThe key may not do this (${method} ${path}): it needs the right scope, and a verified account.`,
+      details,
+    );
+  if (problem.status === 429)
+    return new PublishError(EXIT.unavailable, `${text}\nTry again${retryAfter ? ` in ${retryAfter} s` : ' later'}.`, details);
+  if (problem.status >= 500)
+    return new PublishError(EXIT.unavailable, `The service failed (${problem.status}): ${problem.detail ?? 'no detail'}`, details);
   return new PublishError(EXIT.invalid, text, details);
 }
 

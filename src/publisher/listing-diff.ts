@@ -7,7 +7,11 @@ const FIXED_FIELDS = new Set(['environment']);
 function normaliseScreenshots(value: unknown): unknown {
   if (!Array.isArray(value)) return [];
   return value
-    .map((shot: { url: string; caption?: string | null; order?: number }, index) => ({ url: shot.url, caption: shot.caption ?? null, order: shot.order ?? index }))
+    .map((shot: { url: string; caption?: string | null; order?: number }, index) => ({
+      url: shot.url,
+      caption: shot.caption ?? null,
+      order: shot.order ?? index,
+    }))
     .sort((a, b) => a.order - b.order);
 }
 

@@ -55,7 +55,10 @@ export async function findApp(client: Client, manifest: Manifest, boundAppId?: s
   }
   const named = apps.filter((app) => app.name === manifest.listing.name);
   if (named.length > 1) {
-    throw new PublishError(EXIT.invalid, `${named.length} apps are named "${String(manifest.listing.name)}": put the one to publish in the manifest as "app" (${named.map((app) => app.id).join(', ')})`);
+    throw new PublishError(
+      EXIT.invalid,
+      `${named.length} apps are named "${String(manifest.listing.name)}": put the one to publish in the manifest as "app" (${named.map((app) => app.id).join(', ')})`,
+    );
   }
   return named[0] ?? null;
 }
@@ -76,7 +79,10 @@ export async function publishListing(client: Client, manifest: Manifest, options
     outcome = { action: 'created', app, changedFields: Object.keys(manifest.listing), submitted: false, warnings: [] };
   } else {
     if (manifest.listing.environment !== found.environment) {
-      throw new PublishError(EXIT.invalid, `environment is fixed once an app exists: ${found.slug} is ${found.environment}, the manifest says ${String(manifest.listing.environment)}`);
+      throw new PublishError(
+        EXIT.invalid,
+        `environment is fixed once an app exists: ${found.slug} is ${found.environment}, the manifest says ${String(manifest.listing.environment)}`,
+      );
     }
     const live = isLive(found);
     const changes = listingChanges(live ? proposed(found) : found, manifest.listing);
@@ -123,7 +129,12 @@ const MAX_POLL_MS = 15_000;
  * Polls until what is waiting for review is decided: the app's submission, else its pending
  * revision. Nothing waiting is decided already. Times out with exit code 3.
  */
-export async function waitForDecision(client: Client, start: OwnerApp, minutes: number, sleep = Bun.sleep): Promise<Pick<Outcome, 'app' | 'decision' | 'reasons'>> {
+export async function waitForDecision(
+  client: Client,
+  start: OwnerApp,
+  minutes: number,
+  sleep = Bun.sleep,
+): Promise<Pick<Outcome, 'app' | 'decision' | 'reasons'>> {
   const deadline = Date.now() + minutes * 60_000;
   const revisionId = start.status === 'PENDING' ? null : (start.pendingRevision?.id ?? null);
   let app = start;

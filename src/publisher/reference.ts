@@ -23,7 +23,8 @@ interface JsonSchema {
 function typeOf(schema: JsonSchema): string {
   if (schema.anyOf) return [...new Set(schema.anyOf.map(typeOf))].join(' or ');
   if (schema.enum) return `one of ${schema.enum.map((value) => `\`${String(value)}\``).join(', ')}`;
-  if (schema.type === 'array') return `list of ${schema.items ? typeOf(schema.items) : 'values'}${schema.maxItems ? ` (at most ${schema.maxItems})` : ''}`;
+  if (schema.type === 'array')
+    return `list of ${schema.items ? typeOf(schema.items) : 'values'}${schema.maxItems ? ` (at most ${schema.maxItems})` : ''}`;
   if (schema.type === 'object' && schema.properties) {
     const fields = Object.keys(schema.properties).map((key) => (schema.required?.includes(key) ? `${key}` : `${key}?`));
     return `object {${fields.join(', ')}}`;

@@ -39,10 +39,10 @@ beforeAll(async () => {
        (?, 'user:fixture-user-7', 2, 'REINSTALL', true)`,
     [app.id, app.id, app.id],
   );
-  await t.sql(`insert into reviews (id, app_id, platform_user_id, rating, hidden, created_at, updated_at) values (?, ?, 'fixture-user-4', 1, true, now(), now())`, [
-    Bun.randomUUIDv7(),
-    app.id,
-  ]);
+  await t.sql(
+    `insert into reviews (id, app_id, platform_user_id, rating, hidden, created_at, updated_at) values (?, ?, 'fixture-user-4', 1, true, now(), now())`,
+    [Bun.randomUUIDv7(), app.id],
+  );
   await rollUpNewInstalls(t.ctx.orm.em.fork());
 });
 // Closing waits for the workers' jobs, slow on a loaded machine.

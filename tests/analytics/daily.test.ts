@@ -22,12 +22,21 @@ async function installAt(appId: string, installer: string, daysAgo: number) {
 }
 async function actAt(appId: string, installer: string, seq: number, daysAgo: number) {
   await t.sql(`insert into install_events (app_id, installer, seq, kind, counted, occurred_at) values (?, ?, ?, ?, true, ?)`, [
-    appId, installer, seq, seq % 2 === 1 ? 'UNINSTALL' : 'REINSTALL', noon(daysAgo),
+    appId,
+    installer,
+    seq,
+    seq % 2 === 1 ? 'UNINSTALL' : 'REINSTALL',
+    noon(daysAgo),
   ]);
 }
 async function reviewAt(appId: string, user: string, rating: number, daysAgo: number, hidden = false) {
   await t.sql(`insert into reviews (id, app_id, platform_user_id, rating, hidden, created_at, updated_at) values (?, ?, ?, ?, ?, ?, now())`, [
-    Bun.randomUUIDv7(), appId, user, rating, hidden, noon(daysAgo),
+    Bun.randomUUIDv7(),
+    appId,
+    user,
+    rating,
+    hidden,
+    noon(daysAgo),
   ]);
 }
 
@@ -132,7 +141,9 @@ describe('GET /api/dev/apps/:id/analytics/daily', () => {
     expect(lines[1 + 1]).toBe(`${utcDay(10)},3,0,4,1,5`);
     // JSON for anything else, text/csv among others included.
     expect((await fetchText(`/api/dev/apps/${app.id}/analytics/daily`, 'application/json')).headers.get('content-type')).toContain('json');
-    expect((await fetchText(`/api/dev/apps/${app.id}/analytics/daily`, 'application/json;q=0.5, text/csv')).headers.get('content-type')).toStartWith('text/csv');
+    expect((await fetchText(`/api/dev/apps/${app.id}/analytics/daily`, 'application/json;q=0.5, text/csv')).headers.get('content-type')).toStartWith(
+      'text/csv',
+    );
   });
 
   test('bad input is 400 VALIDATION_FAILED: over 366 days, from after to, impossible or malformed dates', async () => {

@@ -26,16 +26,28 @@ beforeAll(async () => {
   await t.sql('update apps set team_id = ? where id in (?, ?)', [team.id, alpha.id, beta.id]);
   // Alpha: 3 installs 2 days ago, one uninstalls today, a 5-star review; Beta: 1 install today, a 2-star review; Personal: 4 installs (not the team's).
   const installs: [FixtureApp, string, number][] = [
-    [alpha, 'user:a1', 2], [alpha, 'user:a2', 2], [alpha, 'user:a3', 2], [beta, 'user:b1', 0],
-    [personal, 'user:p1', 0], [personal, 'user:p2', 0], [personal, 'user:p3', 0], [personal, 'user:p4', 0],
+    [alpha, 'user:a1', 2],
+    [alpha, 'user:a2', 2],
+    [alpha, 'user:a3', 2],
+    [beta, 'user:b1', 0],
+    [personal, 'user:p1', 0],
+    [personal, 'user:p2', 0],
+    [personal, 'user:p3', 0],
+    [personal, 'user:p4', 0],
   ];
   for (const [app, installer, daysAgo] of installs) {
     await t.sql('insert into installs (app_id, installer, installed_at) values (?, ?, ?)', [app.id, installer, `${utcDay(daysAgo)}T12:00:00Z`]);
   }
   await t.sql(`insert into install_events (app_id, installer, seq, kind, counted) values (?, 'user:a1', 1, 'UNINSTALL', true)`, [alpha.id]);
-  for (const [app, user, rating] of [[alpha, 'a2', 5], [beta, 'b1', 2]] as const) {
+  for (const [app, user, rating] of [
+    [alpha, 'a2', 5],
+    [beta, 'b1', 2],
+  ] as const) {
     await t.sql('insert into reviews (id, app_id, platform_user_id, rating, created_at, updated_at) values (?, ?, ?, ?, now(), now())', [
-      Bun.randomUUIDv7(), app.id, user, rating,
+      Bun.randomUUIDv7(),
+      app.id,
+      user,
+      rating,
     ]);
   }
   await rollUpNewInstalls(t.ctx.orm.em.fork());
@@ -51,7 +63,15 @@ test("an analyst sees each of the team's apps (not the members' personal ones) a
   expect(response.status).toBe(200);
   const { apps, totals } = response.body;
   expect(apps.map((app: { name: string }) => app.name)).toEqual(['Alpha', 'Beta']);
-  expect(apps[0]).toMatchObject({ id: alpha.id, slug: alpha.slug, installCount: 3, activeInstalls: 2, uninstallCount: 1, reviewCount: 1, averageRating: 5 });
+  expect(apps[0]).toMatchObject({
+    id: alpha.id,
+    slug: alpha.slug,
+    installCount: 3,
+    activeInstalls: 2,
+    uninstallCount: 1,
+    reviewCount: 1,
+    averageRating: 5,
+  });
   expect(apps[1]).toMatchObject({ id: beta.id, installCount: 1, activeInstalls: 1, uninstallCount: 0, reviewCount: 1, averageRating: 2 });
   expect(totals).toMatchObject({
     installCount: 4,

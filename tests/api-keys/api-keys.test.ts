@@ -58,7 +58,10 @@ describe('POST /api/dev/api-keys', () => {
     const response = await t.call('POST', '/api/dev/api-keys', { token: developer.oauthToken, body: { name: 'default', scopes: ['APP_READ'] } });
     expect(Math.abs(new Date(response.body.expiresAt).getTime() - (Date.now() + 90 * DAY))).toBeLessThan(60_000);
     for (const expiresInDays of [0, 366, 1.5, -3]) {
-      const refused = await t.call('POST', '/api/dev/api-keys', { token: developer.oauthToken, body: { name: 'x', scopes: ['APP_READ'], expiresInDays } });
+      const refused = await t.call('POST', '/api/dev/api-keys', {
+        token: developer.oauthToken,
+        body: { name: 'x', scopes: ['APP_READ'], expiresInDays },
+      });
       expect(refused.status).toBe(400);
       expect(refused.body.code).toBe('VALIDATION_FAILED');
     }

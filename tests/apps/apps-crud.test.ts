@@ -237,20 +237,14 @@ describe('read and list', () => {
     expect(defaults.body.pagination).toEqual({ page: 1, limit: 20, total: 5, totalPages: 1 });
   });
 
-  test.each([
-    ['limit=0'],
-    ['limit=101'],
-    ['page=0'],
-    ['page=-1'],
-    ['page=abc'],
-    ['limit=1.5'],
-    ['page=101&limit=100'],
-    ['page=10001&limit=1'],
-  ])('?%s is 400 VALIDATION_FAILED', async (query) => {
-    const response = await t.call('GET', `/api/dev/apps?${query}`, { token: key });
-    expect(response.status).toBe(400);
-    expect(response.body.code).toBe('VALIDATION_FAILED');
-  });
+  test.each([['limit=0'], ['limit=101'], ['page=0'], ['page=-1'], ['page=abc'], ['limit=1.5'], ['page=101&limit=100'], ['page=10001&limit=1']])(
+    '?%s is 400 VALIDATION_FAILED',
+    async (query) => {
+      const response = await t.call('GET', `/api/dev/apps?${query}`, { token: key });
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('VALIDATION_FAILED');
+    },
+  );
 
   test('page × limit of exactly 10,000 is allowed', async () => {
     const response = await t.call('GET', '/api/dev/apps?page=100&limit=100', { token: key });

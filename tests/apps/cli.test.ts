@@ -16,7 +16,6 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(() => t.close(), 30_000);
 
-
 describe('CLI', () => {
   test('apps:approve refuses a stale --version, then approves the current one', async () => {
     const app = await createApp(t, key);

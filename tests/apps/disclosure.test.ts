@@ -53,7 +53,12 @@ describe('validation: 400 naming the field and what is allowed, nothing changed'
     ],
     [
       'a repeated scope',
-      { permissions: [{ scope: 'tasks:read', reason: 'One' }, { scope: 'tasks:read', reason: 'Two' }] },
+      {
+        permissions: [
+          { scope: 'tasks:read', reason: 'One' },
+          { scope: 'tasks:read', reason: 'Two' },
+        ],
+      },
       'permissions[1].scope',
       /listed more than once/,
     ],
@@ -65,7 +70,12 @@ describe('validation: 400 naming the field and what is allowed, nothing changed'
       'dataHandling.thirdParties',
       /at most 20/,
     ],
-    ['an unknown location', { dataHandling: { ...DATA_HANDLING, locations: ['EU', 'MARS'] } }, 'dataHandling.locations[1]', /one of EU, US, UK, CA, AU, JP, IN, BR, OTHER/],
+    [
+      'an unknown location',
+      { dataHandling: { ...DATA_HANDLING, locations: ['EU', 'MARS'] } },
+      'dataHandling.locations[1]',
+      /one of EU, US, UK, CA, AU, JP, IN, BR, OTHER/,
+    ],
     ['a fractional retention', { dataHandling: { ...DATA_HANDLING, retentionDays: 1.5 } }, 'dataHandling.retentionDays', /whole number/],
   ])('%s', async (_what, body, path, message) => {
     const created = await t.call('POST', '/api/dev/apps', { token: key, body: completeApp(body) });
@@ -143,7 +153,11 @@ describe('submitting an app with an OAuth client', () => {
 
 describe('public views', () => {
   test('the detail view has the disclosure; list summaries leave it out', async () => {
-    const app = await createApp(t, key, completeApp({ name: 'Disclosed Timer', oauthClientId: 'timer-web', permissions: PERMISSIONS, dataHandling: DATA_HANDLING }));
+    const app = await createApp(
+      t,
+      key,
+      completeApp({ name: 'Disclosed Timer', oauthClientId: 'timer-web', permissions: PERMISSIONS, dataHandling: DATA_HANDLING }),
+    );
     await approve(app.id);
     const detail = await t.call('GET', `/api/apps/${app.slug}`);
     expect(detail.status).toBe(200);
@@ -185,7 +199,10 @@ describe('a revision that adds a scope', () => {
     const merged = await t.call('POST', `/api/dev/apps/${app.id}/revisions`, { token: key, body: { description: 'Now with timesheets.' } });
     expect(merged.body.pendingRevision.addedPermissions.map((p: { scope: string }) => p.scope)).toEqual(['comments:write', 'files:write']);
 
-    const refusedRevision = await t.call('POST', `/api/dev/apps/${app.id}/revisions`, { token: key, body: { permissions: [{ scope: 'nope:x', reason: 'x' }] } });
+    const refusedRevision = await t.call('POST', `/api/dev/apps/${app.id}/revisions`, {
+      token: key,
+      body: { permissions: [{ scope: 'nope:x', reason: 'x' }] },
+    });
     expect(refusedRevision.status).toBe(400);
 
     await decideRevision(deps(t), app.id, 'approve', { actor: CLI_ACTOR, version: merged.body.pendingRevision.version });

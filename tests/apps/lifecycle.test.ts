@@ -101,7 +101,10 @@ describe('the whole lifecycle over HTTP', () => {
     const suspended = await decideApp(deps(t), app.id, 'suspend', { actor: reviewer, reason: 'Broken OAuth flow' });
     expect(suspended.status).toBe('SUSPENDED');
     const suspendedRow = await appRow(t, app.id);
-    for (const [method, body] of [['PUT', { description: 'x' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['PUT', { description: 'x' }],
+      ['DELETE', undefined],
+    ] as const) {
       const response = await t.call(method, `/api/dev/apps/${app.id}`, { token: key, body });
       expect(response.status).toBe(409);
       expect(response.body.code).toBe('APP_NOT_EDITABLE');

@@ -94,7 +94,11 @@ describe('opening a revision', () => {
     ['an empty change set', {}, 'VALIDATION_FAILED'],
     ['environment', { environment: 'staging' }, 'VALIDATION_FAILED'],
     ['a bad URL', { logoUrl: 'javascript:alert(1)' }, 'VALIDATION_FAILED'],
-    ['more than 6 screenshots', { screenshots: Array.from({ length: 7 }, (_, i) => ({ url: `https://cdn.example.com/${i}.png` })) }, 'VALIDATION_FAILED'],
+    [
+      'more than 6 screenshots',
+      { screenshots: Array.from({ length: 7 }, (_, i) => ({ url: `https://cdn.example.com/${i}.png` })) },
+      'VALIDATION_FAILED',
+    ],
     ['a control character', { name: 'a\u0000b' }, 'VALIDATION_FAILED'],
     ['an unregistered OAuth client', { oauthClientId: 'not-registered' }, 'UNKNOWN_OAUTH_CLIENT'],
   ])('400 for %s, and no revision is opened', async (_what, body, code) => {
@@ -148,9 +152,10 @@ describe('deciding a revision', () => {
     expect(audit.actor).toBe('admin:reviewer-2');
     expect(audit.before).toMatchObject({ name: app.name, appVersion: app.version });
     expect(audit.after).toMatchObject({ name: 'Completely Different Name', appVersion: app.version + 1 });
-    const [transition] = await t.sql(`select action, from_status, to_status, version from app_transitions where app_id = ? and action like 'revision.%'`, [
-      app.id,
-    ]);
+    const [transition] = await t.sql(
+      `select action, from_status, to_status, version from app_transitions where app_id = ? and action like 'revision.%'`,
+      [app.id],
+    );
     expect(transition).toEqual({ action: 'revision.approve', from_status: 'APPROVED', to_status: 'APPROVED', version: app.version + 1 });
     // And again after approval, which drops the checks of images no longer listed.
     expect(await assetCheckJobs(t, app.id)).toHaveLength(checksBefore + 2);
@@ -209,7 +214,10 @@ describe('deciding a revision', () => {
       });
     }
     expect(await appRow(t, app.id)).toEqual(live);
-    expect(await t.sql(`select status from app_revisions where app_id = ? order by created_at`, [app.id])).toEqual([{ status: 'REJECTED' }, { status: 'PENDING' }]);
+    expect(await t.sql(`select status from app_revisions where app_id = ? order by created_at`, [app.id])).toEqual([
+      { status: 'REJECTED' },
+      { status: 'PENDING' },
+    ]);
     // A merge moves on from the highest version the app ever gave out.
     expect((await propose(app.id, { name: 'Merged Name' })).body.pendingRevision.version).toBe(seen + 2);
     const applied = await decideRevision(deps(t), app.id, 'approve', { actor: reviewer, version: seen + 2 });

@@ -43,7 +43,11 @@ describe('scopes', () => {
   test.each(routes.map((route) => [label(route), route] as const))(
     '%s without its scope is 403 INSUFFICIENT_SCOPE and changes nothing',
     async (_label, route) => {
-      const key = await mintKey(t, alice, ALL_SCOPES.filter((scope) => scope !== route.scope));
+      const key = await mintKey(
+        t,
+        alice,
+        ALL_SCOPES.filter((scope) => scope !== route.scope),
+      );
       const [count] = await t.sql('select count(*)::int as n from apps');
       const before = await appRow(t, draft.id);
       const response = await t.call(route.method, route.path(draft.id), { token: key, body: route.body });
@@ -91,7 +95,7 @@ describe("another developer's apps", () => {
     },
   );
 
-  test("the list shows none of them", async () => {
+  test('the list shows none of them', async () => {
     await createApp(t, bobKey);
     const list = await t.call('GET', '/api/dev/apps?limit=100', { token: bobKey });
     expect(list.status).toBe(200);

@@ -22,9 +22,8 @@ beforeAll(async () => {
   receiver = startReceiver();
   const dev = await registerDeveloper(t);
   key = await mintKey(t, dev);
-  adminId = (
-    await createAdmin(t.ctx.orm.em.fork(), { email: 'withdraw-reviewer@example.com', password: 'correct horse battery', role: 'reviewer' })
-  ).id;
+  adminId = (await createAdmin(t.ctx.orm.em.fork(), { email: 'withdraw-reviewer@example.com', password: 'correct horse battery', role: 'reviewer' }))
+    .id;
   const hook = await t.call('POST', '/api/dev/webhooks', {
     token: key,
     body: { url: receiver.url('/hook'), events: ['app.withdrawn', 'revision.withdrawn'] },
@@ -54,10 +53,9 @@ describe('POST /api/dev/apps/:id/withdraw', () => {
     expect(response.body).toMatchObject({ id: app.id, status: 'DRAFT', submittedAt: null, review: null });
     expect(await queueIds()).not.toContain(app.id);
     expect(await claimsOn(claimSubject('app', app.id))).toEqual([]);
-    const [transition] = await t.sql(
-      `select action, from_status, to_status from app_transitions where app_id = ? order by created_at desc limit 1`,
-      [app.id],
-    );
+    const [transition] = await t.sql(`select action, from_status, to_status from app_transitions where app_id = ? order by created_at desc limit 1`, [
+      app.id,
+    ]);
     expect(transition).toEqual({ action: 'withdraw', from_status: 'PENDING', to_status: 'DRAFT' });
     const delivery = await deliveredFor('app.withdrawn', app.id);
     expect(delivery.json.data.status).toBe('DRAFT');

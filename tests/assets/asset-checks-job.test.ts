@@ -19,7 +19,6 @@ const SHOT_HD = png(1280, 720);
 const SHOT_FULL_HD = jpeg(1920, 1080, { padding: 300_000 });
 const SHOT_SMALL = png(800, 600);
 
-
 beforeAll(async () => {
   t = await createTestApp({ ALLOW_PRIVATE_FETCH: 'true' });
   server = startImageServer({
@@ -72,14 +71,35 @@ describe('asset checks job', () => {
       minimalApp({
         logoUrl: url('/logo.png'),
         bannerUrl: url('/banner.jpg'),
-        screenshots: [{ url: url('/shot-full-hd.jpg'), order: 2 }, { url: url('/moved.png'), order: 1 }],
+        screenshots: [
+          { url: url('/shot-full-hd.jpg'), order: 2 },
+          { url: url('/moved.png'), order: 1 },
+        ],
       }),
     );
     // The checks run after the commit, in a job: a quick worker may already be done when the response is read.
     const checks = await checksFor(app.id, ['logoUrl', 'bannerUrl', 'screenshots[0]', 'screenshots[1]']);
     expect(byField(checks)).toEqual({
-      logoUrl: { field: 'logoUrl', url: url('/logo.png'), ok: true, format: 'png', width: 512, height: 512, problems: [], mirrorUrl: mirrorOf(LOGO, 'png') },
-      bannerUrl: { field: 'bannerUrl', url: url('/banner.jpg'), ok: true, format: 'jpg', width: 1200, height: 600, problems: [], mirrorUrl: mirrorOf(BANNER, 'jpg') },
+      logoUrl: {
+        field: 'logoUrl',
+        url: url('/logo.png'),
+        ok: true,
+        format: 'png',
+        width: 512,
+        height: 512,
+        problems: [],
+        mirrorUrl: mirrorOf(LOGO, 'png'),
+      },
+      bannerUrl: {
+        field: 'bannerUrl',
+        url: url('/banner.jpg'),
+        ok: true,
+        format: 'jpg',
+        width: 1200,
+        height: 600,
+        problems: [],
+        mirrorUrl: mirrorOf(BANNER, 'jpg'),
+      },
       // Indexed in display order; a redirect is followed to the image.
       'screenshots[0]': {
         field: 'screenshots[0]',
@@ -122,9 +142,21 @@ describe('asset checks job', () => {
       }),
     );
     const checks = byField(await checksFor(app.id, ['logoUrl', 'bannerUrl', ...[0, 1, 2, 3, 4].map((i) => `screenshots[${i}]`)]));
-    expect(checks.logoUrl).toMatchObject({ ok: false, format: 'png', width: 300, height: 300, problems: ['logo must be at least 512x512 (got 300x300)'] });
+    expect(checks.logoUrl).toMatchObject({
+      ok: false,
+      format: 'png',
+      width: 300,
+      height: 300,
+      problems: ['logo must be at least 512x512 (got 300x300)'],
+    });
     expect(checks.bannerUrl).toMatchObject({ ok: false, format: 'png', problems: ['banner must be 1200x600 (got 1000x500)'] });
-    expect(checks['screenshots[0]']).toMatchObject({ ok: false, format: 'gif', width: 1280, height: 720, problems: ['format must be PNG or JPG (got gif)'] });
+    expect(checks['screenshots[0]']).toMatchObject({
+      ok: false,
+      format: 'gif',
+      width: 1280,
+      height: 720,
+      problems: ['format must be PNG or JPG (got gif)'],
+    });
     expect(checks['screenshots[1]']).toMatchObject({ ok: false, problems: ['screenshot must be at least 1280x720 (got 800x600)'] });
     expect(checks['screenshots[2]']).toEqual({
       field: 'screenshots[2]',
@@ -144,7 +176,11 @@ describe('asset checks job', () => {
     const app = await createApp(
       t,
       key,
-      minimalApp({ logoUrl: url('/logo-wide.jpg'), bannerUrl: url('/banner.jpg'), screenshots: [{ url: url('/shot-hd.png') }, { url: url('/shot.gif') }] }),
+      minimalApp({
+        logoUrl: url('/logo-wide.jpg'),
+        bannerUrl: url('/banner.jpg'),
+        screenshots: [{ url: url('/shot-hd.png') }, { url: url('/shot.gif') }],
+      }),
     );
     await checksFor(app.id, ['logoUrl', 'bannerUrl', 'screenshots[0]', 'screenshots[1]']);
 
@@ -157,7 +193,16 @@ describe('asset checks job', () => {
     const checks = await checksFor(app.id, ['logoUrl', 'screenshots[0]'], (shown) => shown.every((check) => check.url !== url('/logo-wide.jpg')));
     // Images that break a rule are still mirrored: the reviewer sees them as they are.
     expect(byField(checks)).toEqual({
-      logoUrl: { field: 'logoUrl', url: url('/logo.png'), ok: true, format: 'png', width: 512, height: 512, problems: [], mirrorUrl: mirrorOf(LOGO, 'png') },
+      logoUrl: {
+        field: 'logoUrl',
+        url: url('/logo.png'),
+        ok: true,
+        format: 'png',
+        width: 512,
+        height: 512,
+        problems: [],
+        mirrorUrl: mirrorOf(LOGO, 'png'),
+      },
       'screenshots[0]': {
         field: 'screenshots[0]',
         url: url('/shot-small.png'),

@@ -35,8 +35,13 @@ export function startImageServer(routes: Record<string, Route>, hostname = '127.
   return handle;
 }
 
-export const image = (bytes: Uint8Array, contentType: string): Route => () => new Response(bytes, { headers: { 'content-type': contentType } });
+export const image =
+  (bytes: Uint8Array, contentType: string): Route =>
+  () =>
+    new Response(bytes, { headers: { 'content-type': contentType } });
 
 /** Redirects to a path on the same server, or to any absolute URL. */
-export const redirect = (location: string | ((server: ImageServer) => string), status = 302): Route => (_request, server) =>
-  new Response(null, { status, headers: { location: typeof location === 'string' ? location : location(server) } });
+export const redirect =
+  (location: string | ((server: ImageServer) => string), status = 302): Route =>
+  (_request, server) =>
+    new Response(null, { status, headers: { location: typeof location === 'string' ? location : location(server) } });

@@ -107,7 +107,7 @@ const publicView = async (slug: string) => (await t.call('GET', `/api/apps/${slu
 const checkOf = (view: { assetChecks: { field: string }[] }, field: string) => view.assetChecks.find((check) => check.field === field) as any;
 
 describe('the reviewer looks at the stored copies', () => {
-  test("review pages show only the console's stored copies; an image nobody stored is \"not stored\", never loaded from the developer's host", async () => {
+  test('review pages show only the console\'s stored copies; an image nobody stored is "not stored", never loaded from the developer\'s host', async () => {
     const app = await submitted(listing({ logo: '/logo.png', shots: ['/shot.png', '/missing.png'] }));
     await checked(app.id);
     const reviewer = await signedIn(t, await createAdminAccount(t, 'reviewer'));
@@ -126,7 +126,7 @@ describe('the reviewer looks at the stored copies', () => {
 });
 
 describe('the reviewer looks at the stored copies, in a browser', () => {
-  test('opening a review page asks the developer\'s server for nothing; the stored copies load from the console', async () => {
+  test("opening a review page asks the developer's server for nothing; the stored copies load from the console", async () => {
     const app = await submitted(listing({ logo: '/logo.png', shots: ['/shot.png', '/missing.png'] }));
     await checked(app.id);
     const reviewer = await signedIn(t, await createAdminAccount(t, 'reviewer'));
@@ -161,7 +161,9 @@ describe('stale decisions and new copies', () => {
     const first = await checked(app.id);
     expect(checkOf(first, 'logoUrl').mirrorUrl).toBe(mirrorOf(swapLogo, 'png'));
     expect(first.version).toBeGreaterThan(app.version);
-    expect(await decideApp(deps(t), app.id, 'approve', { actor: CLI_ACTOR, version: app.version }).catch((error) => error.code)).toBe('STALE_VERSION');
+    expect(await decideApp(deps(t), app.id, 'approve', { actor: CLI_ACTOR, version: app.version }).catch((error) => error.code)).toBe(
+      'STALE_VERSION',
+    );
     await decideApp(deps(t), app.id, 'reject', { actor: CLI_ACTOR, version: first.version, reason: 'The logo is off.' });
 
     // The origin serves another logo behind the same URL, and the developer resubmits without an edit.
@@ -240,7 +242,9 @@ describe('who may read a stored copy', () => {
     expect(publicly.headers.get('content-type')).toBe('application/problem+json');
 
     // The owner, with a key that reads apps.
-    const owned = await t.app.handle(new Request(`http://localhost/api/dev/apps/${app.id}/assets/${copy}`, { headers: { authorization: `Bearer ${key}` } }));
+    const owned = await t.app.handle(
+      new Request(`http://localhost/api/dev/apps/${app.id}/assets/${copy}`, { headers: { authorization: `Bearer ${key}` } }),
+    );
     expect(owned.status).toBe(200);
     expect(Buffer.from(await owned.arrayBuffer()).equals(Buffer.from(DRAFT_LOGO))).toBe(true);
     expect(owned.headers.get('content-type')).toBe('image/png');
@@ -307,9 +311,7 @@ describe('approval publishes the mirrored copies the reviewer saw', () => {
     expect(jpegServed.headers.get('content-type')).toBe('image/jpeg');
     expect(Buffer.from(await jpegServed.arrayBuffer()).equals(Buffer.from(BANNER))).toBe(true);
 
-    const revalidated = await t.app.handle(
-      new Request(mirrorOf(LOGO, 'png'), { headers: { 'if-none-match': `"${sha256(LOGO)}"` } }),
-    );
+    const revalidated = await t.app.handle(new Request(mirrorOf(LOGO, 'png'), { headers: { 'if-none-match': `"${sha256(LOGO)}"` } }));
     expect(revalidated.status).toBe(304);
     expect(await revalidated.text()).toBe('');
   });
@@ -359,7 +361,10 @@ describe('approval publishes the mirrored copies the reviewer saw', () => {
     // The origin changes the logo, and the developer edits another image of the pending listing.
     const changedLogo = png(800, 800);
     liveLogo = changedLogo;
-    const edited = await t.call('PUT', `/api/dev/apps/${app.id}`, { token: key, body: { screenshots: [{ url: url('/shot.png') }, { url: url('/shot-3.png') }] } });
+    const edited = await t.call('PUT', `/api/dev/apps/${app.id}`, {
+      token: key,
+      body: { screenshots: [{ url: url('/shot.png') }, { url: url('/shot-3.png') }] },
+    });
     expect(edited.status).toBe(200);
     const second = await eventually(async () => {
       const view = await ownerView(app.id);
@@ -369,7 +374,9 @@ describe('approval publishes the mirrored copies the reviewer saw', () => {
     expect(checkOf(second, 'logoUrl').mirrorUrl).toBe(mirrorOf(LOGO, 'png'));
 
     // The decision on the version before the edit is stale; on the current one it publishes the pinned copy.
-    expect(await decideApp(deps(t), app.id, 'approve', { actor: CLI_ACTOR, version: app.version }).catch((error) => error.code)).toBe('STALE_VERSION');
+    expect(await decideApp(deps(t), app.id, 'approve', { actor: CLI_ACTOR, version: app.version }).catch((error) => error.code)).toBe(
+      'STALE_VERSION',
+    );
     await decideApp(deps(t), app.id, 'reject', { actor: CLI_ACTOR, version: second.version, reason: 'The logo is too plain.' });
 
     // Resubmitting asks for a fresh look: the new logo is fetched and becomes what a reviewer sees.
@@ -384,7 +391,7 @@ describe('approval publishes the mirrored copies the reviewer saw', () => {
 });
 
 describe('revisions', () => {
-  test('a revision\'s images are checked before review, and its approval publishes them', async () => {
+  test("a revision's images are checked before review, and its approval publishes them", async () => {
     const app = await submitted(listing({}));
     const reviewed = await checked(app.id);
     await approve(app, reviewed.version);
@@ -413,7 +420,13 @@ describe('revisions', () => {
 describe('/assets', () => {
   test('unknown, mistyped and malformed names are 404 problems', async () => {
     const stored = sha256(LOGO);
-    for (const path of [`/assets/${'0'.repeat(64)}.png`, `/assets/${stored}.jpg`, `/assets/${stored}`, '/assets/logo.png', `/assets/${stored.toUpperCase()}.png`]) {
+    for (const path of [
+      `/assets/${'0'.repeat(64)}.png`,
+      `/assets/${stored}.jpg`,
+      `/assets/${stored}`,
+      '/assets/logo.png',
+      `/assets/${stored.toUpperCase()}.png`,
+    ]) {
       const response = await t.call('GET', path);
       expect(response.status).toBe(404);
       expect(response.headers.get('content-type')).toBe('application/problem+json');

@@ -53,16 +53,12 @@ describe('isPublicAddress', () => {
     expect(isPublicAddress(ip)).toBe(false);
   });
 
-  test.each([
-    '2606:4700:4700::1111',
-    '2001:4860:4860::8888',
-    '2a00:1450:4001:830::200e',
-    '2600::',
-    '[2606:4700::1]',
-    '2606:4700:4700:0:0:0:0:1111',
-  ])('IPv6 %s is public', (ip) => {
-    expect(isPublicAddress(ip)).toBe(true);
-  });
+  test.each(['2606:4700:4700::1111', '2001:4860:4860::8888', '2a00:1450:4001:830::200e', '2600::', '[2606:4700::1]', '2606:4700:4700:0:0:0:0:1111'])(
+    'IPv6 %s is public',
+    (ip) => {
+      expect(isPublicAddress(ip)).toBe(true);
+    },
+  );
 
   test.each([
     ['::', 'unspecified'],

@@ -47,7 +47,15 @@ test('paths.lua in walk order sends every path of its file once before any repea
   try {
     const file = join(mkdtempSync(join(tmpdir(), 'bench-walk-')), 'paths.txt');
     writeFileSync(file, `${Array.from({ length: 50_000 }, (_, i) => `/p${i}`).join('\n')}\n`);
-    const result = await runWrk({ url: `http://127.0.0.1:${server.port}`, script: 'paths', order: 'walk', pathsFile: file, seconds: 1, connections: 4, threads: 2 });
+    const result = await runWrk({
+      url: `http://127.0.0.1:${server.port}`,
+      script: 'paths',
+      order: 'walk',
+      pathsFile: file,
+      seconds: 1,
+      connections: 4,
+      threads: 2,
+    });
     expect(result.requests).toBeGreaterThan(0);
     expect(seen.length).toBeLessThan(50_000);
     expect(new Set(seen).size).toBe(seen.length);

@@ -201,7 +201,13 @@ describe('GET /api/apps', () => {
   });
 
   test('search never finds apps that are not public', async () => {
-    for (const name of ['Hidden Draft Invoice', 'Pending Invoice Planner', 'Rejected Invoice Tool', 'Suspended Invoice Widget', 'Ghost Invoice Ledger']) {
+    for (const name of [
+      'Hidden Draft Invoice',
+      'Pending Invoice Planner',
+      'Rejected Invoice Tool',
+      'Suspended Invoice Widget',
+      'Ghost Invoice Ledger',
+    ]) {
       const body = await list(`?search=${encodeURIComponent(name)}`);
       for (const hidden of hiddenIds) expect(ids(body)).not.toContain(hidden);
     }

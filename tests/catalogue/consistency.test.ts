@@ -86,7 +86,8 @@ test('after a long random sequence, every counter equals what the event rows say
       const app = random.pick(live)!;
       const user = random.pick(users)!;
       const how = random.next();
-      const options = how < 0.6 ? { token: user.token } : how < 0.85 ? { body: { installationId: `workspace-${Math.floor(random.next() * 5)}` } } : {};
+      const options =
+        how < 0.6 ? { token: user.token } : how < 0.85 ? { body: { installationId: `workspace-${Math.floor(random.next() * 5)}` } } : {};
       const response = await t.call('POST', `/api/apps/${app.slug}/install`, options);
       const expected = visibility(app) === 200 ? 201 : visibility(app);
       expect({ step, status: response.status }).toEqual({ step, status: expected });
@@ -105,8 +106,7 @@ test('after a long random sequence, every counter equals what the event rows say
         body: { rating: 1 + Math.floor(random.next() * 5), title: `Step ${step}` },
       });
       const pair = `${user.subject}/${app.id}`;
-      const expected =
-        visibility(app) !== 200 ? visibility(app) : !installedWithToken.has(pair) ? 403 : reviewed.has(pair) ? 200 : 201;
+      const expected = visibility(app) !== 200 ? visibility(app) : !installedWithToken.has(pair) ? 403 : reviewed.has(pair) ? 200 : 201;
       expect({ step, status: response.status }).toEqual({ step, status: expected });
       if (expected === 201) reviewed.add(pair);
       tally.review = (tally.review ?? 0) + 1;

@@ -41,7 +41,13 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const get = (path: string, headers: Record<string, string> = {}) => t.call('GET', path, { headers });
-const PUBLIC_PATHS = () => ['/api/apps', '/api/apps?search=cache%20probe', `/api/apps/${app.slug}`, '/api/apps/featured/list', '/api/apps/categories/list'];
+const PUBLIC_PATHS = () => [
+  '/api/apps',
+  '/api/apps?search=cache%20probe',
+  `/api/apps/${app.slug}`,
+  '/api/apps/featured/list',
+  '/api/apps/categories/list',
+];
 
 describe('HTTP caching', () => {
   test('public GETs carry an ETag and Cache-Control: public with max-age, s-maxage and stale-while-revalidate', async () => {

@@ -34,7 +34,13 @@ async function startApi(databaseUrl: string) {
   });
   processes.push({ port, child });
   for (let i = 0; i < 150; i += 1) {
-    if ((await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status, () => 0)) === 200) return port;
+    if (
+      (await fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.status,
+        () => 0,
+      )) === 200
+    )
+      return port;
     await Bun.sleep(100);
   }
   throw new Error('API process did not become ready');

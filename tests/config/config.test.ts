@@ -48,9 +48,17 @@ describe('configuration', () => {
   });
 
   test('production refuses a token verifier reached over http:// (the introspection secret would travel in clear); elsewhere it is allowed', () => {
-    expect(() => loadConfig({ ...production, OAUTH_JWKS_URL: 'http://id.example.com/.well-known/jwks.json' })).toThrow(/^OAUTH_JWKS_URL must be an https:\/\/ URL in production/);
-    const introspection = { ...without('OAUTH_JWKS_URL'), OAUTH_INTROSPECTION_CLIENT_ID: 'marketplace', OAUTH_INTROSPECTION_CLIENT_SECRET: 'client secret value' };
-    expect(() => loadConfig({ ...introspection, OAUTH_INTROSPECTION_URL: 'http://id.example.com/introspect' })).toThrow(/^OAUTH_INTROSPECTION_URL must be an https:\/\/ URL in production/);
+    expect(() => loadConfig({ ...production, OAUTH_JWKS_URL: 'http://id.example.com/.well-known/jwks.json' })).toThrow(
+      /^OAUTH_JWKS_URL must be an https:\/\/ URL in production/,
+    );
+    const introspection = {
+      ...without('OAUTH_JWKS_URL'),
+      OAUTH_INTROSPECTION_CLIENT_ID: 'marketplace',
+      OAUTH_INTROSPECTION_CLIENT_SECRET: 'client secret value',
+    };
+    expect(() => loadConfig({ ...introspection, OAUTH_INTROSPECTION_URL: 'http://id.example.com/introspect' })).toThrow(
+      /^OAUTH_INTROSPECTION_URL must be an https:\/\/ URL in production/,
+    );
     expect(loadConfig({ ...introspection, OAUTH_INTROSPECTION_URL: 'https://id.example.com/introspect' }).oauth.mode).toBe('introspection');
     for (const variable of ['OAUTH_JWKS_URL', 'OAUTH_INTROSPECTION_URL']) {
       try {
@@ -59,7 +67,9 @@ describe('configuration', () => {
         expect(String(error)).not.toContain('hunter2');
       }
     }
-    expect(loadConfig({ OAUTH_JWKS_URL: 'http://127.0.0.1:9/jwks', OAUTH_ISSUER: 'x', OAUTH_AUDIENCE: 'y', OAUTH_ALLOWED_CLIENTS: 'a' }).oauth.mode).toBe('jwks');
+    expect(
+      loadConfig({ OAUTH_JWKS_URL: 'http://127.0.0.1:9/jwks', OAUTH_ISSUER: 'x', OAUTH_AUDIENCE: 'y', OAUTH_ALLOWED_CLIENTS: 'a' }).oauth.mode,
+    ).toBe('jwks');
   });
 
   test('MAIL_FROM takes an address or a display form, and refuses anything else', () => {
@@ -84,7 +94,13 @@ describe('configuration', () => {
     expect(loadConfig({ PORT: '8080' }).publicUrl).toBe('http://localhost:8080');
     expect(loadConfig({ PUBLIC_URL: 'https://marketplace.example.com/' }).publicUrl).toBe('https://marketplace.example.com');
     expect(loadConfig({ PUBLIC_URL: 'https://example.com/marketplace/' }).publicUrl).toBe('https://example.com/marketplace');
-    for (const bad of ['marketplace.example.com', 'ftp://example.com', 'https://example.com/?a=1', 'https://example.com/#top', 'https://user:pw@example.com']) {
+    for (const bad of [
+      'marketplace.example.com',
+      'ftp://example.com',
+      'https://example.com/?a=1',
+      'https://example.com/#top',
+      'https://user:pw@example.com',
+    ]) {
       expect(() => loadConfig({ PUBLIC_URL: bad }), bad).toThrow(/^PUBLIC_URL must be/);
     }
   });
@@ -184,7 +200,9 @@ describe('configuration', () => {
 
   test('metrics: a public listener needs the token, the token is long, and the port is its own', () => {
     for (const host of ['0.0.0.0', '::', '203.0.113.7']) {
-      expect(() => loadConfig({ ...production, METRICS_PORT: '9100', METRICS_HOST: host })).toThrow(/^METRICS_HOST must be a loopback or private address/);
+      expect(() => loadConfig({ ...production, METRICS_PORT: '9100', METRICS_HOST: host })).toThrow(
+        /^METRICS_HOST must be a loopback or private address/,
+      );
       expect(loadConfig({ ...production, METRICS_PORT: '9100', METRICS_HOST: host, METRICS_TOKEN: 'm'.repeat(32) }).metrics.host).toBe(host);
     }
     expect(() => loadConfig({ ...production, METRICS_TOKEN: 'too-short' })).toThrow('METRICS_TOKEN must be at least 32 characters in production');

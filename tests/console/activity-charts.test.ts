@@ -40,7 +40,7 @@ afterAll(() => t.close(), 30_000);
 const titles = (page: string) => [...page.matchAll(/<title>([^<]*)<\/title>/g)].map((match) => match[1]!);
 
 describe('app page', () => {
-  test('an inline SVG of 90 days: a bar pair and a point of the active line per day, figures in each day\'s title', async () => {
+  test("an inline SVG of 90 days: a bar pair and a point of the active line per day, figures in each day's title", async () => {
     const client = await signedIn(t, support);
     const page = await client.get(`/admin/apps/${app.id}`);
     expect(page.status).toBe(200);

@@ -71,7 +71,18 @@ beforeAll(async () => {
   hostile = await submit(
     t,
     world.key,
-    (await createApp(t, world.key, completeApp({ name: HOSTILE_NAME, description: `${HOSTILE_NAME} "quoted" & more`, longDescription: HOSTILE_MARKDOWN, reviewNotes: '<script>alert(6)</script>' }))).id,
+    (
+      await createApp(
+        t,
+        world.key,
+        completeApp({
+          name: HOSTILE_NAME,
+          description: `${HOSTILE_NAME} "quoted" & more`,
+          longDescription: HOSTILE_MARKDOWN,
+          reviewNotes: '<script>alert(6)</script>',
+        }),
+      )
+    ).id,
   );
   extraDeveloper = await registerDeveloper(t, { name: 'Eve Extra' });
   extraKey = await mintKey(t, extraDeveloper);
@@ -243,7 +254,10 @@ describe('the console in a browser', () => {
       expect(shown.text, path).toContain(HOSTILE_NAME);
       expect(shown.onerror, path).toBe(0);
       expect(shown.javascriptLinks, path).toBe(0);
-      expect(shown.scripts.every((src) => src?.startsWith('/admin/assets/')), path).toBe(true);
+      expect(
+        shown.scripts.every((src) => src?.startsWith('/admin/assets/')),
+        path,
+      ).toBe(true);
     }
     // The rendered Markdown shows the hostile parts as text: no script element, no link, no image.
     await page.goto(url(`/admin/review/apps/${hostile.id}`));

@@ -41,7 +41,12 @@ function picture(width: number, height: number, background: Rgb, boxes: { x: num
   header[8] = 8;
   header[9] = 2; // truecolour
   return new Uint8Array(
-    Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk('IHDR', header), pngChunk('IDAT', deflateSync(pixels)), pngChunk('IEND', new Uint8Array())]),
+    Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      pngChunk('IHDR', header),
+      pngChunk('IDAT', deflateSync(pixels)),
+      pngChunk('IEND', new Uint8Array()),
+    ]),
   );
 }
 
@@ -61,15 +66,24 @@ function images() {
     if (!match) return null;
     const color = PALETTE[Number(match[2]) % PALETTE.length]!;
     const light: Rgb = [color[0] / 4 + 190, color[1] / 4 + 190, color[2] / 4 + 190];
-    if (match[1] === 'logo') return picture(512, 512, color, [{ x: 140, y: 140, w: 232, h: 232, color: [255, 255, 255] }, { x: 190, y: 190, w: 132, h: 132, color }]);
+    if (match[1] === 'logo')
+      return picture(512, 512, color, [
+        { x: 140, y: 140, w: 232, h: 232, color: [255, 255, 255] },
+        { x: 190, y: 190, w: 132, h: 132, color },
+      ]);
     if (match[1] === 'banner') return picture(1200, 600, light, [{ x: 0, y: 420, w: 1200, h: 180, color }]);
-    return picture(1280, 720, [246, 247, 250], [
-      { x: 0, y: 0, w: 1280, h: 72, color },
-      { x: 40, y: 120, w: 360, h: 540, color: light },
-      { x: 440, y: 120, w: 360, h: 260, color: light },
-      { x: 440, y: 400, w: 360, h: 260, color: light },
-      { x: 840, y: 120, w: 400, h: 540, color: light },
-    ]);
+    return picture(
+      1280,
+      720,
+      [246, 247, 250],
+      [
+        { x: 0, y: 0, w: 1280, h: 72, color },
+        { x: 40, y: 120, w: 360, h: 540, color: light },
+        { x: 440, y: 120, w: 360, h: 260, color: light },
+        { x: 440, y: 400, w: 360, h: 260, color: light },
+        { x: 840, y: 120, w: 400, h: 540, color: light },
+      ],
+    );
   };
   return Bun.serve({
     hostname: '127.0.0.1',
@@ -92,7 +106,10 @@ async function seed(t: TestApp, imageBase: string) {
     environment: 'staging',
     logoUrl: `${imageBase}/logo/${color}.png`,
     bannerUrl: `${imageBase}/banner/${color}.png`,
-    screenshots: [{ url: `${imageBase}/shot/${color}.png`, caption: 'The board view' }, { url: `${imageBase}/shot/${(color + 1) % 6}.png`, caption: 'Reports' }],
+    screenshots: [
+      { url: `${imageBase}/shot/${color}.png`, caption: 'The board view' },
+      { url: `${imageBase}/shot/${(color + 1) % 6}.png`, caption: 'Reports' },
+    ],
     websiteUrl: 'https://example.com',
     ...extra,
   });
@@ -100,7 +117,11 @@ async function seed(t: TestApp, imageBase: string) {
   const developers = [];
   for (const [i, name] of names.entries()) {
     const developer = await registerDeveloper(t, { name, verified: i >= 3 });
-    await t.sql('update developers set created_at = ?, company_name = ? where id = ?', [new Date(Date.now() - (i < 3 ? [30, 20, 2][i]! : 200 + i) * HOUR).toISOString(), i % 2 ? `${name.split(' ')[0]} Inc.` : null, developer.id]);
+    await t.sql('update developers set created_at = ?, company_name = ? where id = ?', [
+      new Date(Date.now() - (i < 3 ? [30, 20, 2][i]! : 200 + i) * HOUR).toISOString(),
+      i % 2 ? `${name.split(' ')[0]} Inc.` : null,
+      developer.id,
+    ]);
     developers.push(developer);
   }
   const key = await mintKey(t, developers[3]!);
@@ -119,7 +140,12 @@ async function seed(t: TestApp, imageBase: string) {
       permissions: [{ scope: 'tasks:read', reason: 'Shows your tasks on the board' }],
       dataHandling: { storesUserData: true, locations: ['EU'], thirdParties: [], retentionDays: 30 },
     };
-    const created = (await t.call('POST', '/api/dev/apps', { token: key, body: listing(name, description, i, { category: i % 2 ? 'BUSINESS' : 'PRODUCTIVITY', longDescription, ...disclosure }) })).body;
+    const created = (
+      await t.call('POST', '/api/dev/apps', {
+        token: key,
+        body: listing(name, description, i, { category: i % 2 ? 'BUSINESS' : 'PRODUCTIVITY', longDescription, ...disclosure }),
+      })
+    ).body;
     const submitted = await submit(t, key, created.id);
     await decideApp(deps(t), created.id, 'approve', { actor: CLI_ACTOR, version: submitted.version });
     approved.push(created);
@@ -135,7 +161,12 @@ async function seed(t: TestApp, imageBase: string) {
   }
   // Waiting for review: one long overdue (and named like an approved app), one fresh whose second
   // screenshot cannot be fetched; and a revision with a real diff that asks for a new permission.
-  for (const [i, [name, description, hours]] of ([['Focus Timers', 'Pomodoro sessions for all your tasks.', 52], ['Meeting Notes', 'Notes that turn into tasks.', 6]] as const).entries()) {
+  for (const [i, [name, description, hours]] of (
+    [
+      ['Focus Timers', 'Pomodoro sessions for all your tasks.', 52],
+      ['Meeting Notes', 'Notes that turn into tasks.', 6],
+    ] as const
+  ).entries()) {
     const body = listing(name, description, i + 3);
     if (i === 1) body.screenshots[1] = { url: `${imageBase}/shot/missing.png`, caption: 'Reports' };
     const created = (await t.call('POST', '/api/dev/apps', { token: key, body })).body;

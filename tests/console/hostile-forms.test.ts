@@ -25,9 +25,26 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const VALUES = ['', 'x'.repeat(20_000), '\u0000', '<script>alert(1)</script>', '-1', '99999999999999999999', '1.5', 'owner', 'javascript:alert(1)'];
-const FIELDS = ['version', 'reason', 'reasons', 'name', 'description', 'longDescription', 'websiteUrl', 'role', 'email', 'password', 'clientId', 'developer', 'note', 'q'];
+const FIELDS = [
+  'version',
+  'reason',
+  'reasons',
+  'name',
+  'description',
+  'longDescription',
+  'websiteUrl',
+  'role',
+  'email',
+  'password',
+  'clientId',
+  'developer',
+  'note',
+  'q',
+];
 /** What console actions write; job and roll-up tables move on their own. */
-const WRITTEN = ['developers', 'apps', 'app_revisions', 'reviews', 'oauth_clients', 'admins', 'audit_log', 'app_transitions'].map((table) => `public.${table}`);
+const WRITTEN = ['developers', 'apps', 'app_revisions', 'reviews', 'oauth_clients', 'admins', 'audit_log', 'app_transitions'].map(
+  (table) => `public.${table}`,
+);
 const written = async () => {
   const all = await databaseFingerprint(t);
   return WRITTEN.map((table) => all[table]);
@@ -41,7 +58,10 @@ test('every console route answers hostile ids, queries and forms without a 5xx; 
   let refusedForms = 0;
   for (const route of routes) {
     for (const id of ids) {
-      const path = route.path.replace(':queue', 'stats.app.dead').replace(/:[a-zA-Z]+/g, id).replace('*', 'nothing');
+      const path = route.path
+        .replace(':queue', 'stats.app.dead')
+        .replace(/:[a-zA-Z]+/g, id)
+        .replace('*', 'nothing');
       for (const value of VALUES) {
         if (route.method === 'GET') {
           const query = FIELDS.map((field) => `${field}=${encodeURIComponent(value)}`).join('&');
@@ -54,7 +74,8 @@ test('every console route answers hostile ids, queries and forms without a 5xx; 
         if (response.status >= 500) failures.push(`POST ${route.path} ${JSON.stringify(value.slice(0, 20))} → ${response.status}`);
         if (response.status >= 400 && response.status < 500) {
           refusedForms += 1;
-          if (JSON.stringify(await written()) !== JSON.stringify(before)) failures.push(`POST ${route.path} refused with ${response.status} but changed the database`);
+          if (JSON.stringify(await written()) !== JSON.stringify(before))
+            failures.push(`POST ${route.path} refused with ${response.status} but changed the database`);
         }
       }
     }

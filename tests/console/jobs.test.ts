@@ -20,9 +20,7 @@ describe('dead letters', () => {
   test('listed per queue with the error; "Retry" re-enqueues the job once, and its work then happens', async () => {
     // An install whose roll-up died: the public count stays behind until the job is retried. Roll-ups
     // are deferred a second to coalesce, so earlier ones must be done first.
-    await eventually(async () =>
-      (await t.sql(`select 1 from pgboss.job where name = 'stats.installs' and state < 'completed'`)).length === 0,
-    );
+    await eventually(async () => (await t.sql(`select 1 from pgboss.job where name = 'stats.installs' and state < 'completed'`)).length === 0);
     await t.sql(`insert into installs (app_id, installer) values (?, 'user:late-install')`, [world.approved.id]);
     const jobId = await deadStatsJob(t);
     const installsBefore = (await t.call('GET', `/api/apps/${world.approved.slug}`)).body.installCount;
@@ -32,7 +30,7 @@ describe('dead letters', () => {
     expect(page.text).toContain(`id="dead-${jobId}"`);
     expect(page.text).toContain('disk full (test)');
     const health = await client.get('/admin/queue-health', { htmx: true });
-    expect(health.text).toMatch(/<code>stats\.installs<\/code>[^]*?<strong class="alert-figure">1<\/strong>/);
+    expect(health.text).toMatch(/<code>stats\.installs<\/code>[\s\S]*?<strong class="alert-figure">1<\/strong>/);
 
     const retried = await client.post(`/admin/jobs/dead/stats.installs.dead/${jobId}/retry`, {}, { htmx: true });
     expect(retried.status).toBe(200);
@@ -64,7 +62,9 @@ describe('outbox', () => {
     expect(list.text).toContain(mail.subject.replaceAll('"', '&quot;'));
     const path = `/admin/jobs/outbox/${encodeURIComponent(mail.message_id)}`;
     const page = await client.get(path);
-    expect(page.text).toContain(`<iframe class="preview" sandbox="" referrerpolicy="no-referrer" title="Rendered e-mail" src="${path}/preview"></iframe>`);
+    expect(page.text).toContain(
+      `<iframe class="preview" sandbox="" referrerpolicy="no-referrer" title="Rendered e-mail" src="${path}/preview"></iframe>`,
+    );
     const preview = await client.get(`${path}/preview`);
     expect(preview.status).toBe(200);
     expect(preview.headers.get('content-security-policy')).toStartWith("sandbox; default-src 'none'");

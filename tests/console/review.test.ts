@@ -43,7 +43,11 @@ describe('deciding an app', () => {
     expect((await ownerView(app.id)).status).toBe('PENDING');
 
     // Without JavaScript: back to the review page, which says why and shows the current version.
-    const plain = await client.post(`/admin/review/apps/${app.id}/approve`, { checked: 'yes', version: String(app.version), returnTo: `/admin/review/apps/${app.id}` });
+    const plain = await client.post(`/admin/review/apps/${app.id}/approve`, {
+      checked: 'yes',
+      version: String(app.version),
+      returnTo: `/admin/review/apps/${app.id}`,
+    });
     expect(plain.status).toBe(303);
     const after = await client.get(plain.location!);
     expect(after.text).toContain(`The app changed since version ${app.version}`);
@@ -89,15 +93,26 @@ describe('deciding a revision', () => {
     const page = await client.get(`/admin/review/revisions/${world.approved.id}`);
     const seen = Number(page.text.match(/name="version" value="(\d+)"/)![1]);
     expect(page.text).toContain('Boards for every team.');
-    await t.call('POST', `/api/dev/apps/${world.approved.id}/revisions`, { token: world.key, body: { description: 'Boards for every team, now with lanes.' } });
+    await t.call('POST', `/api/dev/apps/${world.approved.id}/revisions`, {
+      token: world.key,
+      body: { description: 'Boards for every team, now with lanes.' },
+    });
 
-    const stale = await client.post(`/admin/review/revisions/${world.approved.id}/approve`, { checked: 'yes', version: String(seen) }, { htmx: true });
+    const stale = await client.post(
+      `/admin/review/revisions/${world.approved.id}/approve`,
+      { checked: 'yes', version: String(seen) },
+      { htmx: true },
+    );
     expect(stale.status).toBe(409);
     expect(stale.text).toContain(`The revision changed since version ${seen} (now ${seen + 1})`);
     expect(stale.text).toContain('now with lanes.');
     expect((await ownerView(world.approved.id)).pendingRevision.version).toBe(seen + 1);
 
-    const approved = await client.post(`/admin/review/revisions/${world.approved.id}/approve`, { checked: 'yes', version: String(seen + 1) }, { htmx: true });
+    const approved = await client.post(
+      `/admin/review/revisions/${world.approved.id}/approve`,
+      { checked: 'yes', version: String(seen + 1) },
+      { htmx: true },
+    );
     expect(approved.status).toBe(200);
     const view = await ownerView(world.approved.id);
     expect(view.pendingRevision).toBeNull();
@@ -149,7 +164,9 @@ describe('what the review page shows', () => {
     const page = await client.get(`/admin/review/apps/${world.resubmitted.id}`);
     expect(page.text).toContain('Changes since the last rejection');
     expect(page.text).toContain('Screenshots are blurry.');
-    expect(page.text).toMatch(/<td>Description<\/td>\s*<td class="before">[^]*Syncs calendars\.[^]*<td class="after">[^]*Syncs your calendars both ways\./);
+    expect(page.text).toMatch(
+      /<td>Description<\/td>\s*<td class="before">[\s\S]*Syncs calendars\.[\s\S]*<td class="after">[\s\S]*Syncs your calendars both ways\./,
+    );
   });
 
   test('look-alike approved names and the OAuth client with its owner', async () => {
@@ -165,11 +182,11 @@ describe('what the review page shows', () => {
 });
 
 describe('claims', () => {
-  test('two reviewers see each other\'s claims in the queue and on the page; a claim expires; one can take over', async () => {
+  test("two reviewers see each other's claims in the queue and on the page; a claim expires; one can take over", async () => {
     const app = await pendingApp({ name: 'Claimed App' });
     const a = await signedIn(t, alice);
     const b = await signedIn(t, bob);
-    const claimedRow = (html: string) => html.match(new RegExp(`<tr id="queue-app-${app.id}">[^]*?</tr>`))![0];
+    const claimedRow = (html: string) => html.match(new RegExp(`<tr id="queue-app-${app.id}">[\s\S]*?</tr>`))![0];
 
     // Opening the page claims nothing; "Start review" does.
     expect((await a.get(`/admin/review/apps/${app.id}`)).text).toContain('Nobody is reviewing this');

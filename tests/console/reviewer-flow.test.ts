@@ -246,7 +246,10 @@ describe('warnings stand above the decision', () => {
     await page.getByRole('button', { name: 'Approve', exact: true }).click();
     await until(async () => (await textOf(page.locator('#review'))).includes('is approved'), 'the approval');
     expect(await statusOf(broken.id)).toBe('APPROVED');
-    const [audit] = await t.sql<{ after: { warningsOverridden: string[] } }>(`select after from audit_log where subject_id = ? and action = 'app.approve'`, [broken.id]);
+    const [audit] = await t.sql<{ after: { warningsOverridden: string[] } }>(
+      `select after from audit_log where subject_id = ? and action = 'app.approve'`,
+      [broken.id],
+    );
     expect(audit!.after.warningsOverridden.join(' | ')).toMatch(/image problems: .*\| look-alike names: Meeting Notes/);
     expect(await claimsOf(broken.id)).toEqual([]); // deciding released the claim
   }, 60_000);
@@ -259,7 +262,9 @@ describe('keyboard shortcuts', () => {
       if (/\/(approve|reject)$/.test(request.url())) decisions.push(request.url());
     });
     await page.goto(url(`/admin/review/apps/${extraA.id}`));
-    expect(await textOf(page.locator('.queue-nav .shortcuts'))).toMatch(/a\s*approve.*r\s*write a rejection.*n\s*next unclaimed.*j\s*next.*k\s*previous/);
+    expect(await textOf(page.locator('.queue-nav .shortcuts'))).toMatch(
+      /a\s*approve.*r\s*write a rejection.*n\s*next unclaimed.*j\s*next.*k\s*previous/,
+    );
 
     await page.keyboard.press('r');
     expect(await page.evaluate<string>('document.activeElement.id')).toBe('reason');

@@ -99,7 +99,10 @@ describe('disabling an admin', () => {
 
     expect((await owner.post(`/admin/admins/${target.id}/enable`, {}, { htmx: true })).status).toBe(200);
     expect((await new ConsoleClient(t).signIn(target.email, target.password)).status).toBe(303);
-    const audit = await t.sql(`select actor, action from audit_log where subject_id = ? and action in ('admin.disable', 'admin.enable') order by created_at, id`, [target.id]);
+    const audit = await t.sql(
+      `select actor, action from audit_log where subject_id = ? and action in ('admin.disable', 'admin.enable') order by created_at, id`,
+      [target.id],
+    );
     expect(audit).toEqual([
       { actor: `admin:${accounts.owner!.id}`, action: 'admin.disable' },
       { actor: `admin:${accounts.owner!.id}`, action: 'admin.enable' },
@@ -135,5 +138,4 @@ describe('every console route', () => {
       }
     }
   });
-
 });

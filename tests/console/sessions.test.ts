@@ -21,7 +21,10 @@ const from = (address: string) => ({ 'x-forwarded-for': address });
 /** Signs in with the password alone and returns the first page's HTML (where a flash shows). */
 async function dashboardAfterSignIn(client: ConsoleClient, account: AdminAccount, headers: Record<string, string>): Promise<string> {
   const login = (await client.get('/admin/login')).text.match(/name="_login" value="([^"]+)"/)![1]!;
-  const response = await client.request('POST', '/admin/login', { form: { _login: login, email: account.email, password: account.password, next: '/admin' }, headers });
+  const response = await client.request('POST', '/admin/login', {
+    form: { _login: login, email: account.email, password: account.password, next: '/admin' },
+    headers,
+  });
   expect(response.location).toBe('/admin');
   return (await client.get('/admin')).text;
 }
@@ -80,7 +83,10 @@ describe('signing in', () => {
 
   test('a sign-in form posted without its own token (login CSRF) is refused', async () => {
     const client = new ConsoleClient(t);
-    const response = await client.request('POST', '/admin/login', { form: { email: reviewer.email, password: reviewer.password }, headers: from('10.1.0.3') });
+    const response = await client.request('POST', '/admin/login', {
+      form: { email: reviewer.email, password: reviewer.password },
+      headers: from('10.1.0.3'),
+    });
     expect(response.status).toBe(403);
     expect(client.cookies.has('marketplace_admin')).toBe(false);
   });
@@ -89,14 +95,19 @@ describe('signing in', () => {
 describe('throttling', () => {
   test('30 concurrent wrong passwords (the right one last): at most 5 are checked, the right one among the excess does not sign in', async () => {
     const admin = await createAdminAccount(t, 'support');
-    const clients = await Promise.all(Array.from({ length: 30 }, async () => {
-      const client = new ConsoleClient(t);
-      const page = await client.get('/admin/login');
-      return { client, login: page.text.match(/name="_login" value="([^"]+)"/)![1]! };
-    }));
+    const clients = await Promise.all(
+      Array.from({ length: 30 }, async () => {
+        const client = new ConsoleClient(t);
+        const page = await client.get('/admin/login');
+        return { client, login: page.text.match(/name="_login" value="([^"]+)"/)![1]! };
+      }),
+    );
     const responses = await Promise.all(
       clients.map(({ client, login }, i) =>
-        client.request('POST', '/admin/login', { form: { _login: login, email: admin.email, password: i === 29 ? admin.password : `wrong password ${i}`, next: '/admin' }, headers: from('10.2.0.1') }),
+        client.request('POST', '/admin/login', {
+          form: { _login: login, email: admin.email, password: i === 29 ? admin.password : `wrong password ${i}`, next: '/admin' },
+          headers: from('10.2.0.1'),
+        }),
       ),
     );
     const statuses = responses.map((r) => r.status);
@@ -120,7 +131,9 @@ describe('throttling', () => {
 
     const owner = new ConsoleClient(t);
     // The first page after signing in tells them; the account page lists the attempts.
-    expect(await dashboardAfterSignIn(owner, admin, from('2001:db8:1:2::1'))).toContain('10 failed sign-in attempts on your account since your last sign-in');
+    expect(await dashboardAfterSignIn(owner, admin, from('2001:db8:1:2::1'))).toContain(
+      '10 failed sign-in attempts on your account since your last sign-in',
+    );
     const account = await owner.get('/admin/account');
     expect(account.text).toContain('Failed sign-ins');
     expect(account.text).toContain('10.2.1.1');
@@ -291,12 +304,17 @@ describe('TOTP in production', () => {
     await client.get('/admin/login/code');
     const right = currentTotpCode(secret, Date.now() + 30_000);
     const valid = new Set([-1, 0, 1, 2].map((step) => currentTotpCode(secret, Date.now() + step * 30_000)));
-    const wrong = Array.from({ length: 1000 }, (_, i) => String(100000 + i * 7)).filter((code) => !valid.has(code)).slice(0, 29);
-    const responses = await Promise.all([...wrong, right].map((code) => client.post('/admin/login/code', { code, next: '/admin' }, { headers: from('10.8.0.2') })));
+    const wrong = Array.from({ length: 1000 }, (_, i) => String(100000 + i * 7))
+      .filter((code) => !valid.has(code))
+      .slice(0, 29);
+    const responses = await Promise.all(
+      [...wrong, right].map((code) => client.post('/admin/login/code', { code, next: '/admin' }, { headers: from('10.8.0.2') })),
+    );
     // Checked: a wrong code (400) or the right one (303 into the console); a request that arrived after the session ended is neither.
     const checked = responses.filter((r) => r.status === 400 || (r.status === 303 && r.location === '/admin'));
     expect(checked.length).toBeLessThanOrEqual(5);
-    if (responses[29]!.status === 429) expect(await prod.sql(`select 1 from admin_sessions where admin_id = ? and stage = 'active'`, [admin.id])).toEqual([]);
+    if (responses[29]!.status === 429)
+      expect(await prod.sql(`select 1 from admin_sessions where admin_id = ? and stage = 'active'`, [admin.id])).toEqual([]);
   }, 30_000);
 
   test('after an owner resets a second factor, the password alone cannot enrol a new one: the one-time code shown to that owner is needed', async () => {
@@ -317,18 +335,34 @@ describe('TOTP in production', () => {
     const page = await thief.get('/admin/login/enrol');
     expect(page.text).toContain('Enrolment code');
     const secret = page.text.match(/<code>([A-Z2-7 ]+)<\/code>/)![1]!.replaceAll(' ', '');
-    expect((await thief.post('/admin/login/enrol', { code: currentTotpCode(secret), next: '/admin' }, { headers: from('10.9.0.3') })).status).toBe(400);
-    expect((await thief.post('/admin/login/enrol', { code: currentTotpCode(secret), enrolmentCode: 'AAAA-AAAA-AAAA', next: '/admin' }, { headers: from('10.9.0.3') })).status).toBe(400);
+    expect((await thief.post('/admin/login/enrol', { code: currentTotpCode(secret), next: '/admin' }, { headers: from('10.9.0.3') })).status).toBe(
+      400,
+    );
+    expect(
+      (
+        await thief.post(
+          '/admin/login/enrol',
+          { code: currentTotpCode(secret), enrolmentCode: 'AAAA-AAAA-AAAA', next: '/admin' },
+          { headers: from('10.9.0.3') },
+        )
+      ).status,
+    ).toBe(400);
     expect((await thief.get('/admin')).status).toBe(303);
     expect((await prod.sql('select totp_secret is not null as enrolled from admins where id = ?', [admin.id]))[0].enrolled).toBe(false);
 
     // The admin, given the code by the owner, enrols; the code is then spent.
-    const confirmed = await thief.post('/admin/login/enrol', { code: currentTotpCode(secret), enrolmentCode: enrolmentCode.toLowerCase(), next: '/admin' }, { headers: from('10.9.0.3') });
+    const confirmed = await thief.post(
+      '/admin/login/enrol',
+      { code: currentTotpCode(secret), enrolmentCode: enrolmentCode.toLowerCase(), next: '/admin' },
+      { headers: from('10.9.0.3') },
+    );
     expect(confirmed.status).toBe(303);
     expect((await thief.get('/admin')).status).toBe(200);
     const [row] = await prod.sql('select totp_secret is not null as enrolled, totp_enrolment_code_hash from admins where id = ?', [admin.id]);
     expect(row).toEqual({ enrolled: true, totp_enrolment_code_hash: null });
-    const audit = await prod.sql(`select action from audit_log where subject_id = ? and action like 'admin.totp%' order by created_at, id`, [admin.id]);
+    const audit = await prod.sql(`select action from audit_log where subject_id = ? and action like 'admin.totp%' order by created_at, id`, [
+      admin.id,
+    ]);
     expect(audit.map((a: { action: string }) => a.action)).toEqual(['admin.totp-enrol', 'admin.totp-reset', 'admin.totp-enrol']);
-    }, 60_000);
+  }, 60_000);
 });

@@ -23,10 +23,16 @@ describe('support edits', () => {
   test('change the live listing, bump its version, keep before/after in the audit log and e-mail the developer the changes', async () => {
     const client = await signedIn(t, support);
     const page = await client.get(`/admin/apps/${world.approved.id}`);
-    const version = Number(page.text.match(/action="\/admin\/apps\/[^"]+\/edit"[^]*?name="version" value="(\d+)"/)![1]);
+    const version = Number(page.text.match(/action="\/admin\/apps\/[^"]+\/edit"[\s\S]*?name="version" value="(\d+)"/)![1]);
     const response = await client.post(
       `/admin/apps/${world.approved.id}/edit`,
-      { version: String(version), name: world.approved.name, description: 'Kanban boards for every team.', websiteUrl: 'https://boards.example.com', note: 'Fixed the typo you reported.' },
+      {
+        version: String(version),
+        name: world.approved.name,
+        description: 'Kanban boards for every team.',
+        websiteUrl: 'https://boards.example.com',
+        note: 'Fixed the typo you reported.',
+      },
       { htmx: true },
     );
     expect(response.status).toBe(200);
@@ -36,7 +42,10 @@ describe('support edits', () => {
     const listing = (await t.call('GET', `/api/apps/${world.approved.slug}`)).body;
     expect(listing).toMatchObject({ description: 'Kanban boards for every team.', websiteUrl: 'https://boards.example.com', version: version + 1 });
 
-    const [audit] = await t.sql(`select id, actor, actor_role, before, after, reason from audit_log where action = 'app.support-edit' and subject_id = ?`, [world.approved.id]);
+    const [audit] = await t.sql(
+      `select id, actor, actor_role, before, after, reason from audit_log where action = 'app.support-edit' and subject_id = ?`,
+      [world.approved.id],
+    );
     expect(audit).toMatchObject({
       actor: `admin:${support.id}`,
       actor_role: 'support',
@@ -45,7 +54,9 @@ describe('support edits', () => {
       reason: 'Fixed the typo you reported.',
     });
 
-    const mail = await eventually(async () => (await t.sql('select to_address, subject, text_body from emails where message_id = ?', [`listing-edited:${audit.id}`]))[0]);
+    const mail = await eventually(
+      async () => (await t.sql('select to_address, subject, text_body from emails where message_id = ?', [`listing-edited:${audit.id}`]))[0],
+    );
     expect(mail.to_address).toBe(world.developer.email);
     expect(mail.subject).toBe(`Support edited the listing of "${world.approved.name}"`);
     expect(mail.text_body).toContain('• Description: "Tracks the time spent on each task." → "Kanban boards for every team."');
@@ -72,7 +83,12 @@ describe('support edits', () => {
 
     // The form never offers oauthClientId, and the service refuses it outright.
     const refused = await refusal(
-      supportEditApp({ em: t.ctx.orm.em.fork(), jobs: t.ctx.jobs }, world.approved.id, { changes: { oauthClientId: 'someone-else' }, version: before.version }, { label: 'test' }),
+      supportEditApp(
+        { em: t.ctx.orm.em.fork(), jobs: t.ctx.jobs },
+        world.approved.id,
+        { changes: { oauthClientId: 'someone-else' }, version: before.version },
+        { label: 'test' },
+      ),
     );
     expect(refused).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
     expect(await row(world.approved.id)).toEqual(before);

@@ -39,7 +39,11 @@ export class ConsoleClient {
     return [...this.cookies].map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; ');
   }
 
-  async request(method: string, path: string, options: { form?: Record<string, string | string[]>; headers?: Record<string, string>; htmx?: boolean } = {}): Promise<ConsoleResponse> {
+  async request(
+    method: string,
+    path: string,
+    options: { form?: Record<string, string | string[]>; headers?: Record<string, string>; htmx?: boolean } = {},
+  ): Promise<ConsoleResponse> {
     const headers: Record<string, string> = { ...options.headers };
     if (this.cookies.size) headers.cookie = this.cookieHeader();
     if (options.htmx) headers['hx-request'] = 'true';
@@ -70,7 +74,11 @@ export class ConsoleClient {
   }
 
   /** Posts a form with the session's CSRF token unless `_csrf` is given (or set to undefined by `withoutCsrf`). */
-  post(path: string, form: Record<string, string | string[]> = {}, options: { htmx?: boolean; withoutCsrf?: boolean; headers?: Record<string, string> } = {}) {
+  post(
+    path: string,
+    form: Record<string, string | string[]> = {},
+    options: { htmx?: boolean; withoutCsrf?: boolean; headers?: Record<string, string> } = {},
+  ) {
     const fields = options.withoutCsrf ? form : { _csrf: this.csrf, ...form };
     return this.request('POST', path, { form: fields, htmx: options.htmx, headers: options.headers });
   }

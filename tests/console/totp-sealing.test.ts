@@ -27,7 +27,9 @@ async function enrolFromAccountPage(account: AdminAccount): Promise<string> {
   expect((await client.post('/admin/account/totp/start')).status).toBe(303);
   const secret = (await client.get('/admin/account')).text.match(/<code>([A-Z2-7 ]+)<\/code>/)![1]!.replaceAll(' ', '');
   // The pending secret of an enrolment in progress is sealed too.
-  const [pending] = await t.sql('select pending_totp_secret from admin_sessions where admin_id = ? and pending_totp_secret is not null', [account.id]);
+  const [pending] = await t.sql('select pending_totp_secret from admin_sessions where admin_id = ? and pending_totp_secret is not null', [
+    account.id,
+  ]);
   expect(pending.pending_totp_secret).toStartWith('v1.old.');
   expect((await client.post('/admin/account/totp/confirm', { code: currentTotpCode(secret) })).status).toBe(303);
   expect((await client.get('/admin/account')).text).toContain('On (authenticator app)');

@@ -49,7 +49,10 @@ export async function buildWorld(t: TestApp, names: { pending?: string; approved
   // A user installs the approved app and reviews it.
   const user = await t.token('reviewer-user-1');
   await t.call('POST', `/api/apps/${approvedApp.slug}/install`, { token: user, body: {} });
-  const review = await t.call('POST', `/api/apps/${approvedApp.slug}/reviews`, { token: user, body: { rating: 4, title: 'Handy', body: 'Does the job.' } });
+  const review = await t.call('POST', `/api/apps/${approvedApp.slug}/reviews`, {
+    token: user,
+    body: { rating: 4, title: 'Handy', body: 'Does the job.' },
+  });
   if (review.status !== 201) throw new Error(`review failed: ${review.status} ${JSON.stringify(review.body)}`);
   // The approval e-mail reaches the outbox.
   await eventually(async () => (await t.sql('select 1 from emails')).length > 0);
@@ -78,4 +81,3 @@ export async function deadStatsJob(t: TestApp): Promise<string> {
   await t.sql('drop function refuse_stats');
   return dead!.id;
 }
-

@@ -15,7 +15,14 @@ describe('POST /api/dev/register', () => {
     const token = await t.token('reg-1');
     const response = await t.call('POST', '/api/dev/register', {
       token,
-      body: { name: 'Ada', email: 'ada@example.com', platformUserId: 'reg-1', companyName: 'Engines Ltd', websiteUrl: 'https://engines.example', bio: 'Numbers.\nMostly.' },
+      body: {
+        name: 'Ada',
+        email: 'ada@example.com',
+        platformUserId: 'reg-1',
+        companyName: 'Engines Ltd',
+        websiteUrl: 'https://engines.example',
+        bio: 'Numbers.\nMostly.',
+      },
     });
     expect(response.status).toBe(201);
     expect(Object.keys(response.body).sort()).toEqual(
@@ -103,13 +110,21 @@ describe('mail goes only where the platform says the developer is', () => {
   test('registration must use the verified e-mail address the token carries (any case); an unverified claim binds nothing', async () => {
     const token = await t.token('mail-1', { email: 'Grace@Example.com' });
     const before = await countDevelopers();
-    const elsewhere = await t.call('POST', '/api/dev/register', { token, body: { name: 'G', email: 'attacker@example.com', platformUserId: 'mail-1' } });
+    const elsewhere = await t.call('POST', '/api/dev/register', {
+      token,
+      body: { name: 'G', email: 'attacker@example.com', platformUserId: 'mail-1' },
+    });
     expect(elsewhere.status).toBe(400);
     expect(elsewhere.body.errors).toEqual([{ path: 'email', message: 'must be the e-mail address your platform account has verified' }]);
     expect(await countDevelopers()).toBe(before);
-    expect((await t.call('POST', '/api/dev/register', { token, body: { name: 'G', email: 'grace@example.com', platformUserId: 'mail-1' } })).status).toBe(201);
+    expect(
+      (await t.call('POST', '/api/dev/register', { token, body: { name: 'G', email: 'grace@example.com', platformUserId: 'mail-1' } })).status,
+    ).toBe(201);
     const unverified = await t.token('mail-2', { email: 'mail-2@example.com', emailVerified: false });
-    expect((await t.call('POST', '/api/dev/register', { token: unverified, body: { name: 'H', email: 'other@example.com', platformUserId: 'mail-2' } })).status).toBe(201);
+    expect(
+      (await t.call('POST', '/api/dev/register', { token: unverified, body: { name: 'H', email: 'other@example.com', platformUserId: 'mail-2' } }))
+        .status,
+    ).toBe(201);
   });
 
   test('an API key may not change the e-mail address (403 OAUTH_TOKEN_REQUIRED); the OAuth token may, and the old address is told', async () => {
@@ -125,7 +140,12 @@ describe('mail goes only where the platform says the developer is', () => {
     const byToken = await t.call('PUT', '/api/dev/me', { token: developer.oauthToken, body: { email: 'moved@example.com' } });
     expect(byToken.status).toBe(200);
     expect(byToken.body.email).toBe('moved@example.com');
-    const told = await eventually(async () => (await t.sql(`select to_address, subject, text_body from emails where kind = 'developer-email-changed' and developer_id = ?`, [developer.id]))[0]);
+    const told = await eventually(
+      async () =>
+        (
+          await t.sql(`select to_address, subject, text_body from emails where kind = 'developer-email-changed' and developer_id = ?`, [developer.id])
+        )[0],
+    );
     expect(told.to_address).toBe(developer.email.toUpperCase());
     expect(told.text_body).toContain('moved@example.com');
     const [audit] = await t.sql(`select before, after from audit_log where action = 'developer.email-change' and subject_id = ?`, [developer.id]);

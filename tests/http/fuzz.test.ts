@@ -93,7 +93,11 @@ function valueFor(schema: JsonSchema | undefined, depth = 0): fc.Arbitrary<unkno
   if (!schema || depth > 4) return wrong;
   let right: fc.Arbitrary<unknown>;
   if (Array.isArray(schema.anyOf)) right = fc.oneof(...schema.anyOf.map((branch: JsonSchema) => valueFor(branch, depth + 1)));
-  else if (Array.isArray(schema.enum)) right = fc.oneof(fc.constantFrom(...schema.enum), fc.constantFrom(...schema.enum).map((v) => String(v).toLowerCase()));
+  else if (Array.isArray(schema.enum))
+    right = fc.oneof(
+      fc.constantFrom(...schema.enum),
+      fc.constantFrom(...schema.enum).map((v) => String(v).toLowerCase()),
+    );
   else if (schema.type === 'string') {
     const max = Math.min(schema.maxLength ?? 100, 200);
     right = fc.oneof(
@@ -114,7 +118,11 @@ function valueFor(schema: JsonSchema | undefined, depth = 0): fc.Arbitrary<unkno
     const properties = Object.entries<JsonSchema>(schema.properties ?? {});
     right = fc
       .record(Object.fromEntries(properties.map(([name, property]) => [name, valueFor(property, depth + 1)])), { requiredKeys: [] })
-      .chain((object) => sometimes(fc.tuple(fc.string({ minLength: 1, maxLength: 10 }), fc.jsonValue({ maxDepth: 1 })), 6).map((extra) => (extra ? { ...object, [extra[0]]: extra[1] } : object)));
+      .chain((object) =>
+        sometimes(fc.tuple(fc.string({ minLength: 1, maxLength: 10 }), fc.jsonValue({ maxDepth: 1 })), 6).map((extra) =>
+          extra ? { ...object, [extra[0]]: extra[1] } : object,
+        ),
+      );
   } else right = wrong;
   return fc.oneof({ weight: 12, arbitrary: right }, { weight: 1, arbitrary: wrong });
 }
@@ -140,13 +148,19 @@ function percentEncode(text: string): string {
   for (const char of text) {
     const code = char.codePointAt(0)!;
     if (code < 0xd800 || code > 0xdfff) encoded += encodeURIComponent(char);
-    else encoded += [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((byte) => `%${byte.toString(16).toUpperCase()}`).join('');
+    else
+      encoded += [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
+        .map((byte) => `%${byte.toString(16).toUpperCase()}`)
+        .join('');
   }
   return encoded;
 }
 
 const queryValue = (schema: JsonSchema) =>
-  fc.oneof(valueFor(schema).map((value) => (typeof value === 'string' ? value : JSON.stringify(value) ?? '')), hostileText);
+  fc.oneof(
+    valueFor(schema).map((value) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''))),
+    hostileText,
+  );
 
 function requestFor(op: Operation): fc.Arbitrary<{ path: string; token?: string; body?: string; contentType: string }> {
   const params = op.pathParams.map((name) =>
@@ -155,21 +169,40 @@ function requestFor(op: Operation): fc.Arbitrary<{ path: string; token?: string;
   const query = fc
     .tuple(
       ...op.query.map((param) => fc.option(queryValue(param.schema).map((value) => [[param.name, value]] as [string, string][]))),
-      sometimes(fc.tuple(fc.constantFrom(...op.query.map((p) => p.name).concat('page')), hostileText).map(([name, value]) => [[name, '1'], [name, value]] as [string, string][]), 10),
-      sometimes(fc.tuple(fc.string({ minLength: 1, maxLength: 8 }), hostileText).map((pair) => [pair] as [string, string][]), 10),
+      sometimes(
+        fc.tuple(fc.constantFrom(...op.query.map((p) => p.name).concat('page')), hostileText).map(
+          ([name, value]) =>
+            [
+              [name, '1'],
+              [name, value],
+            ] as [string, string][],
+        ),
+        10,
+      ),
+      sometimes(
+        fc.tuple(fc.string({ minLength: 1, maxLength: 8 }), hostileText).map((pair) => [pair] as [string, string][]),
+        10,
+      ),
     )
-    .map((parts) => parts.flatMap((part) => part ?? []).map(([name, value]) => `${percentEncode(name)}=${percentEncode(value)}`).join('&'));
-  return fc.record({
-    segments: fc.tuple(...params),
-    query,
-    token: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(credentials[3]) }, { weight: 4, arbitrary: fc.constantFrom(...credentials) }),
-    body: op.method === 'GET' || op.method === 'DELETE' ? fc.constant(undefined) : bodyFor(op.body),
-    contentType: fc.constantFrom('application/json', 'application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded'),
-  }).map(({ segments, query, token, body, contentType }) => {
-    let i = 0;
-    const path = op.template.replace(/\{[^}]+\}/g, () => segments[i++]!);
-    return { path: query ? `${path}?${query}` : path, token, body, contentType };
-  });
+    .map((parts) =>
+      parts
+        .flatMap((part) => part ?? [])
+        .map(([name, value]) => `${percentEncode(name)}=${percentEncode(value)}`)
+        .join('&'),
+    );
+  return fc
+    .record({
+      segments: fc.tuple(...params),
+      query,
+      token: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(credentials[3]) }, { weight: 4, arbitrary: fc.constantFrom(...credentials) }),
+      body: op.method === 'GET' || op.method === 'DELETE' ? fc.constant(undefined) : bodyFor(op.body),
+      contentType: fc.constantFrom('application/json', 'application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded'),
+    })
+    .map(({ segments, query, token, body, contentType }) => {
+      let i = 0;
+      const path = op.template.replace(/\{[^}]+\}/g, () => segments[i++]!);
+      return { path: query ? `${path}?${query}` : path, token, body, contentType };
+    });
 }
 
 /** What requests write, without columns that change on their own (key use times, job results). */

@@ -55,11 +55,12 @@ describe('CORS', () => {
     expect(missing.headers.get('access-control-allow-origin')).toBe(FRONTEND);
   });
 
-  test('every public catalogue answer varies by Origin, with or without one and from any origin, so a cache never hands one origin\'s variant to another', async () => {
+  test("every public catalogue answer varies by Origin, with or without one and from any origin, so a cache never hands one origin's variant to another", async () => {
     for (const path of ['/api/apps', `/api/apps/${slug}`, '/api/apps/no-such-app']) {
       for (const headers of [{}, { origin: FRONTEND }, { origin: 'https://evil.example' }] as Record<string, string>[]) {
         // Twice: the second answer may come from the prebuilt cache.
-        for (let i = 0; i < 2; i += 1) expect((await t.call('GET', path, { headers })).headers.get('vary'), `${path} ${JSON.stringify(headers)}`).toContain('Origin');
+        for (let i = 0; i < 2; i += 1)
+          expect((await t.call('GET', path, { headers })).headers.get('vary'), `${path} ${JSON.stringify(headers)}`).toContain('Origin');
       }
     }
     expect((await t.call('GET', '/api/dev/me', { token: key })).headers.get('vary') ?? '').not.toContain('Origin');

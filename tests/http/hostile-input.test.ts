@@ -61,9 +61,7 @@ describe('deeply nested and oversized JSON', () => {
   });
 
   test('/livez stays quick while hostile bodies arrive', async () => {
-    const hostile = Array.from({ length: 3 }, () =>
-      t.call('POST', `/api/apps/${slug}/install`, { rawBody: deeplyNested('foo', 30_000) }),
-    );
+    const hostile = Array.from({ length: 3 }, () => t.call('POST', `/api/apps/${slug}/install`, { rawBody: deeplyNested('foo', 30_000) }));
     const started = performance.now();
     const live = await t.call('GET', '/livez');
     expect(live.status).toBe(200);
@@ -89,8 +87,7 @@ describe('deeply nested and oversized JSON', () => {
 
 describe('text PostgreSQL cannot store', () => {
   const loneSurrogate = '"x\\ud800y"';
-  const withField = (template: Record<string, unknown>, field: string) =>
-    JSON.stringify(template).replace(`"@${field}@"`, loneSurrogate);
+  const withField = (template: Record<string, unknown>, field: string) => JSON.stringify(template).replace(`"@${field}@"`, loneSurrogate);
 
   test('a lone surrogate is 400 in every text field, naming it, and nothing is stored', async () => {
     const before = await rowCounts();
@@ -281,7 +278,7 @@ describe('headers and methods', () => {
     expect(page.headers.get('content-type')).toContain('text/html');
     const csp = page.headers.get('content-security-policy') ?? '';
     expect(csp).toContain("script-src 'self'");
-    expect(csp).not.toContain('unsafe-inline\'; script');
+    expect(csp).not.toContain("unsafe-inline'; script");
     expect(page.body).not.toMatch(/https?:\/\//);
     expect(page.body).not.toMatch(/<script>/);
     for (const src of [...(page.body as string).matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!)) {
@@ -331,19 +328,31 @@ describe('query errors name their parameter', () => {
     for (const route of t.app.routes) {
       const query = (route.hooks as { query?: TSchema } | undefined)?.query;
       if (route.method !== 'GET' || !route.path.startsWith('/api/') || !query?.properties) continue;
-      const path = route.path.replace(':slug', slug).replace(':id', appId).replace(/:[a-zA-Z]+/g, crypto.randomUUID());
+      const path = route.path
+        .replace(':slug', slug)
+        .replace(':id', appId)
+        .replace(/:[a-zA-Z]+/g, crypto.randomUUID());
       for (const [name, schema] of Object.entries(query.properties as Record<string, TSchema>)) {
         const value = badValue(schema);
         if (value === null) continue;
         const response = await get(`${path}?${name}=${encodeURIComponent(value)}`);
         expect({ route: route.path, name, status: response.status }).toEqual({ route: route.path, name, status: 400 });
-        expect({ route: route.path, paths: response.body.errors.map((error: { path: string }) => error.path) }).toEqual({ route: route.path, paths: [name] });
+        expect({ route: route.path, paths: response.body.errors.map((error: { path: string }) => error.path) }).toEqual({
+          route: route.path,
+          paths: [name],
+        });
         checked.push(`${route.path}?${name}`);
       }
     }
     // The catalogue, the owner's lists, reviews and webhook deliveries at least.
     expect(checked).toEqual(
-      expect.arrayContaining(['/api/apps?limit', '/api/apps?page', '/api/apps/featured/list?limit', '/api/dev/apps?limit', '/api/dev/webhooks/:id/deliveries?status']),
+      expect.arrayContaining([
+        '/api/apps?limit',
+        '/api/apps?page',
+        '/api/apps/featured/list?limit',
+        '/api/dev/apps?limit',
+        '/api/dev/webhooks/:id/deliveries?status',
+      ]),
     );
   });
 });

@@ -51,7 +51,13 @@ describe('errors are problem+json', () => {
   });
 
   test('an oversized body is 413 and changes nothing', async () => {
-    const body = JSON.stringify({ name: 'Big', email: 'big@example.com', platformUserId: 'big', bio: 'x'.repeat(1990), websiteUrl: `https://example.com/${'y'.repeat(200)}` });
+    const body = JSON.stringify({
+      name: 'Big',
+      email: 'big@example.com',
+      platformUserId: 'big',
+      bio: 'x'.repeat(1990),
+      websiteUrl: `https://example.com/${'y'.repeat(200)}`,
+    });
     const response = await t.call('POST', '/api/dev/register', {
       token: await t.token('big'),
       rawBody: body,
@@ -110,7 +116,16 @@ describe('database unavailable', () => {
     const logger = createLogger('silent');
     const orm = await MikroORM.init(ormOptions(url, logger));
     const boss = createBoss(url, logger, { supervise: false, migrate: false });
-    const ctx: AppContext = { config, orm, boss, jobs: createJobQueue(boss), verifier: createTokenVerifier(config.oauth, '/tmp', logger), mailer: createMailer(config.mail), logger, catalogueReaders: createCatalogueReaders(url, [], { max: 2, waitMs: 5000, statementTimeoutMs: 10_000 }, logger) };
+    const ctx: AppContext = {
+      config,
+      orm,
+      boss,
+      jobs: createJobQueue(boss),
+      verifier: createTokenVerifier(config.oauth, '/tmp', logger),
+      mailer: createMailer(config.mail),
+      logger,
+      catalogueReaders: createCatalogueReaders(url, [], { max: 2, waitMs: 5000, statementTimeoutMs: 10_000 }, logger),
+    };
     return { app: createApp(ctx), close: () => silent.stop(true) };
   }
 
@@ -121,7 +136,7 @@ describe('database unavailable', () => {
       const response = await app.handle(new Request('http://localhost/api/dev/me', { headers: { authorization: `Bearer ${generateKey()}` } }));
       const elapsed = performance.now() - started;
       expect(response.status).toBe(503);
-      expect(((await response.json()) as { code: string }).code).toBe("UNAVAILABLE");
+      expect(((await response.json()) as { code: string }).code).toBe('UNAVAILABLE');
       expect(elapsed).toBeLessThan(2000);
       // The public catalogue reads through its own pool, with the same answer.
       const catalogueStarted = performance.now();

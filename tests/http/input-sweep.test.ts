@@ -23,7 +23,19 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const TABLES = ['developers', 'api_keys', 'apps', 'app_revisions', 'installs', 'reviews', 'app_transitions', 'audit_log', 'webhook_endpoints', 'webhook_events', 'review_replies'];
+const TABLES = [
+  'developers',
+  'api_keys',
+  'apps',
+  'app_revisions',
+  'installs',
+  'reviews',
+  'app_transitions',
+  'audit_log',
+  'webhook_endpoints',
+  'webhook_events',
+  'review_replies',
+];
 const snapshot = async () =>
   Object.fromEntries(await Promise.all(TABLES.map(async (table) => [table, (await t.sql(`select count(*)::int as n from ${table}`))[0].n])));
 
@@ -82,9 +94,17 @@ describe('bad input never reaches a 5xx and changes nothing', () => {
     const before = await snapshot();
     // The trusted-publishing exchange takes no credential: the CI job's token is its body (tests/publishing).
     for (const route of routes().filter((r) => r.template.startsWith('/api/dev/') && r.template !== '/api/dev/trusted-publishing/exchange')) {
-      const credentials: Record<string, string>[] = [{}, { authorization: 'Bearer' }, { authorization: 'Basic dXNlcjpwYXNz' }, { authorization: `Bearer ${revoked}` }];
+      const credentials: Record<string, string>[] = [
+        {},
+        { authorization: 'Bearer' },
+        { authorization: 'Basic dXNlcjpwYXNz' },
+        { authorization: `Bearer ${revoked}` },
+      ];
       for (const headers of credentials) {
-        const response = await t.call(route.method, route.path, { headers, body: route.method === 'GET' || route.method === 'DELETE' ? undefined : {} });
+        const response = await t.call(route.method, route.path, {
+          headers,
+          body: route.method === 'GET' || route.method === 'DELETE' ? undefined : {},
+        });
         expect(response.status, `${route.method} ${route.template} ${JSON.stringify(headers)}`).toBe(401);
       }
     }

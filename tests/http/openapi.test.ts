@@ -26,7 +26,10 @@ test('every route is in /swagger/json with a summary, its request schemas and it
       const content = operation.responses[status].content;
       expect(content, `${route.method} ${route.path} ${status} has a schema`).toBeDefined();
     }
-    if (['POST', 'PUT'].includes(route.method) && !/\/(submit|preflight|withdraw|rotate-secret|test|redeliver|accept|decline|verify)$/.test(route.path)) {
+    if (
+      ['POST', 'PUT'].includes(route.method) &&
+      !/\/(submit|preflight|withdraw|rotate-secret|test|redeliver|accept|decline|verify)$/.test(route.path)
+    ) {
       expect(operation.requestBody, `${route.method} ${route.path} documents its body`).toBeDefined();
     }
     // Registration takes the platform token; the trusted-publishing exchange takes none (the CI job's token is its body).
@@ -166,21 +169,69 @@ describe('the documented codes are the codes the service answers with', () => {
       };
       await expectDocumented('PUT', '/api/dev/apps/{id}', `/api/dev/apps/${approved.id}`, { token: key, body: { name: 'X' } }, 'APP_NOT_EDITABLE');
       await expectDocumented('PUT', '/api/dev/apps/{id}', `/api/dev/apps/${draft.id}`, { token: key, body: { name: 7 } }, 'VALIDATION_FAILED');
-      await expectDocumented('PUT', '/api/dev/apps/{id}', `/api/dev/apps/${draft.id}`, { token: readOnly, body: { name: 'X' } }, 'INSUFFICIENT_SCOPE');
-      await expectDocumented('PUT', '/api/dev/apps/{id}', `/api/dev/apps/${draft.id}`, { token: dev.oauthToken, body: { name: 'X' } }, 'API_KEY_REQUIRED');
+      await expectDocumented(
+        'PUT',
+        '/api/dev/apps/{id}',
+        `/api/dev/apps/${draft.id}`,
+        { token: readOnly, body: { name: 'X' } },
+        'INSUFFICIENT_SCOPE',
+      );
+      await expectDocumented(
+        'PUT',
+        '/api/dev/apps/{id}',
+        `/api/dev/apps/${draft.id}`,
+        { token: dev.oauthToken, body: { name: 'X' } },
+        'API_KEY_REQUIRED',
+      );
       await expectDocumented('PUT', '/api/dev/apps/{id}', `/api/dev/apps/${draft.id}`, { body: { name: 'X' } }, 'UNAUTHENTICATED');
-      await expectDocumented('PUT', '/api/dev/apps/{id}', `/api/dev/apps/${draft.id}`, { token: key, rawBody: 'name=X', headers: { 'content-type': 'text/plain' } }, 'UNSUPPORTED_MEDIA_TYPE');
-      await expectDocumented('PUT', '/api/dev/apps/{id}', `/api/dev/apps/${draft.id}`, { token: key, rawBody: big, headers: { 'content-length': String(big.length) } }, 'PAYLOAD_TOO_LARGE');
+      await expectDocumented(
+        'PUT',
+        '/api/dev/apps/{id}',
+        `/api/dev/apps/${draft.id}`,
+        { token: key, rawBody: 'name=X', headers: { 'content-type': 'text/plain' } },
+        'UNSUPPORTED_MEDIA_TYPE',
+      );
+      await expectDocumented(
+        'PUT',
+        '/api/dev/apps/{id}',
+        `/api/dev/apps/${draft.id}`,
+        { token: key, rawBody: big, headers: { 'content-length': String(big.length) } },
+        'PAYLOAD_TOO_LARGE',
+      );
       await expectDocumented('POST', '/api/dev/apps/{id}/submit', `/api/dev/apps/${draft.id}/submit`, { token: key }, 'SUBMISSION_INCOMPLETE');
       await expectDocumented('POST', '/api/dev/apps/{id}/submit', `/api/dev/apps/${approved.id}/submit`, { token: key }, 'INVALID_STATE_TRANSITION');
       await expectDocumented('POST', '/api/dev/apps/{id}/withdraw', `/api/dev/apps/${draft.id}/withdraw`, { token: key }, 'INVALID_STATE_TRANSITION');
       await expectDocumented('DELETE', '/api/dev/apps/{id}/revision', `/api/dev/apps/${approved.id}/revision`, { token: key }, 'NOT_FOUND');
       await expectDocumented('DELETE', '/api/dev/apps/{id}', `/api/dev/apps/${approved.id}`, { token: key }, 'APP_NOT_EDITABLE');
       await expectDocumented('GET', '/api/apps/{slug}', '/api/apps/no-such-app', {}, 'NOT_FOUND');
-      await expectDocumented('POST', '/api/dev/register', '/api/dev/register', { token: dev.oauthToken, body: { name: 'Again', email: dev.email, platformUserId: dev.platformUserId } }, 'DEVELOPER_EXISTS');
-      await expectDocumented('POST', '/api/dev/api-keys', '/api/dev/api-keys', { token: unverified.oauthToken, body: { name: 'k', scopes: ['APP_READ'] } }, 'DEVELOPER_NOT_VERIFIED');
-      await expectDocumented('POST', '/api/apps/{slug}/reviews', `/api/apps/${approved.slug}/reviews`, { token: await local.token('never-installed'), body: { rating: 4 } }, 'INSTALL_REQUIRED');
-      await expectDocumented('POST', '/api/dev/webhooks', '/api/dev/webhooks', { token: key, body: { url: 'http://127.0.0.1:9/hook', events: ['app.approved'] } }, 'VALIDATION_FAILED');
+      await expectDocumented(
+        'POST',
+        '/api/dev/register',
+        '/api/dev/register',
+        { token: dev.oauthToken, body: { name: 'Again', email: dev.email, platformUserId: dev.platformUserId } },
+        'DEVELOPER_EXISTS',
+      );
+      await expectDocumented(
+        'POST',
+        '/api/dev/api-keys',
+        '/api/dev/api-keys',
+        { token: unverified.oauthToken, body: { name: 'k', scopes: ['APP_READ'] } },
+        'DEVELOPER_NOT_VERIFIED',
+      );
+      await expectDocumented(
+        'POST',
+        '/api/apps/{slug}/reviews',
+        `/api/apps/${approved.slug}/reviews`,
+        { token: await local.token('never-installed'), body: { rating: 4 } },
+        'INSTALL_REQUIRED',
+      );
+      await expectDocumented(
+        'POST',
+        '/api/dev/webhooks',
+        '/api/dev/webhooks',
+        { token: key, body: { url: 'http://127.0.0.1:9/hook', events: ['app.approved'] } },
+        'VALIDATION_FAILED',
+      );
       expect(seen.length).toBe(17);
     } finally {
       await local.close();
@@ -200,7 +251,8 @@ describe('generic refusals of every operation are documented', () => {
           const label = `${method.toUpperCase()} ${template}`;
           const concrete = (value: string) => template.replace(/\{[^}]+\}/g, value);
           const attempts: Parameters<TestApp['call']>[2][] = [];
-          const needsCredential = (operation.security ?? []).length > 0 && !operation.security.some((requirement: object) => Object.keys(requirement).length === 0);
+          const needsCredential =
+            (operation.security ?? []).length > 0 && !operation.security.some((requirement: object) => Object.keys(requirement).length === 0);
           if (needsCredential) attempts.push({}, { token: 'not-a-token' });
           if (operation.requestBody) {
             const big = JSON.stringify({ padding: 'x'.repeat(5000) });
@@ -216,7 +268,10 @@ describe('generic refusals of every operation are documented', () => {
             for (const options of [...attempts, { token: key }]) {
               const response = await local.call(method.toUpperCase(), path, options);
               if (response.status < 400) continue;
-              expect(codesOf(doc, method, template, response.status), `${label} (${path}) answered ${response.status} ${response.body.code}`).toContain(response.body.code);
+              expect(
+                codesOf(doc, method, template, response.status),
+                `${label} (${path}) answered ${response.status} ${response.body.code}`,
+              ).toContain(response.body.code);
               checked += 1;
             }
           }

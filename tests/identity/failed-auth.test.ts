@@ -32,10 +32,14 @@ test('the 11th failure in a minute is 429; a valid key or token from that client
   expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
   // A key that authenticates is never refused by this limiter, nor is the platform token (verified locally).
   expect((await me(validKey, '203.0.113.50')).status).toBe(200);
-  expect((await t.call('GET', '/api/dev/api-keys', { token: developer.oauthToken, headers: { 'x-forwarded-for': '203.0.113.50' } })).status).toBe(200);
+  expect((await t.call('GET', '/api/dev/api-keys', { token: developer.oauthToken, headers: { 'x-forwarded-for': '203.0.113.50' } })).status).toBe(
+    200,
+  );
   // A malformed key (its checksum is wrong) is refused unchecked; a bad platform token is 429 too, on every kind of route.
   expect((await me(`${validKey.slice(0, -1)}${validKey.endsWith('0') ? '1' : '0'}`, '203.0.113.50')).status).toBe(429);
-  expect((await t.call('POST', '/api/dev/register', { token: 'not-a-token', headers: { 'x-forwarded-for': '203.0.113.50' }, body: {} })).status).toBe(429);
+  expect((await t.call('POST', '/api/dev/register', { token: 'not-a-token', headers: { 'x-forwarded-for': '203.0.113.50' }, body: {} })).status).toBe(
+    429,
+  );
   expect((await me(generateKey(), '203.0.113.50')).status).toBe(429);
   // Someone else, even with a failure of their own, is served.
   expect((await me(generateKey(), '198.51.100.7')).status).toBe(401);

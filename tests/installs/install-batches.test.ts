@@ -18,7 +18,12 @@ test('a crowd of mixed installs: each answered as if alone, every 201 stored, re
   const draft = await insertApp(t, { developerId: developer, status: 'DRAFT' });
   const suspended = await insertApp(t, { developerId: developer, status: 'SUSPENDED' });
   const requests = [
-    ...Array.from({ length: 60 }, (_, i) => ({ slug: apps[i % 3]!.slug, body: { installationId: `crowd-${i}` }, from: `198.51.100.${i}`, expect: 201 })),
+    ...Array.from({ length: 60 }, (_, i) => ({
+      slug: apps[i % 3]!.slug,
+      body: { installationId: `crowd-${i}` },
+      from: `198.51.100.${i}`,
+      expect: 201,
+    })),
     // The same installer twice in the same crowd.
     ...[0, 1].map(() => ({ slug: apps[0]!.slug, body: { installationId: 'twice' }, from: '203.0.113.1', expect: 201 })),
     ...Array.from({ length: 5 }, (_, i) => ({ slug: draft.slug, body: { installationId: `d-${i}` }, from: '203.0.113.2', expect: 404 })),

@@ -20,14 +20,11 @@ const install = (slug: string, from: string, body?: object, token?: string) =>
   t.call('POST', `/api/apps/${slug}/install`, { headers: { 'x-forwarded-for': from }, body, token });
 const installCount = async (appId: string) =>
   (await t.sql<{ n: number }>('select install_count as n from app_stats where app_id = ?', [appId]))[0]!.n;
-const rows = (appId: string) =>
-  t.sql<{ counted: boolean }>('select counted from installs where app_id = ? order by id', [appId]);
+const rows = (appId: string) => t.sql<{ counted: boolean }>('select counted from installs where app_id = ? order by id', [appId]);
 
 test('one address posting fresh installation ids: every one is 201 and kept, only the budget counts', async () => {
   const app = await insertApp(t, { developerId: await insertDeveloper(t) });
-  const responses = await Promise.all(
-    Array.from({ length: 20 }, (_, i) => install(app.slug, '203.0.113.9', { installationId: `ws-${i}` })),
-  );
+  const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => install(app.slug, '203.0.113.9', { installationId: `ws-${i}` })));
   expect(responses.map((r) => r.status)).toEqual(Array(20).fill(201));
   expect((await rows(app.id)).length).toBe(20);
   expect((await rows(app.id)).filter((row) => row.counted).length).toBe(BUDGET);

@@ -184,7 +184,11 @@ describe('POST /api/apps/:slug/uninstall', () => {
     for (const token of tokens) await install(churned, { token });
     for (const token of tokens.slice(0, 2)) await install(kept, { token });
     const order = async () =>
-      ((await t.call('GET', '/api/apps?sort=installs&category=FINANCE&environment=staging')).body.data as { slug: string; installCount: number; activeInstalls: number }[]);
+      (await t.call('GET', '/api/apps?sort=installs&category=FINANCE&environment=staging')).body.data as {
+        slug: string;
+        installCount: number;
+        activeInstalls: number;
+      }[];
     await eventually(async () => (await order()).map((app) => app.slug).join() === [churned.slug, kept.slug].join());
     for (const token of tokens.slice(0, 2)) await uninstall(churned, { token });
     const started = performance.now();
@@ -193,7 +197,10 @@ describe('POST /api/apps/:slug/uninstall', () => {
       return apps.map((app) => app.slug).join() === [kept.slug, churned.slug].join() && apps;
     });
     expect(performance.now() - started).toBeLessThan(5_000);
-    expect(listed.map((app) => [app.installCount, app.activeInstalls])).toEqual([[2, 2], [3, 1]]);
+    expect(listed.map((app) => [app.installCount, app.activeInstalls])).toEqual([
+      [2, 2],
+      [3, 1],
+    ]);
     expect((await t.call('GET', `/api/apps/${churned.slug}`)).body).toMatchObject({ installCount: 3, activeInstalls: 1 });
     const search = await t.call('GET', '/api/apps?search=Churned&environment=staging');
     expect(search.body.data[0]).toMatchObject({ slug: churned.slug, activeInstalls: 1 });

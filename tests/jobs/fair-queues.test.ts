@@ -51,7 +51,10 @@ async function within(ms: number, check: () => Promise<boolean>): Promise<number
 }
 
 async function endpoint(developer: TestDeveloper, path: string) {
-  const response = await t.call('POST', '/api/dev/webhooks', { token: developer.oauthToken, body: { url: receiver.url(path), events: ['app.approved'] } });
+  const response = await t.call('POST', '/api/dev/webhooks', {
+    token: developer.oauthToken,
+    body: { url: receiver.url(path), events: ['app.approved'] },
+  });
   expect(response.status).toBe(201);
   return response.body.id as string;
 }
@@ -118,7 +121,9 @@ describe('apps per developer', () => {
     const key = await mintKey(t, developer);
     for (let i = 0; i < 3; i += 1) await createApp(t, key, minimalApp());
     const attempts = await Promise.allSettled(
-      Array.from({ length: 4 }, () => createAppService({ ...deps(t), maxApps: 5 }, { developerId: developer.id, keyTeamId: null }, minimalApp() as never)),
+      Array.from({ length: 4 }, () =>
+        createAppService({ ...deps(t), maxApps: 5 }, { developerId: developer.id, keyTeamId: null }, minimalApp() as never),
+      ),
     );
     expect(attempts.filter((attempt) => attempt.status === 'fulfilled')).toHaveLength(2);
     for (const attempt of attempts.filter((attempt) => attempt.status === 'rejected')) {

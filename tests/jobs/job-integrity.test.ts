@@ -52,11 +52,13 @@ describe('transactional enqueue', () => {
 });
 
 describe('dead letters', () => {
-  test('after its last retry a job lands in its queue\'s dead-letter queue, listed in the registry', async () => {
+  test("after its last retry a job lands in its queue's dead-letter queue, listed in the registry", async () => {
     const deadLetter = deadLetterQueues.find((entry) => entry.queue === APP_STATS_QUEUE)!.deadLetter;
     // A payload the handler cannot process (not a uuid), with one retry and no wait, so it fails fast.
     const id = await t.ctx.boss.send(APP_STATS_QUEUE, { appId: 'not-an-app-id' }, { retryLimit: 1, retryDelay: 0 });
-    const failed = await eventually(async () => (await t.sql(`select state, retry_count from pgboss.job where id = ? and state = 'failed'`, [id]))[0]);
+    const failed = await eventually(
+      async () => (await t.sql(`select state, retry_count from pgboss.job where id = ? and state = 'failed'`, [id]))[0],
+    );
     expect(failed.retry_count).toBe(1);
     const [letter] = await eventually(async () => {
       const rows = await t.sql('select data, source_id, state from pgboss.job where name = ?', [deadLetter]);

@@ -18,9 +18,22 @@ describe('declareQueues', () => {
   test('every option, policy included, reaches a queue created with other options', async () => {
     const name = 'test.options-change';
     // The queue as an older release created it.
-    await t.ctx.boss.createQueue(name, { policy: 'standard', retryLimit: 1, retryDelay: 60, retryBackoff: true, retryDelayMax: 900, expireInSeconds: 30, heartbeatSeconds: 20 });
+    await t.ctx.boss.createQueue(name, {
+      policy: 'standard',
+      retryLimit: 1,
+      retryDelay: 60,
+      retryBackoff: true,
+      retryDelayMax: 900,
+      expireInSeconds: 30,
+      heartbeatSeconds: 20,
+    });
     const definition = (options: object) => defineQueue({ name, options, work: { batchSize: 1, localConcurrency: 1 }, handler: noop });
-    await declareQueues(t.ctx.boss, [definition({ policy: 'short', retryLimit: 7, retryDelay: 3, expireInSeconds: 45 })], t.ctx.config.retention, silent);
+    await declareQueues(
+      t.ctx.boss,
+      [definition({ policy: 'short', retryLimit: 7, retryDelay: 3, expireInSeconds: 45 })],
+      t.ctx.config.retention,
+      silent,
+    );
     const queue = await t.ctx.boss.getQueue(name);
     expect(queue).toMatchObject({
       policy: 'short',
@@ -78,7 +91,7 @@ describe('declareQueues', () => {
     expect(await t.sql(`select count(*)::int as n from ${PGBOSS_SCHEMA}.job where name = ? and state = 'created'`, [name])).toEqual([{ n: 2 }]);
   });
 
-  test('the service\'s own queues match their definitions after start-up, each with its dead-letter queue', async () => {
+  test("the service's own queues match their definitions after start-up, each with its dead-letter queue", async () => {
     for (const queue of queues) {
       const stored = await t.ctx.boss.getQueue(queue.name);
       expect(stored).toMatchObject({ ...queue.options, policy: queue.options.policy ?? 'standard', deadLetter: deadLetterOf(queue.name) });

@@ -17,7 +17,11 @@ test('keys, tokens, passwords, webhook secrets and URL credentials never reach a
     expect(text).not.toContain(secret);
   }
   // What an operator needs stays: the message, the error's name and where it came from.
-  expect(JSON.parse(lines[2]!)).toMatchObject({ level: 'error', msg: 'failed', error: { name: 'Error', message: expect.stringContaining('postgres://app:[REDACTED]@db.internal') } });
+  expect(JSON.parse(lines[2]!)).toMatchObject({
+    level: 'error',
+    msg: 'failed',
+    error: { name: 'Error', message: expect.stringContaining('postgres://app:[REDACTED]@db.internal') },
+  });
   expect(lines).toHaveLength(4);
 });
 

@@ -36,7 +36,12 @@ async function scrape(): Promise<string> {
 
 describe('access', () => {
   test('no token, a near miss, or another scheme is 401 problem+json; the token is 200', async () => {
-    for (const headers of [{} as Record<string, string>, { authorization: `Bearer ${TOKEN.slice(0, -1)}x` }, { authorization: `Bearer ${TOKEN}x` }, { authorization: `Basic ${TOKEN}` }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: `Bearer ${TOKEN.slice(0, -1)}x` },
+      { authorization: `Bearer ${TOKEN}x` },
+      { authorization: `Basic ${TOKEN}` },
+    ]) {
       const response = await t.call('GET', '/metrics', { headers });
       expect(response.status).toBe(401);
       expect(response.body.code).toBe('UNAUTHENTICATED');
@@ -63,8 +68,12 @@ describe('series', () => {
     const after = await scrape();
     expect(metricValue(after, 'http_requests_total', route) - metricValue(before, 'http_requests_total', route)).toBe(2);
     const timed = { method: 'GET', route: '/api/apps/:slug' };
-    expect(metricValue(after, 'http_request_duration_seconds_count', timed) - metricValue(before, 'http_request_duration_seconds_count', timed)).toBe(2);
-    expect(metricValue(after, 'http_request_duration_seconds_bucket', { ...timed, le: '+Inf' })).toBe(metricValue(after, 'http_request_duration_seconds_count', timed));
+    expect(metricValue(after, 'http_request_duration_seconds_count', timed) - metricValue(before, 'http_request_duration_seconds_count', timed)).toBe(
+      2,
+    );
+    expect(metricValue(after, 'http_request_duration_seconds_bucket', { ...timed, le: '+Inf' })).toBe(
+      metricValue(after, 'http_request_duration_seconds_count', timed),
+    );
     const unmatched = { method: 'GET', route: 'unmatched', status: '404' };
     expect(metricValue(after, 'http_requests_total', unmatched) - metricValue(before, 'http_requests_total', unmatched)).toBe(1);
     const console = { method: 'GET', route: '/admin', status: '303' };
@@ -104,7 +113,9 @@ describe('series', () => {
     await t.ctx.boss.send('stats.categories.dead', {});
     await Bun.sleep(1100);
     const after = await scrape();
-    expect(metricValue(after, 'job_queue_jobs', { ...queue, state: 'waiting' }) - metricValue(before, 'job_queue_jobs', { ...queue, state: 'waiting' })).toBe(1);
+    expect(
+      metricValue(after, 'job_queue_jobs', { ...queue, state: 'waiting' }) - metricValue(before, 'job_queue_jobs', { ...queue, state: 'waiting' }),
+    ).toBe(1);
     expect(metricValue(after, 'job_queue_oldest_waiting_age_seconds', queue)).toBeGreaterThanOrEqual(1);
     expect(metricValue(after, 'job_dead_letters', queue) - metricValue(before, 'job_dead_letters', queue)).toBe(1);
     // Every registered queue has its series, waiting or not.

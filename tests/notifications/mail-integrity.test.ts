@@ -69,11 +69,18 @@ test('an SMTP outage delays every message, then each is delivered exactly once',
   const deadline = Date.now() + 40_000;
   while (ids.some((id) => !peer.received.some((mail) => mail.messageId === id)) && Date.now() < deadline) await Bun.sleep(200);
   for (const id of ids) expect(peer.received.filter((mail) => mail.messageId === id)).toHaveLength(1);
-  await eventually(async () => (await t.sql('select count(*)::int as n from emails where message_id = any(cast(? as text[]))', [`{${ids.join(',')}}`]))[0].n === 5);
+  await eventually(
+    async () => (await t.sql('select count(*)::int as n from emails where message_id = any(cast(? as text[]))', [`{${ids.join(',')}}`]))[0].n === 5,
+  );
   // Still once each, and nothing left that could send again: every job of theirs has finished.
-  await eventually(async () => (await t.sql(
-    `select 1 from pgboss.job where name = 'mail.send' and singleton_key = any(cast(? as text[])) and state in ('created', 'retry', 'active')`,
-    [`{${ids.join(',')}}`],
-  )).length === 0);
+  await eventually(
+    async () =>
+      (
+        await t.sql(
+          `select 1 from pgboss.job where name = 'mail.send' and singleton_key = any(cast(? as text[])) and state in ('created', 'retry', 'active')`,
+          [`{${ids.join(',')}}`],
+        )
+      ).length === 0,
+  );
   for (const id of ids) expect(peer.received.filter((mail) => mail.messageId === id)).toHaveLength(1);
 }, 60_000);

@@ -10,8 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const outboxRow = (messageId: string) =>
-  eventually(async () => (await t.sql('select * from emails where message_id = ?', [messageId]))[0]);
+const outboxRow = (messageId: string) => eventually(async () => (await t.sql('select * from emails where message_id = ?', [messageId]))[0]);
 
 test('without SMTP_URL, notifications land in the dev outbox with their HTML and text', async () => {
   expect(t.ctx.mailer.transport).toBe('outbox');

@@ -28,8 +28,7 @@ afterAll(async () => {
 
 const mailsTo = (address: string) => peer.received.filter((mail) => mail.to.includes(address));
 /** Waits (at most 5 s) for the message the predicate picks out. */
-const mailArrives = (address: string, pick: (mail: ReceivedMail) => boolean) =>
-  eventually(async () => mailsTo(address).find(pick));
+const mailArrives = (address: string, pick: (mail: ReceivedMail) => boolean) => eventually(async () => mailsTo(address).find(pick));
 const mailJobs = (appId: string) => t.sql(`select id from pgboss.job where name = ? and data->>'appId' = ?`, [MAIL_QUEUE, appId]);
 
 async function submitted(name: string) {
@@ -149,15 +148,15 @@ describe('notification e-mails over SMTP', () => {
     const job: MailJob = { messageId: `developer-verified:${other.id}`, kind: 'developer-verified', developerId: other.id };
     // Only this test shortens the waits: retries 1 s apart, and a worker polling every 0.5 s (the service's
     // workers poll retries every 10 s). The queue's own policy is asserted below.
-    const worker = await t.ctx.boss.work<MailJob>(
-      MAIL_QUEUE,
-      { pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5 },
-      (jobs) => mailQueue.handler(t.ctx, jobs),
+    const worker = await t.ctx.boss.work<MailJob>(MAIL_QUEUE, { pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5 }, (jobs) =>
+      mailQueue.handler(t.ctx, jobs),
     );
     try {
       const id = await t.ctx.boss.send(MAIL_QUEUE, job, { singletonKey: job.messageId, retryDelay: 1, retryBackoff: false });
       expect(await t.ctx.boss.send(MAIL_QUEUE, job, { singletonKey: job.messageId })).toBeNull();
-      const done = await eventually(async () => (await t.sql(`select state, retry_count from pgboss.job where id = ? and state = 'completed'`, [id]))[0]);
+      const done = await eventually(
+        async () => (await t.sql(`select state, retry_count from pgboss.job where id = ? and state = 'completed'`, [id]))[0],
+      );
       expect(done.retry_count).toBe(2);
     } finally {
       await t.ctx.boss.offWork(MAIL_QUEUE, { id: worker });

@@ -78,50 +78,59 @@ async function run(command: string[]) {
   if (code !== 0) throw new Error(`${command[0]} exited ${code}: ${stderr}`);
 }
 
-test.skipIf(typeof plan === 'string')('pg_dump of a live service, pg_restore into a new database: every row, no migration, and it works', async () => {
-  const { tools, source, target } = plan as Plan;
-  const env = { ALLOW_PRIVATE_FETCH: 'true' };
-  const live = await createTestApp({ ...env, DATABASE_URL: source }, { ownDatabase: true, role: 'api' });
-  apps.push(live);
+test.skipIf(typeof plan === 'string')(
+  'pg_dump of a live service, pg_restore into a new database: every row, no migration, and it works',
+  async () => {
+    const { tools, source, target } = plan as Plan;
+    const env = { ALLOW_PRIVATE_FETCH: 'true' };
+    const live = await createTestApp({ ...env, DATABASE_URL: source }, { ownDatabase: true, role: 'api' });
+    apps.push(live);
 
-  // A little of everything: a developer and key, a live listing with an install and a review, a webhook, an admin.
-  const developer = await registerDeveloper(live);
-  const key = await mintKey(live, developer);
-  const app = (await approvedApp(live, key, completeApp())) as { id: string; slug: string };
-  const user = await live.token(`backup-user-${crypto.randomUUID()}`);
-  expect((await live.call('POST', `/api/apps/${app.slug}/install`, { token: user, body: {} })).status).toBe(201);
-  expect((await live.call('POST', `/api/apps/${app.slug}/reviews`, { token: user, body: { rating: 5, title: 'Kept' } })).status).toBe(201);
-  const hook = await live.call('POST', '/api/dev/webhooks', { token: key, body: { url: 'http://127.0.0.1:9/hook', events: ['app.approved'] } });
-  expect(hook.status).toBe(201);
-  const admin = await createAdminAccount(live, 'owner');
-  const before = await databaseFingerprint(live);
-  const listing = (await live.call('GET', `/api/apps/${app.slug}`)).body;
+    // A little of everything: a developer and key, a live listing with an install and a review, a webhook, an admin.
+    const developer = await registerDeveloper(live);
+    const key = await mintKey(live, developer);
+    const app = (await approvedApp(live, key, completeApp())) as { id: string; slug: string };
+    const user = await live.token(`backup-user-${crypto.randomUUID()}`);
+    expect((await live.call('POST', `/api/apps/${app.slug}/install`, { token: user, body: {} })).status).toBe(201);
+    expect((await live.call('POST', `/api/apps/${app.slug}/reviews`, { token: user, body: { rating: 5, title: 'Kept' } })).status).toBe(201);
+    const hook = await live.call('POST', '/api/dev/webhooks', { token: key, body: { url: 'http://127.0.0.1:9/hook', events: ['app.approved'] } });
+    expect(hook.status).toBe(201);
+    const admin = await createAdminAccount(live, 'owner');
+    const before = await databaseFingerprint(live);
+    const listing = (await live.call('GET', `/api/apps/${app.slug}`)).body;
 
-  // The procedure (docs/operations.md), while the service runs.
-  const file = join(mkdtempSync(join(tmpdir(), 'marketplace-backup-')), 'marketplace.dump');
-  await run([tools.pgDump, '--format=custom', '--no-owner', '--no-privileges', `--file=${file}`, `--dbname=${source}`]);
-  await run([tools.pgRestore, '--no-owner', '--no-privileges', '--exit-on-error', '--single-transaction', `--dbname=${target}`, file]);
+    // The procedure (docs/operations.md), while the service runs.
+    const file = join(mkdtempSync(join(tmpdir(), 'marketplace-backup-')), 'marketplace.dump');
+    await run([tools.pgDump, '--format=custom', '--no-owner', '--no-privileges', `--file=${file}`, `--dbname=${source}`]);
+    await run([tools.pgRestore, '--no-owner', '--no-privileges', '--exit-on-error', '--single-transaction', `--dbname=${target}`, file]);
 
-  const restored = await createTestApp({ ...env, DATABASE_URL: target }, { ownDatabase: true, role: 'api' });
-  apps.push(restored);
-  expect(restored.runtime.appliedMigrations).toEqual([]);
-  await assertSchemaCurrent(restored.ctx.orm);
-  const after = await databaseFingerprint(restored);
-  expect(after).toEqual(before);
+    const restored = await createTestApp({ ...env, DATABASE_URL: target }, { ownDatabase: true, role: 'api' });
+    apps.push(restored);
+    expect(restored.runtime.appliedMigrations).toEqual([]);
+    await assertSchemaCurrent(restored.ctx.orm);
+    const after = await databaseFingerprint(restored);
+    expect(after).toEqual(before);
 
-  const me = await restored.call('GET', '/api/dev/me', { token: key });
-  expect(me.status).toBe(200);
-  expect(me.body.id).toBe(developer.id);
-  expect((await restored.call('GET', `/api/apps/${app.slug}`)).body).toEqual(listing);
-  const [endpoint] = await restored.sql('select secret_sealed from webhook_endpoints where id = ?', [hook.body.id]);
-  const body = JSON.stringify({ type: 'ping' });
-  const headers = signedHeaders(restored.ctx.config.webhookEncryptionKeys, { endpointId: hook.body.id, secretSealed: endpoint.secret_sealed, previousSecretSealed: null }, 'msg_restored', body);
-  expect(() => new Webhook(hook.body.secret).verify(body, headers)).not.toThrow();
-  await signedIn(restored, admin);
+    const me = await restored.call('GET', '/api/dev/me', { token: key });
+    expect(me.status).toBe(200);
+    expect(me.body.id).toBe(developer.id);
+    expect((await restored.call('GET', `/api/apps/${app.slug}`)).body).toEqual(listing);
+    const [endpoint] = await restored.sql('select secret_sealed from webhook_endpoints where id = ?', [hook.body.id]);
+    const body = JSON.stringify({ type: 'ping' });
+    const headers = signedHeaders(
+      restored.ctx.config.webhookEncryptionKeys,
+      { endpointId: hook.body.id, secretSealed: endpoint.secret_sealed, previousSecretSealed: null },
+      'msg_restored',
+      body,
+    );
+    expect(() => new Webhook(hook.body.secret).verify(body, headers)).not.toThrow();
+    await signedIn(restored, admin);
 
-  const [{ rows }] = await restored.sql(`select sum(n_live_tup)::int as rows from pg_stat_user_tables`);
-  process.stderr.write(
-    `backup/restore: pg_dump ${tools.major} → ${(statSync(file).size / 1024).toFixed(0)} KB dump; pg_restore into a new database: ` +
-      `${Object.keys(after).length} tables identical (~${rows} rows), no migration pending; key, listing, webhook secret and admin sign-in work\n`,
-  );
-}, 60_000);
+    const [{ rows }] = await restored.sql(`select sum(n_live_tup)::int as rows from pg_stat_user_tables`);
+    process.stderr.write(
+      `backup/restore: pg_dump ${tools.major} → ${(statSync(file).size / 1024).toFixed(0)} KB dump; pg_restore into a new database: ` +
+        `${Object.keys(after).length} tables identical (~${rows} rows), no migration pending; key, listing, webhook secret and admin sign-in work\n`,
+    );
+  },
+  60_000,
+);

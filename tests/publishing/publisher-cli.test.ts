@@ -90,7 +90,9 @@ afterAll(async () => {
 
 describe('validate', () => {
   test('a good manifest passes without the service', async () => {
-    const run = await cli(project(manifest({ longDescriptionFile: 'README.md' }), { 'README.md': '# Focus\nLong words.' }), ['validate'], { MARKETPLACE_URL: '' });
+    const run = await cli(project(manifest({ longDescriptionFile: 'README.md' }), { 'README.md': '# Focus\nLong words.' }), ['validate'], {
+      MARKETPLACE_URL: '',
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('valid listing manifest');
   });
@@ -99,7 +101,12 @@ describe('validate', () => {
     const cases: [string, string, Record<string, string>, string[]][] = [
       ['{"name": ', '', {}, ['not valid JSON']],
       [JSON.stringify(manifest({ screenshot: [] })), '', {}, ['unknown field "screenshot"']],
-      [JSON.stringify(manifest({ category: 'GAMES', websiteUrl: 'ftp://x' })), '', {}, ['category: must be one of', 'websiteUrl: must be an absolute http']],
+      [
+        JSON.stringify(manifest({ category: 'GAMES', websiteUrl: 'ftp://x' })),
+        '',
+        {},
+        ['category: must be one of', 'websiteUrl: must be an absolute http'],
+      ],
       [JSON.stringify(manifest({ longDescriptionFile: 'missing.md' })), '', {}, ['longDescriptionFile: missing.md does not exist']],
       [JSON.stringify(manifest({ longDescription: 'x', longDescriptionFile: 'a.md' })), '', { 'a.md': 'x' }, ['not both']],
     ];
@@ -169,7 +176,9 @@ describe('publish', () => {
   test('--submit --wait ends 0 on approval', async () => {
     const dir = project(manifest());
     const waiting = spawnCli(dir, ['publish', '--submit', '--wait=1', '--json']);
-    const app = await eventually(async () => (await t.sql(`select id, version from apps where status = 'PENDING' and name = ?`, [`Focus Timer ${counter}`]))[0]);
+    const app = await eventually(
+      async () => (await t.sql(`select id, version from apps where status = 'PENDING' and name = ?`, [`Focus Timer ${counter}`]))[0],
+    );
     await decideApp(deps(t), app.id, 'approve', { actor: CLI_ACTOR, version: app.version });
     const run = await waiting.done();
     expect(run.code).toBe(0);
@@ -179,7 +188,9 @@ describe('publish', () => {
   test('--submit --wait ends 1 on rejection, with the reasons', async () => {
     const dir = project(manifest());
     const waiting = spawnCli(dir, ['publish', '--submit', '--wait=1']);
-    const app = await eventually(async () => (await t.sql(`select id, version from apps where status = 'PENDING' and name = ?`, [`Focus Timer ${counter}`]))[0]);
+    const app = await eventually(
+      async () => (await t.sql(`select id, version from apps where status = 'PENDING' and name = ?`, [`Focus Timer ${counter}`]))[0],
+    );
     await decideApp(deps(t), app.id, 'reject', { actor: CLI_ACTOR, version: app.version, reason: 'The screenshots show another product.' });
     const run = await waiting.done();
     expect(run.code).toBe(1);
@@ -242,7 +253,10 @@ describe('--oidc', () => {
       body: { issuer: issuer.url, repository: 'acme/focus-cli', workflow: 'publish.yml' },
     });
     writeFileSync(join(dir, 'marketplace.json'), JSON.stringify({ ...listing, description: 'Published by CI.' }));
-    const token = await issuer.token({ repository: 'acme/focus-cli', job_workflow_ref: 'acme/focus-cli/.github/workflows/publish.yml@refs/heads/main' });
+    const token = await issuer.token({
+      repository: 'acme/focus-cli',
+      job_workflow_ref: 'acme/focus-cli/.github/workflows/publish.yml@refs/heads/main',
+    });
     const run = await cli(dir, ['publish', '--oidc', '--json'], { MARKETPLACE_API_KEY: '', MARKETPLACE_OIDC_TOKEN: token });
     expect(run.code).toBe(0);
     expect(run.json).toMatchObject({ id: created.id, action: 'updated', changedFields: ['description'] });

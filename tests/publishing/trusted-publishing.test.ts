@@ -56,7 +56,10 @@ describe('registering trusted publishers', () => {
   });
 
   test('one workflow publishes one app: the same identity for another app is 409', async () => {
-    const twice = await t.call('POST', `/api/dev/apps/${otherAppId}/trusted-publishers`, { token: ownerKey, body: { issuer: issuer.url, ...publisher } });
+    const twice = await t.call('POST', `/api/dev/apps/${otherAppId}/trusted-publishers`, {
+      token: ownerKey,
+      body: { issuer: issuer.url, ...publisher },
+    });
     expect(twice.status).toBe(409);
     expect(twice.body.code).toBe('TRUSTED_PUBLISHER_EXISTS');
   });
@@ -120,7 +123,10 @@ describe('the exchange', () => {
   });
 
   test('a spent token is remembered until it expires, then housekeeping forgets it', async () => {
-    await t.sql(`insert into trusted_publishing_tokens (issuer, jti, expires_at) values (?, 'old', now() - interval '1 second'), (?, 'live', now() + interval '5 minutes')`, [issuer.url, issuer.url]);
+    await t.sql(
+      `insert into trusted_publishing_tokens (issuer, jti, expires_at) values (?, 'old', now() - interval '1 second'), (?, 'live', now() + interval '5 minutes')`,
+      [issuer.url, issuer.url],
+    );
     const removed = await applyRetention(t.ctx.orm.em.fork(), t.ctx.config.retention);
     expect(removed['spent trusted-publishing tokens']).toBe(1);
     const left = await t.sql(`select jti from trusted_publishing_tokens where jti in ('old', 'live')`);
@@ -163,7 +169,8 @@ describe('the exchange', () => {
       token: otherKey,
       body: { issuer: issuer.url, repository: 'acme/other', workflow: 'release.yaml' },
     });
-    const token = () => issuer.token({ repository: 'acme/other', job_workflow_ref: 'acme/other/.github/workflows/release.yaml@refs/tags/v1', environment: undefined });
+    const token = () =>
+      issuer.token({ repository: 'acme/other', job_workflow_ref: 'acme/other/.github/workflows/release.yaml@refs/tags/v1', environment: undefined });
     expect((await exchange(await token())).status).toBe(201);
     await t.sql(`update developers set status = 'SUSPENDED' where id = ?`, [other.id]);
     expect((await exchange(await token())).body.detail).toContain('can no longer publish');

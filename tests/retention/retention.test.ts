@@ -64,7 +64,9 @@ describe('scheduled retention', () => {
     );
 
     await runRetention();
-    expect(await t.sql(`select bucket from rate_limit_counters where bucket like 'public-write:%' order by bucket`)).toEqual([{ bucket: 'public-write:new' }]);
+    expect(await t.sql(`select bucket from rate_limit_counters where bucket like 'public-write:%' order by bucket`)).toEqual([
+      { bucket: 'public-write:new' },
+    ]);
     expect(await t.sql(`select message_id from emails where message_id in ('old-mail', 'new-mail')`)).toEqual([{ message_id: 'new-mail' }]);
     expect(await t.sql(`select message_id from email_claims order by message_id`)).toEqual([{ message_id: 'new-claim' }]);
     expect(await t.sql(`select left(sha256, 1) as s from assets where sha256 in (repeat('a', 64), repeat('b', 64))`)).toEqual([{ s: 'b' }]);
@@ -81,7 +83,11 @@ describe('scheduled retention', () => {
     const event = async (name: string, daysAgo: number, delivery: string | null) => {
       const id = Bun.randomUUIDv7();
       const at = `now() - interval '${daysAgo} days'`;
-      await t.sql(`insert into webhook_events (id, developer_id, type, body, created_at) values (?, ?, 'app.approved', ?, ${at})`, [id, developer.id, name]);
+      await t.sql(`insert into webhook_events (id, developer_id, type, body, created_at) values (?, ?, 'app.approved', ?, ${at})`, [
+        id,
+        developer.id,
+        name,
+      ]);
       if (delivery) {
         await t.sql(
           `insert into webhook_deliveries (id, endpoint_id, event_id, status, attempts, retries, next_attempt_at, created_at, updated_at)
@@ -116,9 +122,19 @@ describe('scheduled retention', () => {
        values (?, 'cli', 'app.approve', 'app', ?, now() - interval '10 years')`,
       [Bun.randomUUIDv7(), app.id],
     );
-    const before = { installs: await count('installs'), reviews: await count('reviews'), audit: await count('audit_log'), transitions: await count('app_transitions') };
+    const before = {
+      installs: await count('installs'),
+      reviews: await count('reviews'),
+      audit: await count('audit_log'),
+      transitions: await count('app_transitions'),
+    };
     await runRetention();
-    expect({ installs: await count('installs'), reviews: await count('reviews'), audit: await count('audit_log'), transitions: await count('app_transitions') }).toEqual(before);
+    expect({
+      installs: await count('installs'),
+      reviews: await count('reviews'),
+      audit: await count('audit_log'),
+      transitions: await count('app_transitions'),
+    }).toEqual(before);
   });
 
   test('runs hourly on the workers, and finished jobs are kept for RETENTION_JOBS by pg-boss', async () => {
@@ -129,7 +145,14 @@ describe('scheduled retention', () => {
 
 describe('retention configuration', () => {
   test('ages are durations with a unit, validated once at start-up', () => {
-    expect(loadConfig({}).retention).toEqual({ rateLimits: 3_600, jobs: 604_800, deadLetters: 2_592_000, emails: 7_776_000, assets: 604_800, webhooks: 2_592_000 });
+    expect(loadConfig({}).retention).toEqual({
+      rateLimits: 3_600,
+      jobs: 604_800,
+      deadLetters: 2_592_000,
+      emails: 7_776_000,
+      assets: 604_800,
+      webhooks: 2_592_000,
+    });
     expect(loadConfig({ RETENTION_JOBS: '36h', RETENTION_ASSETS: '90m' }).retention).toMatchObject({ jobs: 129_600, assets: 5_400 });
     expect(() => loadConfig({ RETENTION_JOBS: '7 days' })).toThrow(/RETENTION_JOBS is invalid/);
     expect(() => loadConfig({ RETENTION_EMAILS: '7d' })).toThrow(/RETENTION_EMAILS must be at least 8d/);

@@ -116,9 +116,9 @@ describe("the developer's list of their app's reviews", () => {
     expect(response.body.data.map((row: { id: string }) => row.id)).toEqual([hidden.id, shown.id]);
     expect(response.body.data[0]).toMatchObject({ hidden: true, title: 'Spam spam', reply: { body: 'We could not reproduce this.' } });
     expect(response.body.data[1]).toMatchObject({ hidden: false, reply: null });
-    expect((await t.call('GET', `/api/dev/apps/${app.id}/reviews?limit=1&page=2`, { token: key })).body.data.map((row: { id: string }) => row.id)).toEqual([
-      shown.id,
-    ]);
+    expect(
+      (await t.call('GET', `/api/dev/apps/${app.id}/reviews?limit=1&page=2`, { token: key })).body.data.map((row: { id: string }) => row.id),
+    ).toEqual([shown.id]);
     // The public still sees only the visible one.
     expect((await publicList(app.slug)).map((row) => row.id)).toEqual([shown.id]);
   });

@@ -27,8 +27,7 @@ async function user(options: { installed?: FixtureApp; name?: string } = {}) {
   return { subject, token };
 }
 
-const review = (app: FixtureApp, token: string | undefined, body: unknown) =>
-  t.call('POST', `/api/apps/${app.slug}/reviews`, { token, body });
+const review = (app: FixtureApp, token: string | undefined, body: unknown) => t.call('POST', `/api/apps/${app.slug}/reviews`, { token, body });
 const reviewRows = (appId: string) =>
   t.sql<{ id: string; rating: number; title: string | null; hidden: boolean; platform_user_id: string }>(
     'select id, rating, title, hidden, platform_user_id from reviews where app_id = ? order by created_at',
@@ -234,7 +233,7 @@ describe('setReviewHidden (moderation)', () => {
     await setReviewHidden(t.ctx.orm.em.fork(), t.ctx.jobs, spammy.body.id, false, admin);
     expect((await t.call('GET', `/api/apps/${app.slug}/reviews`)).body.pagination.total).toBe(2);
     await eventually(async () => (await t.call('GET', `/api/apps/${app.slug}`)).body.reviewCount === 2);
-   }, 20_000);
+  }, 20_000);
 
   test('an unknown review is 404', async () => {
     const result = await refusal(setReviewHidden(t.ctx.orm.em.fork(), t.ctx.jobs, Bun.randomUUIDv7(), true, { label: 'admin:x' }));

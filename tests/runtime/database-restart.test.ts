@@ -54,7 +54,10 @@ beforeAll(async () => {
   await client.query('create database marketplace');
   await client.end();
   peer = await startSmtpPeer();
-  t = await createTestApp({ DATABASE_URL: `postgres://postgres:restart@127.0.0.1:${port}/marketplace`, SMTP_URL: peer.url }, { ownDatabase: true, logLines });
+  t = await createTestApp(
+    { DATABASE_URL: `postgres://postgres:restart@127.0.0.1:${port}/marketplace`, SMTP_URL: peer.url },
+    { ownDatabase: true, logLines },
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -126,10 +129,9 @@ async function underLoad(appSlug: string, fault: (answers: Answer[]) => Promise<
   await Bun.sleep(1_000);
   stopped = true;
   await Promise.all(loops);
-  const rows = await t.sql<{ platform_user_id: string }>(
-    'select platform_user_id from installs where platform_user_id = any(cast(? as text[]))',
-    [`{${acknowledged.join(',')}}`],
-  );
+  const rows = await t.sql<{ platform_user_id: string }>('select platform_user_id from installs where platform_user_id = any(cast(? as text[]))', [
+    `{${acknowledged.join(',')}}`,
+  ]);
   return { answers, acknowledged, found: new Set(rows.map((row) => row.platform_user_id)) };
 }
 
@@ -197,7 +199,9 @@ test('backends killed with pg_terminate_backend under load: 503 at worst, never 
   expect(acknowledged.filter((user) => !found.has(user))).toEqual([]);
   // The service carries on by itself.
   await eventually(async () => ((await t.call('GET', `/api/apps?search=after-kills`)).status === 200 ? true : null));
-  await eventually(async () => ((await t.call('POST', `/api/apps/${app.slug}/install`, { token: await t.token('after-kills') })).status === 201 ? true : null));
+  await eventually(async () =>
+    (await t.call('POST', `/api/apps/${app.slug}/install`, { token: await t.token('after-kills') })).status === 201 ? true : null,
+  );
 }, 60_000);
 
 test('a connection killed in the middle of a transaction goes back to the pool (no leak)', async () => {
@@ -209,7 +213,10 @@ test('a connection killed in the middle of a transaction goes back to the pool (
       await tx.execute('select 1');
       await tx.execute('select pg_sleep(5)');
     })
-    .then(() => null, (error: Error) => error);
+    .then(
+      () => null,
+      (error: Error) => error,
+    );
   await Bun.sleep(300);
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -229,7 +236,9 @@ test('a restart under running workers loses no committed job and does none twice
     for (const id of developers) await notifyDeveloperVerified(t.ctx.jobs, tx, id);
   });
   // Signed-in users, each of whom counts (one address's anonymous ids count only within a budget).
-  await Promise.all(Array.from({ length: 10 }, async (_, i) => t.call('POST', `/api/apps/${app.slug}/install`, { token: await t.token(`restart-${i}`) })));
+  await Promise.all(
+    Array.from({ length: 10 }, async (_, i) => t.call('POST', `/api/apps/${app.slug}/install`, { token: await t.token(`restart-${i}`) })),
+  );
   await server.stop();
   await Bun.sleep(1_000);
   await server.start();
@@ -238,7 +247,9 @@ test('a restart under running workers loses no committed job and does none twice
   await eventually(async () => (messageIds.every((id) => peer.received.some((mail) => mail.messageId === id)) ? true : null));
   await eventually(async () => ((await t.call('GET', `/api/apps/${app.slug}`)).body.installCount === 10 ? true : null));
   await eventually(async () => {
-    const [row] = await t.sql<{ n: number }>('select count(*)::int as n from emails where message_id = any(cast(? as text[]))', [`{${messageIds.join(',')}}`]);
+    const [row] = await t.sql<{ n: number }>('select count(*)::int as n from emails where message_id = any(cast(? as text[]))', [
+      `{${messageIds.join(',')}}`,
+    ]);
     return row!.n === 20 ? true : null;
   });
   // Nothing left that could send again: every one of their jobs has finished.

@@ -41,7 +41,15 @@ test('SIGTERM: new connections are refused, the in-flight request and job finish
     env: { PORT: String(port), METRICS_PORT: String(metricsPort), SMTP_URL: peer.url, RATE_LIMITS: 'off' },
   });
   const base = `http://127.0.0.1:${port}`;
-  await within(20_000, 'the service becoming ready', async () => (await fetch(`${base}/readyz`).then((r) => r.status, () => 0)) === 200);
+  await within(
+    20_000,
+    'the service becoming ready',
+    async () =>
+      (await fetch(`${base}/readyz`).then(
+        (r) => r.status,
+        () => 0,
+      )) === 200,
+  );
   // Its metrics listener answers too, and only there.
   expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status).toBe(200);
   expect((await fetch(`${base}/metrics`)).status).toBe(404);
@@ -61,8 +69,10 @@ test('SIGTERM: new connections are refused, the in-flight request and job finish
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ installationId: 'in-flight' }),
   });
-  await within(10_000, 'the install waiting for the lock', async () =>
-    (await t.sql(`select 1 from pg_locks where locktype = 'advisory' and not granted`)).length > 0,
+  await within(
+    10_000,
+    'the install waiting for the lock',
+    async () => (await t.sql(`select 1 from pg_locks where locktype = 'advisory' and not granted`)).length > 0,
   );
 
   const signalledAt = Date.now();

@@ -60,7 +60,10 @@ describe('production start-up', () => {
     const server = Bun.spawn(['bun', 'src/main.ts'], { env: productionEnv(url, port), stdout: 'ignore', stderr: 'pipe' });
     let ready = 0;
     for (let i = 0; i < 100 && ready !== 200; i++) {
-      ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status, () => 0);
+      ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.status,
+        () => 0,
+      );
       if (ready !== 200) await Bun.sleep(100);
     }
     expect(ready).toBe(200);
@@ -95,7 +98,10 @@ describe('production start-up', () => {
         .map((name) => readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').join(' '));
     let ready = 0;
     for (let i = 0; i < 150 && !(ready === 200 && childrenOf(server.pid).length === 1); i++) {
-      ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status, () => 0);
+      ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.status,
+        () => 0,
+      );
       await Bun.sleep(100);
     }
     expect(ready).toBe(200);

@@ -15,10 +15,7 @@ let t: TestApp;
 
 beforeAll(async () => {
   cluster = await startCluster(2);
-  t = await createTestApp(
-    { DATABASE_URL: cluster.primaryUrl, DATABASE_REPLICA_URLS: cluster.replicaUrls.join(',') },
-    { ownDatabase: true },
-  );
+  t = await createTestApp({ DATABASE_URL: cluster.primaryUrl, DATABASE_REPLICA_URLS: cluster.replicaUrls.join(',') }, { ownDatabase: true });
 }, 120_000);
 afterAll(async () => {
   await t?.close();

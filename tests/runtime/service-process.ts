@@ -7,7 +7,10 @@ import type { Subprocess } from 'bun';
  * The service as operators run it, in a process of its own (`bun src/main.ts [--role …]`), for
  * tests that kill or stop it. `env` adds to a test configuration on `databaseUrl`.
  */
-export function spawnService(databaseUrl: string, options: { role?: 'all' | 'api' | 'worker'; env?: Record<string, string> } = {}): Subprocess<'ignore', 'ignore', 'inherit'> {
+export function spawnService(
+  databaseUrl: string,
+  options: { role?: 'all' | 'api' | 'worker'; env?: Record<string, string> } = {},
+): Subprocess<'ignore', 'ignore', 'inherit'> {
   const role = options.role ?? 'all';
   return Bun.spawn(['bun', 'src/main.ts', '--role', role], {
     env: {

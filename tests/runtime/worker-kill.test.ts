@@ -48,7 +48,6 @@ async function kill(worker: Subprocess) {
   await worker.exited;
 }
 
-
 /** Makes a waiting job of `queue` quick to expire and retry (see above); returns its id. */
 async function shortenJob(queue: string, where: string, params: unknown[]): Promise<string> {
   const [job] = await t.sql<{ id: string }>(
@@ -60,7 +59,8 @@ async function shortenJob(queue: string, where: string, params: unknown[]): Prom
   return job.id;
 }
 
-const jobState = async (id: string) => (await t.sql<{ state: string; retry_count: number }>('select state, retry_count from pgboss.job where id = ?', [id]))[0];
+const jobState = async (id: string) =>
+  (await t.sql<{ state: string; retry_count: number }>('select state, retry_count from pgboss.job where id = ?', [id]))[0];
 
 test('a worker killed mid-send: the job is retried by another worker and the message is delivered once', async () => {
   const developer = await registerDeveloper(t, { verified: false });
@@ -86,7 +86,11 @@ test('a worker killed mid-send: the job is retried by another worker and the mes
 
   startWorker();
   await within(45_000, 'the retried delivery', async () => peer.received.some((mail) => mail.messageId === job.messageId));
-  const done = await within(10_000, 'the job completing', async () => (await t.sql(`select state, retry_count from pgboss.job where id = ? and state = 'completed'`, [id]))[0]);
+  const done = await within(
+    10_000,
+    'the job completing',
+    async () => (await t.sql(`select state, retry_count from pgboss.job where id = ? and state = 'completed'`, [id]))[0],
+  );
   expect(done.retry_count).toBeGreaterThanOrEqual(1);
   expect(peer.received.filter((mail) => mail.messageId === job.messageId)).toHaveLength(1);
   expect(await t.sql('select transport from emails where message_id = ?', [job.messageId])).toEqual([{ transport: 'smtp' }]);
@@ -118,8 +122,10 @@ test('a worker killed mid-roll-up: its uncommitted counts vanish with it, and th
   const id = await shortenJob('stats.installs', `singleton_key = 'installs'`, []);
 
   const first = startWorker();
-  await within(20_000, 'the first worker writing the counters', async () =>
-    (await t.sql(`select 1 from pg_stat_activity where wait_event = 'PgSleep' and query like '%app_stats%'`)).length > 0,
+  await within(
+    20_000,
+    'the first worker writing the counters',
+    async () => (await t.sql(`select 1 from pg_stat_activity where wait_event = 'PgSleep' and query like '%app_stats%'`)).length > 0,
   );
   expect((await jobState(id))?.state).toBe('active');
   await kill(first);
@@ -151,7 +157,8 @@ test('a worker killed mid-webhook: the retry sends the same webhook-id, and the 
   expect(ping.status).toBe(201);
   const deliveryId = ping.body.id as string;
   const id = await shortenJob('webhooks.deliver', "data->>'deliveryId' = ?", [deliveryId]);
-  const row = async () => (await t.sql('select status, attempts, status_code, leased_until > now() as leased from webhook_deliveries where id = ?', [deliveryId]))[0];
+  const row = async () =>
+    (await t.sql('select status, attempts, status_code, leased_until > now() as leased from webhook_deliveries where id = ?', [deliveryId]))[0];
 
   const first = startWorker();
   await within(20_000, 'the first attempt reaching the receiver', async () => receiver.at('/killed').length === 1);
@@ -179,8 +186,12 @@ test('a worker killed mid-webhook: the retry sends the same webhook-id, and the 
   });
   expect(job.retry_count).toBeGreaterThanOrEqual(1);
   // Nothing else is scheduled for it.
-  expect(await t.sql(`select state from pgboss.job where name = 'webhooks.deliver' and data->>'deliveryId' = ? and state <> 'completed'`, [deliveryId])).toEqual([]);
+  expect(
+    await t.sql(`select state from pgboss.job where name = 'webhooks.deliver' and data->>'deliveryId' = ? and state <> 'completed'`, [deliveryId]),
+  ).toEqual([]);
   await Bun.sleep(1_500);
   expect(receiver.at('/killed')).toHaveLength(2);
-  process.stderr.write(`worker-kill webhook: killed mid-request, 2 requests with one webhook-id, answered once, delivery succeeded after ${settled.attempts} attempts\n`);
+  process.stderr.write(
+    `worker-kill webhook: killed mid-request, 2 requests with one webhook-id, answered once, delivery succeeded after ${settled.attempts} attempts\n`,
+  );
 }, 90_000);

@@ -68,7 +68,10 @@ const review = async () => {
 };
 const newTeam = async (suspended: boolean) => {
   const developer = await newDeveloper('verified');
-  const team = await t.call('POST', '/api/dev/teams', { token: developer.oauthToken, body: { name: `Console team ${crypto.randomUUID().slice(0, 6)}` } });
+  const team = await t.call('POST', '/api/dev/teams', {
+    token: developer.oauthToken,
+    body: { name: `Console team ${crypto.randomUUID().slice(0, 6)}` },
+  });
   if (suspended) await t.sql('update teams set suspended_at = now() where id = ?', [team.body.id]);
   return team.body.id as string;
 };
@@ -76,7 +79,10 @@ const newTeam = async (suspended: boolean) => {
 const storedCopy = async () => {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   const sha256 = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
-  await t.sql(`insert into assets (sha256, extension, content_type, byte_size, bytes) values (?, 'png', 'image/png', 32, ?)`, [sha256, Buffer.from(bytes)]);
+  await t.sql(`insert into assets (sha256, extension, content_type, byte_size, bytes) values (?, 'png', 'image/png', 32, ?)`, [
+    sha256,
+    Buffer.from(bytes),
+  ]);
   return `${sha256}.png`;
 };
 const otherAdmin = async () => (await createAdminAccount(t, 'reviewer')).id;
@@ -91,13 +97,26 @@ const ROUTES: Record<string, ConsoleRouteSpec> = {
   'GET /admin/assets/*': { public: { 'no session': { status: 200 }, 'expired session': { status: 200 } } },
   'GET /admin/login': { public: { 'no session': { status: 200 }, 'expired session': { status: 200 } } },
   'POST /admin/login': { public: { 'no session': { status: 403 }, 'missing CSRF token': { status: 403 }, 'wrong CSRF token': { status: 403 } } },
-  'GET /admin/login/code': { public: { 'no session': { status: 303, location: '/admin/login' }, 'expired session': { status: 303, location: '/admin/login' } } },
-  'POST /admin/login/code': {
-    public: { 'no session': { status: 303, location: '/admin/login' }, 'expired session': { status: 303, location: '/admin/login' }, 'missing CSRF token': { status: 403 }, 'wrong CSRF token': { status: 403 } },
+  'GET /admin/login/code': {
+    public: { 'no session': { status: 303, location: '/admin/login' }, 'expired session': { status: 303, location: '/admin/login' } },
   },
-  'GET /admin/login/enrol': { public: { 'no session': { status: 303, location: '/admin/login' }, 'expired session': { status: 303, location: '/admin/login' } } },
-  'POST /admin/login/enrol': { public: { 'no session': { status: 303, location: '/admin/login' }, 'expired session': { status: 303, location: '/admin/login' } } },
-  'POST /admin/logout': { public: { 'no session': { status: 303, location: '/admin/login' }, 'missing CSRF token': { status: 403 }, 'wrong CSRF token': { status: 403 } } },
+  'POST /admin/login/code': {
+    public: {
+      'no session': { status: 303, location: '/admin/login' },
+      'expired session': { status: 303, location: '/admin/login' },
+      'missing CSRF token': { status: 403 },
+      'wrong CSRF token': { status: 403 },
+    },
+  },
+  'GET /admin/login/enrol': {
+    public: { 'no session': { status: 303, location: '/admin/login' }, 'expired session': { status: 303, location: '/admin/login' } },
+  },
+  'POST /admin/login/enrol': {
+    public: { 'no session': { status: 303, location: '/admin/login' }, 'expired session': { status: 303, location: '/admin/login' } },
+  },
+  'POST /admin/logout': {
+    public: { 'no session': { status: 303, location: '/admin/login' }, 'missing CSRF token': { status: 403 }, 'wrong CSRF token': { status: 403 } },
+  },
   'GET /admin/account': { capability: 'view' },
   'POST /admin/account/totp/start': { capability: 'view' },
   'POST /admin/account/totp/confirm': {
@@ -111,27 +130,57 @@ const ROUTES: Record<string, ConsoleRouteSpec> = {
   'GET /admin': { capability: 'view' },
   'GET /admin/developers': { capability: 'view' },
   'GET /admin/developers/:id': { capability: 'view', target: async () => ({ params: { id: (await newDeveloper('pending')).id } }) },
-  'POST /admin/developers/:id/verify': { capability: 'developers.verify', target: async () => ({ params: { id: (await newDeveloper('pending')).id } }) },
-  'POST /admin/developers/:id/suspend': { capability: 'developers.suspend', target: async () => ({ params: { id: (await newDeveloper('verified')).id }, form: { confirmed: 'yes' } }) },
-  'POST /admin/developers/:id/reinstate': { capability: 'developers.suspend', target: async () => ({ params: { id: (await newDeveloper('suspended')).id }, form: { confirmed: 'yes' } }) },
+  'POST /admin/developers/:id/verify': {
+    capability: 'developers.verify',
+    target: async () => ({ params: { id: (await newDeveloper('pending')).id } }),
+  },
+  'POST /admin/developers/:id/suspend': {
+    capability: 'developers.suspend',
+    target: async () => ({ params: { id: (await newDeveloper('verified')).id }, form: { confirmed: 'yes' } }),
+  },
+  'POST /admin/developers/:id/reinstate': {
+    capability: 'developers.suspend',
+    target: async () => ({ params: { id: (await newDeveloper('suspended')).id }, form: { confirmed: 'yes' } }),
+  },
   'GET /admin/teams': { capability: 'view' },
   'GET /admin/teams/:id': { capability: 'view', target: async () => ({ params: { id: await newTeam(false) } }) },
-  'POST /admin/teams/:id/suspend': { capability: 'developers.suspend', target: async () => ({ params: { id: await newTeam(false) }, form: { confirmed: 'yes' } }) },
-  'POST /admin/teams/:id/reinstate': { capability: 'developers.suspend', target: async () => ({ params: { id: await newTeam(true) }, form: { confirmed: 'yes' } }) },
+  'POST /admin/teams/:id/suspend': {
+    capability: 'developers.suspend',
+    target: async () => ({ params: { id: await newTeam(false) }, form: { confirmed: 'yes' } }),
+  },
+  'POST /admin/teams/:id/reinstate': {
+    capability: 'developers.suspend',
+    target: async () => ({ params: { id: await newTeam(true) }, form: { confirmed: 'yes' } }),
+  },
   'GET /admin/review': { capability: 'view' },
   'GET /admin/review/apps/:id': { capability: 'view', target: async () => ({ params: { id: (await pendingApp()).id } }) },
-  'POST /admin/review/apps/:id/approve': { capability: 'apps.decide', target: async () => pendingApp().then(({ id, version }) => ({ params: { id }, form: { version, checked: 'yes' } })) },
-  'POST /admin/review/apps/:id/reject': { capability: 'apps.decide', target: async () => pendingApp().then(({ id, version }) => ({ params: { id }, form: { version, reason: 'Blurry screenshots.' } })) },
+  'POST /admin/review/apps/:id/approve': {
+    capability: 'apps.decide',
+    target: async () => pendingApp().then(({ id, version }) => ({ params: { id }, form: { version, checked: 'yes' } })),
+  },
+  'POST /admin/review/apps/:id/reject': {
+    capability: 'apps.decide',
+    target: async () => pendingApp().then(({ id, version }) => ({ params: { id }, form: { version, reason: 'Blurry screenshots.' } })),
+  },
   'GET /admin/review/apps/:id/claim': { capability: 'view', target: async () => ({ params: { id: (await pendingApp()).id } }) },
   'POST /admin/review/apps/:id/claim': { capability: 'apps.decide', target: async () => ({ params: { id: (await pendingApp()).id } }) },
   'POST /admin/review/apps/:id/claim/take-over': { capability: 'apps.decide', target: async () => ({ params: { id: (await pendingApp()).id } }) },
   'POST /admin/review/apps/:id/claim/release': { capability: 'apps.decide', target: async () => ({ params: { id: (await pendingApp()).id } }) },
   'GET /admin/review/revisions/:id': { capability: 'view', target: async () => ({ params: { id: (await revisedApp()).id } }) },
-  'POST /admin/review/revisions/:id/approve': { capability: 'apps.decide', target: async () => revisedApp().then(({ id, version }) => ({ params: { id }, form: { version, checked: 'yes' } })) },
-  'POST /admin/review/revisions/:id/reject': { capability: 'apps.decide', target: async () => revisedApp().then(({ id, version }) => ({ params: { id }, form: { version, reason: 'Not this time.' } })) },
+  'POST /admin/review/revisions/:id/approve': {
+    capability: 'apps.decide',
+    target: async () => revisedApp().then(({ id, version }) => ({ params: { id }, form: { version, checked: 'yes' } })),
+  },
+  'POST /admin/review/revisions/:id/reject': {
+    capability: 'apps.decide',
+    target: async () => revisedApp().then(({ id, version }) => ({ params: { id }, form: { version, reason: 'Not this time.' } })),
+  },
   'GET /admin/review/revisions/:id/claim': { capability: 'view', target: async () => ({ params: { id: (await revisedApp()).id } }) },
   'POST /admin/review/revisions/:id/claim': { capability: 'apps.decide', target: async () => ({ params: { id: (await revisedApp()).id } }) },
-  'POST /admin/review/revisions/:id/claim/take-over': { capability: 'apps.decide', target: async () => ({ params: { id: (await revisedApp()).id } }) },
+  'POST /admin/review/revisions/:id/claim/take-over': {
+    capability: 'apps.decide',
+    target: async () => ({ params: { id: (await revisedApp()).id } }),
+  },
   'POST /admin/review/revisions/:id/claim/release': { capability: 'apps.decide', target: async () => ({ params: { id: (await revisedApp()).id } }) },
   'GET /admin/apps': { capability: 'view' },
   'GET /admin/mirror/:file': { capability: 'view', target: async () => ({ params: { file: await storedCopy() } }) },
@@ -145,7 +194,10 @@ const ROUTES: Record<string, ConsoleRouteSpec> = {
       return { params: { id: app.id } };
     },
   },
-  'POST /admin/apps/:id/suspend': { capability: 'apps.suspend', target: async () => ({ params: { id: (await liveApp()).id }, form: { confirmed: 'yes' } }) },
+  'POST /admin/apps/:id/suspend': {
+    capability: 'apps.suspend',
+    target: async () => ({ params: { id: (await liveApp()).id }, form: { confirmed: 'yes' } }),
+  },
   'POST /admin/apps/:id/relist': {
     capability: 'apps.suspend',
     async target() {
@@ -156,12 +208,15 @@ const ROUTES: Record<string, ConsoleRouteSpec> = {
   },
   'POST /admin/apps/:id/edit': {
     capability: 'apps.support-edit',
-    target: async () => liveApp().then((app) => ({ params: { id: app.id }, form: { version: String(app.version), description: 'Edited by support.' } })),
+    target: async () =>
+      liveApp().then((app) => ({ params: { id: app.id }, form: { version: String(app.version), description: 'Edited by support.' } })),
   },
   'GET /admin/oauth-clients': { capability: 'view' },
   'POST /admin/oauth-clients': {
     capability: 'oauth-clients.register',
-    target: async () => ({ form: { developer: (await newDeveloper('verified')).email, clientId: `client-${crypto.randomUUID()}`, name: 'Their client' } }),
+    target: async () => ({
+      form: { developer: (await newDeveloper('verified')).email, clientId: `client-${crypto.randomUUID()}`, name: 'Their client' },
+    }),
   },
   'GET /admin/reviews': { capability: 'view' },
   'POST /admin/reviews/:id/hide': { capability: 'reviews.moderate', target: async () => ({ params: { id: await review() } }) },
@@ -183,7 +238,10 @@ const ROUTES: Record<string, ConsoleRouteSpec> = {
       await t.ctx.boss.send(queue, { marker: crypto.randomUUID() }, { retryLimit: 0 });
       const [job] = await t.ctx.boss.fetch(queue);
       await t.ctx.boss.fail(queue, job!.id, { message: 'failed for the test' });
-      const [dead] = await t.sql<{ id: string }>(`select id from pgboss.job where name = ? and data = ?::jsonb`, [`${queue}.dead`, JSON.stringify(job!.data)]);
+      const [dead] = await t.sql<{ id: string }>(`select id from pgboss.job where name = ? and data = ?::jsonb`, [
+        `${queue}.dead`,
+        JSON.stringify(job!.data),
+      ]);
       return { params: { queue: `${queue}.dead`, id: dead!.id } };
     },
   },
@@ -192,10 +250,22 @@ const ROUTES: Record<string, ConsoleRouteSpec> = {
   'GET /admin/jobs/outbox/:messageId/preview': { capability: 'jobs', target: async () => ({ params: { messageId: await outboxMessage() } }) },
   'GET /admin/audit': { capability: 'view' },
   'GET /admin/admins': { capability: 'admins.manage' },
-  'POST /admin/admins': { capability: 'admins.manage', target: async () => ({ form: { email: `new-admin-${crypto.randomUUID()}@example.com`, password: 'a long enough password 1', role: 'reviewer' } }) },
-  'POST /admin/admins/:id/role': { capability: 'admins.manage', target: async () => ({ params: { id: await otherAdmin() }, form: { role: 'support' } }) },
-  'POST /admin/admins/:id/reset-totp': { capability: 'admins.manage', target: async () => ({ params: { id: await otherAdmin() }, form: { confirmed: 'yes' } }) },
-  'POST /admin/admins/:id/disable': { capability: 'admins.manage', target: async () => ({ params: { id: await otherAdmin() }, form: { confirmed: 'yes' } }) },
+  'POST /admin/admins': {
+    capability: 'admins.manage',
+    target: async () => ({ form: { email: `new-admin-${crypto.randomUUID()}@example.com`, password: 'a long enough password 1', role: 'reviewer' } }),
+  },
+  'POST /admin/admins/:id/role': {
+    capability: 'admins.manage',
+    target: async () => ({ params: { id: await otherAdmin() }, form: { role: 'support' } }),
+  },
+  'POST /admin/admins/:id/reset-totp': {
+    capability: 'admins.manage',
+    target: async () => ({ params: { id: await otherAdmin() }, form: { confirmed: 'yes' } }),
+  },
+  'POST /admin/admins/:id/disable': {
+    capability: 'admins.manage',
+    target: async () => ({ params: { id: await otherAdmin() }, form: { confirmed: 'yes' } }),
+  },
   'POST /admin/admins/:id/enable': {
     capability: 'admins.manage',
     async target() {
@@ -240,7 +310,9 @@ beforeAll(async () => {
   await open('idle', 'owner');
   await open('half', 'owner', 'totp');
   await t.sql(`update admin_sessions set expires_at = now() - interval '1 second' where token_hash = ?`, [hashSessionToken(sessions.expired!.token)]);
-  await t.sql(`update admin_sessions set last_seen_at = now() - interval '31 minutes' where token_hash = ?`, [hashSessionToken(sessions.idle!.token)]);
+  await t.sql(`update admin_sessions set last_seen_at = now() - interval '31 minutes' where token_hash = ?`, [
+    hashSessionToken(sessions.idle!.token),
+  ]);
 });
 afterAll(() => t.close());
 
@@ -326,14 +398,17 @@ describe('console routes × missing rights', () => {
                   ? 'expected the CSRF refusal'
                   : null;
       if (problem) mismatches.push(`${attempt.name}: ${problem}, got ${response.status} ${response.location ?? ''}`);
-      if (response.headers.getSetCookie().some((cookie) => cookie.startsWith('marketplace_admin='))) mismatches.push(`${attempt.name}: set a session cookie`);
+      if (response.headers.getSetCookie().some((cookie) => cookie.startsWith('marketplace_admin=')))
+        mismatches.push(`${attempt.name}: set a session cookie`);
     }
     expect(mismatches).toEqual([]);
     expect(await databaseFingerprint(t)).toEqual(before);
 
     // The least role that holds the capability makes the same request, and it works.
     const least = CAPABILITIES[spec.capability];
-    const allowed = await client(least).request(method, path, { form: method === 'GET' ? undefined : formFor({ session: least, csrf: 'own' }, target.form) });
+    const allowed = await client(least).request(method, path, {
+      form: method === 'GET' ? undefined : formFor({ session: least, csrf: 'own' }, target.form),
+    });
     if (method === 'GET' || spec.ok) {
       expect(allowed.status).toBe(spec.ok ?? 200);
     } else {
@@ -361,11 +436,23 @@ describe('sign-in routes × missing rights', () => {
     for (const [name, want] of Object.entries(spec.public) as [PublicCase, { status: number; location?: string }][]) {
       const attempt = cases[name];
       const response = await client(attempt.session).request(method, path, {
-        form: method === 'GET' ? undefined : { ...formFor(attempt), code: '123456', email: 'x@example.com', password: 'not the password', _login: attempt.csrf === 'other' ? 'forged-login-token-of-32-chars-xx' : '' },
+        form:
+          method === 'GET'
+            ? undefined
+            : {
+                ...formFor(attempt),
+                code: '123456',
+                email: 'x@example.com',
+                password: 'not the password',
+                _login: attempt.csrf === 'other' ? 'forged-login-token-of-32-chars-xx' : '',
+              },
       });
       expect(response.status, `${route}: ${name}`).toBe(want.status);
       if (want.location) expect(response.location, `${route}: ${name}`).toBe(want.location);
-      expect(response.headers.getSetCookie().some((cookie) => /^marketplace_admin=[^;]/.test(cookie)), `${route}: ${name} set a session`).toBe(false);
+      expect(
+        response.headers.getSetCookie().some((cookie) => /^marketplace_admin=[^;]/.test(cookie)),
+        `${route}: ${name} set a session`,
+      ).toBe(false);
     }
     expect(await databaseFingerprint(t)).toEqual(before);
   });

@@ -46,7 +46,12 @@ async function sessionOf(stage: 'active' | 'totp'): Promise<{ client: ConsoleCli
 }
 
 /** Guesses at a CSRF token that must all be refused: a near miss, shorter, longer, and as many non-ASCII characters. */
-const nearMisses = (csrf: string) => [`${csrf.slice(0, -1)}${csrf.endsWith('A') ? 'B' : 'A'}`, csrf.slice(0, -1), `${csrf}A`, 'é'.repeat(csrf.length)];
+const nearMisses = (csrf: string) => [
+  `${csrf.slice(0, -1)}${csrf.endsWith('A') ? 'B' : 'A'}`,
+  csrf.slice(0, -1),
+  `${csrf}A`,
+  'é'.repeat(csrf.length),
+];
 
 describe('console CSRF tokens', () => {
   test('a state-changing console request with a wrong token of any shape is 403 and changes nothing; the right one passes', async () => {

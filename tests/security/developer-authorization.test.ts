@@ -70,7 +70,8 @@ async function review(options: { replied?: boolean } = {}) {
   await t.call('POST', `/api/apps/${app.slug}/install`, { token: user, body: {} });
   const created = await t.call('POST', `/api/apps/${app.slug}/reviews`, { token: user, body: { rating: 4, title: 'Fine' } });
   if (created.status !== 201) throw new Error(`review failed: ${created.status}`);
-  if (options.replied) await t.call('PUT', `/api/dev/apps/${app.id}/reviews/${created.body.id}/reply`, { token: ownerKey, body: { body: 'Thank you!' } });
+  if (options.replied)
+    await t.call('PUT', `/api/dev/apps/${app.id}/reviews/${created.body.id}/reply`, { token: ownerKey, body: { body: 'Thank you!' } });
   return { id: app.id, reviewId: created.body.id as string };
 }
 /** A draft whose logo check stored a copy (written directly: no image server here); the copy's file name. */
@@ -78,7 +79,10 @@ async function storedCopy() {
   const id = await draft();
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   const sha256 = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
-  await t.sql(`insert into assets (sha256, extension, content_type, byte_size, bytes) values (?, 'png', 'image/png', 32, ?)`, [sha256, Buffer.from(bytes)]);
+  await t.sql(`insert into assets (sha256, extension, content_type, byte_size, bytes) values (?, 'png', 'image/png', 32, ?)`, [
+    sha256,
+    Buffer.from(bytes),
+  ]);
   await t.sql(
     `insert into asset_checks (app_id, field, url, ok, format, width, height, sha256, checked_at)
      select id, 'logoUrl', logo_url, true, 'png', 512, 512, ?, now() from apps where id = ?`,
@@ -105,7 +109,11 @@ async function trustedPublisher() {
     body: { issuer: issuer.url, repository, workflow: 'publish.yml' },
   });
   if (created.status !== 201) throw new Error(`trusted publisher failed: ${created.status} ${JSON.stringify(created.body)}`);
-  const token = await issuer.token({ repository, job_workflow_ref: `${repository}/.github/workflows/publish.yml@refs/heads/main`, environment: undefined });
+  const token = await issuer.token({
+    repository,
+    job_workflow_ref: `${repository}/.github/workflows/publish.yml@refs/heads/main`,
+    environment: undefined,
+  });
   return { id, publisherId: created.body.id as string, token };
 }
 async function ownerKeyId() {
@@ -255,7 +263,10 @@ const ROUTES: Record<string, RouteSpec> = {
   'POST /api/dev/apps/:id/trusted-publishers': {
     needs: { takes: 'api-key', scope: 'APP_UPDATE' },
     probe: invalidBody,
-    target: async () => ({ params: { id: await draft() }, body: { issuer: issuer.url, repository: `acme/${crypto.randomUUID()}`, workflow: 'ci.yml' } }),
+    target: async () => ({
+      params: { id: await draft() },
+      body: { issuer: issuer.url, repository: `acme/${crypto.randomUUID()}`, workflow: 'ci.yml' },
+    }),
     ok: 201,
   },
   'DELETE /api/dev/apps/:id/trusted-publishers/:publisherId': {
@@ -288,7 +299,12 @@ const ROUTES: Record<string, RouteSpec> = {
     target: async () => ({ params: { id: (await approved()).id } }),
     ok: 200,
   },
-  'GET /api/dev/teams/:id/analytics': { needs: { takes: 'api-key', scope: 'ANALYTICS_READ' }, probe: unknownId, target: async () => ({ params: { id: await team() } }), ok: 200 },
+  'GET /api/dev/teams/:id/analytics': {
+    needs: { takes: 'api-key', scope: 'ANALYTICS_READ' },
+    probe: unknownId,
+    target: async () => ({ params: { id: await team() } }),
+    ok: 200,
+  },
   'GET /api/dev/apps/:id/reviews': {
     needs: { takes: 'api-key', scope: 'APP_READ' },
     probe: unknownId,
@@ -339,7 +355,12 @@ const ROUTES: Record<string, RouteSpec> = {
   },
   'GET /api/dev/teams': { needs: TEAMS, probe: { status: 200 }, target: async () => ({}), ok: 200 },
   'GET /api/dev/teams/:id': onTeam(200),
-  'PUT /api/dev/teams/:id': { needs: TEAMS, probe: invalidBody, target: async () => ({ params: { id: await team() }, body: { name: 'Renamed' } }), ok: 200 },
+  'PUT /api/dev/teams/:id': {
+    needs: TEAMS,
+    probe: invalidBody,
+    target: async () => ({ params: { id: await team() }, body: { name: 'Renamed' } }),
+    ok: 200,
+  },
   'DELETE /api/dev/teams/:id': onTeam(200),
   'POST /api/dev/teams/:id/invitations': {
     needs: TEAMS,
@@ -367,7 +388,12 @@ const ROUTES: Record<string, RouteSpec> = {
     target: async () => ({ params: await teamWithMember(), body: { role: 'maintainer' } }),
     ok: 200,
   },
-  'DELETE /api/dev/teams/:id/members/:developerId': { needs: TEAMS, probe: unknownId, target: async () => ({ params: await teamWithMember() }), ok: 200 },
+  'DELETE /api/dev/teams/:id/members/:developerId': {
+    needs: TEAMS,
+    probe: unknownId,
+    target: async () => ({ params: await teamWithMember() }),
+    ok: 200,
+  },
   'POST /api/dev/teams/:id/domain': {
     needs: TEAMS,
     probe: invalidBody,
@@ -379,7 +405,10 @@ const ROUTES: Record<string, RouteSpec> = {
     probe: unknownId,
     async target() {
       const id = await team();
-      const claim = await t.call('POST', `/api/dev/teams/${id}/domain`, { token: owner.oauthToken, body: { domain: `127.0.0.1:${domainServer.port}` } });
+      const claim = await t.call('POST', `/api/dev/teams/${id}/domain`, {
+        token: owner.oauthToken,
+        body: { domain: `127.0.0.1:${domainServer.port}` },
+      });
       servedToken = claim.body.token;
       return { params: { id } };
     },
@@ -412,7 +441,16 @@ const CREDENTIALS: Credential[] = [
   {
     name: 'malformed',
     kind: 'refused',
-    headers: () => ['Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', `Token ${ownerKey}`, `Bearer ${ownerKey} ${ownerKey}`, 'Bearer mk_short', 'Bearer not.a.jwt', `Bearer ${ownerKey}\u00e9`],
+    headers: () => [
+      'Bearer',
+      'Bearer ',
+      'Basic dXNlcjpwYXNz',
+      `Token ${ownerKey}`,
+      `Bearer ${ownerKey} ${ownerKey}`,
+      'Bearer mk_short',
+      'Bearer not.a.jwt',
+      `Bearer ${ownerKey}\u00e9`,
+    ],
   },
   { name: 'wrong checksum', kind: 'refused', headers: () => [`Bearer ${ownerKey.slice(0, -1)}${ownerKey.endsWith('0') ? '1' : '0'}`] },
   { name: 'expired key', kind: 'refused', headers: () => [header('expired')] },
@@ -492,7 +530,15 @@ beforeAll(async () => {
   credentials.set('suspended', await mintKey(t, suspended));
   await transitionDeveloper({ em: t.ctx.orm.em.fork(), jobs: t.ctx.jobs }, suspended.id, 'suspend', CLI_ACTOR);
   credentials.set('third-party', await t.token(owner.platformUserId, { clientId: 'someone-elses-app' }));
-  for (const scope of SCOPES) credentials.set(`without ${scope}`, await mintKey(t, owner, SCOPES.filter((s) => s !== scope)));
+  for (const scope of SCOPES)
+    credentials.set(
+      `without ${scope}`,
+      await mintKey(
+        t,
+        owner,
+        SCOPES.filter((s) => s !== scope),
+      ),
+    );
   const exchanged = await t.call('POST', '/api/dev/trusted-publishing/exchange', { body: { token: (await trustedPublisher()).token } });
   credentials.set('app-bound', exchanged.body.key);
 }, 30_000);
@@ -511,7 +557,10 @@ test('every developer route is in the table, and the table names only routes tha
 test('the credentials are what they claim: the expired one has expired, the child was revoked with its parent', async () => {
   const expired = await t.sql('select 1 from api_keys where developer_id = ? and expires_at < now() and revoked_at is null', [owner.id]);
   expect(expired).toHaveLength(1);
-  const revoked = await t.sql('select parent_key_id is not null as child from api_keys where developer_id = ? and revoked_at is not null order by parent_key_id nulls first', [owner.id]);
+  const revoked = await t.sql(
+    'select parent_key_id is not null as child from api_keys where developer_id = ? and revoked_at is not null order by parent_key_id nulls first',
+    [owner.id],
+  );
   expect(revoked).toEqual([{ child: false }, { child: true }]);
 });
 
@@ -538,9 +587,12 @@ describe('developer routes × credentials', () => {
         const want = expected === 'probe' ? spec.probe : expected === 'not-found' ? { status: 404, code: 'NOT_FOUND' } : expected;
         const got = { status: response.status, code: response.status >= 400 ? response.body?.code : undefined };
         if (got.status !== want.status || ('code' in want && want.code !== undefined && got.code !== want.code)) {
-          mismatches.push(`${credential.name}${authorizations.length > 1 ? ` #${variant + 1}` : ''}: expected ${want.status} ${want.code ?? ''}, got ${got.status} ${got.code ?? ''}`);
+          mismatches.push(
+            `${credential.name}${authorizations.length > 1 ? ` #${variant + 1}` : ''}: expected ${want.status} ${want.code ?? ''}, got ${got.status} ${got.code ?? ''}`,
+          );
         }
-        if (got.status === 401 && response.headers.get('www-authenticate') !== 'Bearer') mismatches.push(`${credential.name}: 401 without WWW-Authenticate`);
+        if (got.status === 401 && response.headers.get('www-authenticate') !== 'Bearer')
+          mismatches.push(`${credential.name}: 401 without WWW-Authenticate`);
       }
     }
     expect(mismatches).toEqual([]);

@@ -31,9 +31,7 @@ const NETWORK = '203.0.113.0';
 const WHO = ['user:u1', 'user:u2', 'id:i1', 'id:i2', 'id:i3', 'id:i4', 'id:i5'] as const;
 type Who = (typeof WHO)[number];
 const installerOf = (who: Who): Exclude<Installer, { kind: 'network' }> =>
-  who.startsWith('user:')
-    ? { kind: 'user', platformUserId: who.slice(5) }
-    : { kind: 'installation', installationId: who.slice(3), network: NETWORK };
+  who.startsWith('user:') ? { kind: 'user', platformUserId: who.slice(5) } : { kind: 'installation', installationId: who.slice(3), network: NETWORK };
 
 type Act = { kind: 'install' | 'uninstall'; who: Who };
 const act = fc.record({ kind: fc.constantFrom('install' as const, 'uninstall' as const), who: fc.constantFrom(...WHO) });
@@ -126,8 +124,14 @@ test('installs, uninstalls and reinstalls in any order: counters, daily rows and
         // The day's acts, all stamped today, move back to their day before a roll-up sees them.
         const back = schedule.length - 1 - index;
         if (back > 0) {
-          await t.sql(`update installs set installed_at = installed_at - make_interval(days => ?) where app_id = ? and installed_at >= current_date`, [back, app.id]);
-          await t.sql(`update install_events set occurred_at = occurred_at - make_interval(days => ?) where app_id = ? and occurred_at >= current_date`, [back, app.id]);
+          await t.sql(
+            `update installs set installed_at = installed_at - make_interval(days => ?) where app_id = ? and installed_at >= current_date`,
+            [back, app.id],
+          );
+          await t.sql(
+            `update install_events set occurred_at = occurred_at - make_interval(days => ?) where app_id = ? and occurred_at >= current_date`,
+            [back, app.id],
+          );
         }
         if (day.rollUp) await rollUpNewInstalls(em());
       }

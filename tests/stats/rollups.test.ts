@@ -31,8 +31,14 @@ describe('roll-ups', () => {
 
     await eventually(async () => (await installCount(app.slug)) === 1_000);
     const caughtUpMs = performance.now() - lastInstall;
-    const rollUps = (await t.sql<{ n: number }>('select count(*)::int as n from pgboss.job where name = ? and created_on >= now() - interval \'1 minute\'', [INSTALLS_ROLL_UP_QUEUE]))[0]!.n;
-    console.info(`1,000 installs in ${Math.round(lastInstall - started)} ms; ${rollUps} roll-ups; count exact ${Math.round(caughtUpMs)} ms after the last`);
+    const rollUps = (
+      await t.sql<{ n: number }>("select count(*)::int as n from pgboss.job where name = ? and created_on >= now() - interval '1 minute'", [
+        INSTALLS_ROLL_UP_QUEUE,
+      ])
+    )[0]!.n;
+    console.info(
+      `1,000 installs in ${Math.round(lastInstall - started)} ms; ${rollUps} roll-ups; count exact ${Math.round(caughtUpMs)} ms after the last`,
+    );
     expect(caughtUpMs).toBeLessThan(5_000);
     expect(rollUps).toBeGreaterThanOrEqual(1);
     expect(rollUps).toBeLessThanOrEqual(10);
@@ -68,7 +74,8 @@ describe('roll-ups', () => {
       const counts = await Promise.all(apps.map((app) => installCount(app.slug)));
       return counts.every((count) => count === 3);
     });
-    const jobs = (await t.sql<{ n: number }>('select count(*)::int as n from pgboss.job where name = ?', [INSTALLS_ROLL_UP_QUEUE]))[0]!.n - jobsBefore;
+    const jobs =
+      (await t.sql<{ n: number }>('select count(*)::int as n from pgboss.job where name = ?', [INSTALLS_ROLL_UP_QUEUE]))[0]!.n - jobsBefore;
     console.info(`120 installs over 40 apps: ${jobs} roll-up jobs`);
     expect(jobs).toBeLessThanOrEqual(10);
   }, 30_000);

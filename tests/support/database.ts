@@ -41,7 +41,10 @@ export async function startTestDatabase(testDatabaseUrl: string | undefined): Pr
     serverUrl = (database = 'postgres') => withDatabase(testDatabaseUrl, database);
   } else {
     // Thrown away after the run: waiting for the disk at every commit would only slow the suite.
-    embedded = await startEmbeddedPostgres(mkdtempSync(join(tmpdir(), 'marketplace-test-')), silent, { persistent: false, settings: { fsync: 'off' } });
+    embedded = await startEmbeddedPostgres(mkdtempSync(join(tmpdir(), 'marketplace-test-')), silent, {
+      persistent: false,
+      settings: { fsync: 'off' },
+    });
     serverUrl = embedded.url;
   }
   await admin(async (client) => {

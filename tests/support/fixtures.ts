@@ -64,7 +64,13 @@ export async function insertApp(t: TestApp, fixture: AppFixture): Promise<Fixtur
 }
 
 /** `count` approved apps in one statement, slugs `<prefix>-1` … `<prefix>-<count>`, named `<Prefix> N`. */
-export async function insertManyApps(t: TestApp, developerId: string, prefix: string, count: number, description = 'An app among many.'): Promise<void> {
+export async function insertManyApps(
+  t: TestApp,
+  developerId: string,
+  prefix: string,
+  count: number,
+  description = 'An app among many.',
+): Promise<void> {
   await t.sql(
     `insert into apps (id, developer_id, slug, name, description, category, environment, logo_url, screenshots, status,
                        first_approved_at, created_at, updated_at)
@@ -110,10 +116,12 @@ export async function addEvents(t: TestApp, appId: string, events: { installs?: 
     );
   }
   for (const [i, rating] of ratings.entries()) {
-    await t.sql(
-      `insert into reviews (id, app_id, platform_user_id, rating, created_at, updated_at) values (?, ?, ?, ?, now(), now())`,
-      [Bun.randomUUIDv7(), appId, `fixture-user-${i + 1}`, rating],
-    );
+    await t.sql(`insert into reviews (id, app_id, platform_user_id, rating, created_at, updated_at) values (?, ?, ?, ?, now(), now())`, [
+      Bun.randomUUIDv7(),
+      appId,
+      `fixture-user-${i + 1}`,
+      rating,
+    ]);
   }
   await rollUpNewInstalls(t.ctx.orm.em.fork());
   await recomputeAppStats(t.ctx.orm.em.fork(), appId);

@@ -158,7 +158,15 @@ export async function mintKey(t: TestApp, developer: TestDeveloper, scopes: stri
  */
 export async function runCli(t: TestApp, args: string[], env: Record<string, string> = {}): Promise<string> {
   const child = Bun.spawn(['bun', 'src/cli/index.ts', ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', APP_ENV: 'test', DATABASE_URL: t.runtime.databaseUrl, DATA_DIR: mkdtempSync(join(tmpdir(), 'marketplace-cli-')), LOG_LEVEL: 'error', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      APP_ENV: 'test',
+      DATABASE_URL: t.runtime.databaseUrl,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'marketplace-cli-')),
+      LOG_LEVEL: 'error',
+      ...env,
+    },
     stdout: 'pipe',
     stderr: 'pipe',
   });

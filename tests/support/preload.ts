@@ -11,7 +11,8 @@ afterAll(async () => {
   const { lines, secrets } = capturedCounts();
   process.stderr.write(`log secrecy: ${lines} log lines searched for ${secrets} secrets, ${leaks.length} found\n`);
   if (leaks.length > 0) {
-    for (const leak of leaks.slice(0, 10)) process.stderr.write(`  leaked ${leak.secret.slice(0, 6)}…: ${leak.line.replaceAll(leak.secret, "<the secret>").slice(0, 300)}\n`);
+    for (const leak of leaks.slice(0, 10))
+      process.stderr.write(`  leaked ${leak.secret.slice(0, 6)}…: ${leak.line.replaceAll(leak.secret, '<the secret>').slice(0, 300)}\n`);
     process.exitCode = 1;
     throw new Error(`${leaks.length} secrets reached the logs`);
   }

@@ -19,7 +19,8 @@ beforeAll(async () => {
   server = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
-    fetch: (request) => (new URL(request.url).pathname === '/.well-known/marketplace-publisher.txt' ? new Response(`${served}\n`) : new Response('no', { status: 404 })),
+    fetch: (request) =>
+      new URL(request.url).pathname === '/.well-known/marketplace-publisher.txt' ? new Response(`${served}\n`) : new Response('no', { status: 404 }),
   });
 }, 60_000);
 afterAll(async () => {
@@ -92,7 +93,10 @@ test("the team's audit: owners read it newest first, with the actor; others are 
   const actions = audit.body.data.map((entry: { action: string }) => entry.action);
   expect(actions).toEqual(expect.arrayContaining(['team.created', 'invitation.created', 'member.joined', 'domain.claimed', 'domain.verified']));
   expect(actions[actions.length - 1]).toBe('team.created');
-  expect(audit.body.data.find((entry: { action: string }) => entry.action === 'domain.verified').actor).toEqual({ developerId: owner.id, name: 'Olivia Owner' });
+  expect(audit.body.data.find((entry: { action: string }) => entry.action === 'domain.verified').actor).toEqual({
+    developerId: owner.id,
+    name: 'Olivia Owner',
+  });
   expect(audit.body.pagination.total).toBe(audit.body.data.length);
   const byAnalyst = await t.call('GET', `/api/dev/teams/${team.id}/audit`, { token: analyst.key });
   expect(byAnalyst.status).toBe(403);

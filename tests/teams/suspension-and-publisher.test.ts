@@ -59,7 +59,9 @@ test("a suspended team's apps are 410 and leave the catalogue; its members canno
     const response = await t.call(method, path, { token: maintainer.key, body });
     expect({ path, status: response.status, code: response.body.code }).toEqual({ path, status: 403, code: 'TEAM_SUSPENDED' });
   }
-  expect((await t.call('GET', '/api/dev/apps?limit=100', { token: maintainer.key })).body.data.map((a: { id: string }) => a.id)).not.toContain(app.id);
+  expect((await t.call('GET', '/api/dev/apps?limit=100', { token: maintainer.key })).body.data.map((a: { id: string }) => a.id)).not.toContain(
+    app.id,
+  );
   const again = await cli('teams:suspend', team.id);
   expect(again.exitCode).toBe(1);
   expect(again.stderr).toContain('INVALID_STATE_TRANSITION');

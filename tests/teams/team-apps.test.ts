@@ -27,7 +27,9 @@ async function livedInApp(key: string, body: object) {
   const user = await t.token(`user-${crypto.randomUUID()}`);
   expect((await t.call('POST', `/api/apps/${app.slug}/install`, { token: user, body: {} })).status).toBe(201);
   expect((await t.call('POST', `/api/apps/${app.slug}/reviews`, { token: user, body: { rating: 5, title: 'Great' } })).status).toBe(201);
-  expect((await t.call('POST', `/api/dev/apps/${app.id}/revisions`, { token: key, body: { description: 'A better description.' } })).status).toBe(201);
+  expect((await t.call('POST', `/api/dev/apps/${app.id}/revisions`, { token: key, body: { description: 'A better description.' } })).status).toBe(
+    201,
+  );
   return app;
 }
 
@@ -71,7 +73,9 @@ describe('team apps', () => {
     expect((await t.call('GET', `/api/dev/apps/${app.id}`, { token: stranger.key })).status).toBe(404);
     expect((await t.call('PUT', `/api/dev/apps/${app.id}`, { token: stranger.key, body: { description: 'x' } })).status).toBe(404);
     // A maintainer edits and submits.
-    expect((await t.call('PUT', `/api/dev/apps/${app.id}`, { token: maintainer.key, body: { description: 'Edited by the maintainer.' } })).status).toBe(200);
+    expect(
+      (await t.call('PUT', `/api/dev/apps/${app.id}`, { token: maintainer.key, body: { description: 'Edited by the maintainer.' } })).status,
+    ).toBe(200);
     expect((await t.call('POST', `/api/dev/apps/${app.id}/submit`, { token: maintainer.key })).body.status).toBe('PENDING');
   });
 
@@ -123,7 +127,10 @@ describe('team keys', () => {
 
   test('a key for a team you are not in is 404 and mints nothing', async () => {
     const before = await t.sql('select count(*)::int as n from api_keys where developer_id = ?', [stranger.id]);
-    const response = await t.call('POST', '/api/dev/api-keys', { token: stranger.oauthToken, body: { name: 'sneaky', scopes: ['APP_READ'], teamId: team.id } });
+    const response = await t.call('POST', '/api/dev/api-keys', {
+      token: stranger.oauthToken,
+      body: { name: 'sneaky', scopes: ['APP_READ'], teamId: team.id },
+    });
     expect(response.status).toBe(404);
     expect(await t.sql('select count(*)::int as n from api_keys where developer_id = ?', [stranger.id])).toEqual(before);
   });
@@ -196,7 +203,10 @@ describe('transfers', () => {
     const moved = await t.call('POST', `/api/dev/apps/${app.id}/transfer`, { token: owner.key, body: { teamId: second.id } });
     expect(moved.status).toBe(200);
     expect(moved.body.team.id).toBe(second.id);
-    expect((await t.sql('select action from team_audit where target = ? order by created_at', [app.id])).map((r) => r.action)).toEqual(['app.transferred_out', 'app.transferred_in']);
+    expect((await t.sql('select action from team_audit where target = ? order by created_at', [app.id])).map((r) => r.action)).toEqual([
+      'app.transferred_out',
+      'app.transferred_in',
+    ]);
 
     const same = await t.call('POST', `/api/dev/apps/${app.id}/transfer`, { token: owner.key, body: { teamId: second.id } });
     expect(same.status).toBe(409);

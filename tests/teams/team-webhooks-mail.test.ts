@@ -21,10 +21,12 @@ afterAll(() => t.close(), 60_000);
 
 const hook = { url: 'http://127.0.0.1:9/hook', events: ['app.submitted'] };
 const deliveriesTo = async (endpointId: string) =>
-  (await t.sql<{ type: string; body: string }>(
-    'select e.type, e.body from webhook_deliveries d join webhook_events e on e.id = d.event_id where d.endpoint_id = ?',
-    [endpointId],
-  )).map((row) => JSON.parse(row.body).data.id as string);
+  (
+    await t.sql<{ type: string; body: string }>(
+      'select e.type, e.body from webhook_deliveries d join webhook_events e on e.id = d.event_id where d.endpoint_id = ?',
+      [endpointId],
+    )
+  ).map((row) => JSON.parse(row.body).data.id as string);
 
 test("a team endpoint gets the team's app events; a personal one only personal apps'", async () => {
   const teamHook = await t.call('POST', '/api/dev/webhooks', { token: maintainer.oauthToken, body: { ...hook, teamId: team.id } });
@@ -47,12 +49,13 @@ test("a team endpoint gets the team's app events; a personal one only personal a
 
   const teamApp = await createApp(t, maintainer.key, completeApp({ teamId: team.id }));
   const personalApp = await createApp(t, maintainer.key, completeApp());
-  for (const app of [teamApp, personalApp]) expect((await t.call('POST', `/api/dev/apps/${app.id}/submit`, { token: maintainer.key })).status).toBe(200);
+  for (const app of [teamApp, personalApp])
+    expect((await t.call('POST', `/api/dev/apps/${app.id}/submit`, { token: maintainer.key })).status).toBe(200);
   expect(await deliveriesTo(teamHook.body.id)).toEqual([teamApp.id]);
   expect(await deliveriesTo(personalHook.body.id)).toEqual([personalApp.id]);
 });
 
-test("decisions on a team app are e-mailed to its owners and maintainers, each once; not to analysts", async () => {
+test('decisions on a team app are e-mailed to its owners and maintainers, each once; not to analysts', async () => {
   const app = (await approvedApp(t, owner.key, completeApp({ teamId: team.id }))) as { id: string };
   const recipients = await eventually(async () => {
     const rows = await t.sql<{ to_address: string }>("select to_address from emails where app_id = ? and kind = 'app-approved'", [app.id]);

@@ -56,7 +56,7 @@ test('support suspends and reinstates a team from the console: its app is 410, t
   await eventually(async () => (await t.call('GET', `/api/apps/${app.slug}`)).status === 200);
 });
 
-test("the review page names the publishing team, its verified domain and its other apps", async () => {
+test('the review page names the publishing team, its verified domain and its other apps', async () => {
   await t.sql(`update teams set verified_domain = 'fjord.example.com' where id = ?`, [team.id]);
   const app = await createApp(t, owner.key, completeApp({ teamId: team.id, name: 'Fjord Review Me' }));
   expect((await t.call('POST', `/api/dev/apps/${app.id}/submit`, { token: owner.key })).status).toBe(200);

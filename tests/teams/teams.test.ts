@@ -17,9 +17,19 @@ const auditActions = async (teamId: string) =>
 describe('teams', () => {
   test('a verified developer creates a team and owns it; an unverified one is 403 DEVELOPER_NOT_VERIFIED', async () => {
     const owner = await member(t);
-    const created = await t.call('POST', '/api/dev/teams', { token: owner.key, body: { name: 'Northwind Labs', websiteUrl: 'https://northwind.example.com' } });
+    const created = await t.call('POST', '/api/dev/teams', {
+      token: owner.key,
+      body: { name: 'Northwind Labs', websiteUrl: 'https://northwind.example.com' },
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ name: 'Northwind Labs', websiteUrl: 'https://northwind.example.com', role: 'owner', memberCount: 1, appCount: 0, verifiedDomain: null });
+    expect(created.body).toMatchObject({
+      name: 'Northwind Labs',
+      websiteUrl: 'https://northwind.example.com',
+      role: 'owner',
+      memberCount: 1,
+      appCount: 0,
+      verifiedDomain: null,
+    });
     const listed = await t.call('GET', '/api/dev/teams', { token: owner.oauthToken });
     expect(listed.body.data.map((team: { id: string }) => team.id)).toEqual([created.body.id]);
 
@@ -99,7 +109,10 @@ describe('invitations', () => {
 
   test('an owner invites by e-mail; the invitee gets a mail without a secret, sees it (case-insensitive) and accepts with their own credentials', async () => {
     const invitee = await member(t);
-    const invited = await t.call('POST', `/api/dev/teams/${teamId}/invitations`, { token: owner.key, body: { email: invitee.email.toUpperCase(), role: 'maintainer' } });
+    const invited = await t.call('POST', `/api/dev/teams/${teamId}/invitations`, {
+      token: owner.key,
+      body: { email: invitee.email.toUpperCase(), role: 'maintainer' },
+    });
     expect(invited.status).toBe(201);
     expect(invited.body).toMatchObject({ teamId, teamName: 'Invite Co', role: 'maintainer' });
     const days = (Date.parse(invited.body.expiresAt) - Date.parse(invited.body.createdAt)) / 86_400_000;
@@ -112,7 +125,9 @@ describe('invitations', () => {
 
     const mine = await t.call('GET', '/api/dev/invitations', { token: invitee.key });
     expect(mine.body.data.map((i: { id: string }) => i.id)).toEqual([invited.body.id]);
-    expect((await t.call('GET', `/api/dev/teams/${teamId}/invitations`, { token: owner.oauthToken })).body.data.map((i: { id: string }) => i.id)).toContain(invited.body.id);
+    expect(
+      (await t.call('GET', `/api/dev/teams/${teamId}/invitations`, { token: owner.oauthToken })).body.data.map((i: { id: string }) => i.id),
+    ).toContain(invited.body.id);
 
     const stranger = await member(t);
     const theirs = await t.call('POST', `/api/dev/invitations/${invited.body.id}/accept`, { token: stranger.oauthToken });
@@ -132,7 +147,9 @@ describe('invitations', () => {
 
   test('declined, withdrawn and expired invitations are 404 to the invitee', async () => {
     const invitee = await member(t);
-    const invite = async () => (await t.call('POST', `/api/dev/teams/${teamId}/invitations`, { token: owner.key, body: { email: invitee.email, role: 'analyst' } })).body.id as string;
+    const invite = async () =>
+      (await t.call('POST', `/api/dev/teams/${teamId}/invitations`, { token: owner.key, body: { email: invitee.email, role: 'analyst' } })).body
+        .id as string;
 
     const declined = await invite();
     expect((await t.call('POST', `/api/dev/invitations/${declined}/decline`, { token: invitee.key })).status).toBe(200);
@@ -157,7 +174,10 @@ describe('invitations', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('VALIDATION_FAILED');
     const unverified = await member(t, { verified: false });
-    const invited = await t.call('POST', `/api/dev/teams/${teamId}/invitations`, { token: owner.key, body: { email: unverified.email, role: 'analyst' } });
+    const invited = await t.call('POST', `/api/dev/teams/${teamId}/invitations`, {
+      token: owner.key,
+      body: { email: unverified.email, role: 'analyst' },
+    });
     const accept = await t.call('POST', `/api/dev/invitations/${invited.body.id}/accept`, { token: unverified.oauthToken });
     expect(accept.status).toBe(403);
     expect(accept.body.code).toBe('DEVELOPER_NOT_VERIFIED');
@@ -206,7 +226,10 @@ describe('members', () => {
        select gen_random_uuid(), ?, id, 'analyst', now() from developers where platform_user_id like ?`,
       [team.id, `filler-%-${team.id}`],
     );
-    const full = await t.call('POST', `/api/dev/teams/${team.id}/invitations`, { token: owner.key, body: { email: 'late@example.com', role: 'analyst' } });
+    const full = await t.call('POST', `/api/dev/teams/${team.id}/invitations`, {
+      token: owner.key,
+      body: { email: 'late@example.com', role: 'analyst' },
+    });
     expect(full.status).toBe(409);
     expect(full.body.code).toBe('LIMIT_EXCEEDED');
 

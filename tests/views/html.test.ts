@@ -40,7 +40,12 @@ describe('the console template', () => {
 describe('listing diffs', () => {
   test('field by field, in reading order, unchanged fields left out; screenshots as a list', () => {
     const before = { name: 'A', description: 'Old', screenshots: [{ url: 'https://x/1.png', caption: null, order: 0 }], websiteUrl: null };
-    const after = { name: 'A', description: 'New', screenshots: [{ url: 'https://x/2.png', caption: 'Two', order: 0 }], websiteUrl: 'https://a.example.com' };
+    const after = {
+      name: 'A',
+      description: 'New',
+      screenshots: [{ url: 'https://x/2.png', caption: 'Two', order: 0 }],
+      websiteUrl: 'https://a.example.com',
+    };
     expect(diffListings(before, after).map((c) => [c.field, c.before, c.after])).toEqual([
       ['description', 'Old', 'New'],
       ['screenshots', '1. https://x/1.png', '1. https://x/2.png — Two'],
@@ -61,7 +66,7 @@ describe('listing diffs', () => {
 });
 
 describe('rejection reasons', () => {
-  test('picked reasons as a list, then the reviewer\'s own words; unknown ids and control characters are refused', () => {
+  test("picked reasons as a list, then the reviewer's own words; unknown ids and control characters are refused", () => {
     expect(composeRejectionReason(['links', 'screenshots'], '  See the support URL. ')).toBe(
       '- The screenshots do not show the app as it works.\n- A link (website, support, privacy policy or terms) is broken or leads somewhere unrelated.\nSee the support URL.',
     );

@@ -59,7 +59,9 @@ async function failedSubmission(hook: { id: string; path: string }, ...statuses:
 /** Time travel: the delivery's next attempt is due now. */
 async function dueNow(deliveryId: string) {
   await t.sql(`update webhook_deliveries set next_attempt_at = now() where id = ?`, [deliveryId]);
-  await t.sql(`update pgboss.job set start_after = now() where name = 'webhooks.deliver' and data->>'deliveryId' = ? and state = 'created'`, [deliveryId]);
+  await t.sql(`update pgboss.job set start_after = now() where name = 'webhooks.deliver' and data->>'deliveryId' = ? and state = 'created'`, [
+    deliveryId,
+  ]);
 }
 const ping = async (endpointId: string) => {
   const response = await t.call('POST', `/api/dev/webhooks/${endpointId}/test`, { token: key });
@@ -102,7 +104,11 @@ describe('retries', () => {
     expect(requests[0]!.body).toBe(requests[1]!.body);
     for (const request of requests) expect(signatureMatches(hook.secret, request)).toBe(true);
     // Nothing more is due: no job is left that could send it a third time.
-    expect(await t.sql(`select 1 from pgboss.job where name = 'webhooks.deliver' and data->>'deliveryId' = ? and state in ('created', 'retry')`, [failed.id])).toEqual([]);
+    expect(
+      await t.sql(`select 1 from pgboss.job where name = 'webhooks.deliver' and data->>'deliveryId' = ? and state in ('created', 'retry')`, [
+        failed.id,
+      ]),
+    ).toEqual([]);
     expect(receiver.at(hook.path)).toHaveLength(2);
   }, 30_000);
 
@@ -110,7 +116,10 @@ describe('retries', () => {
     expect(retryDelaySeconds(1, 0)).toBe(25);
     expect(retryDelaySeconds(1, 0.999)).toBeLessThanOrEqual(30);
     const delays = (random: number) => Array.from({ length: MAX_ATTEMPTS - 1 }, (_, i) => retryDelaySeconds(i + 1, random));
-    for (const [a, b] of delays(0).slice(0, 5).map((delay, i, all) => [delay, all[i + 1] ?? delay * 4])) expect(b).toBe(a! * 4);
+    for (const [a, b] of delays(0)
+      .slice(0, 5)
+      .map((delay, i, all) => [delay, all[i + 1] ?? delay * 4]))
+      expect(b).toBe(a! * 4);
     const total = (random: number) => delays(random).reduce((sum, delay) => sum + delay, 0);
     expect(total(0)).toBeGreaterThanOrEqual(24 * 3600);
     expect(total(0.999)).toBeLessThan(36 * 3600);
@@ -124,7 +133,9 @@ describe('retries', () => {
     await dueNow(first.id);
     const failed = await settled(hook.id, first.id, 'failed');
     expect(failed).toMatchObject({ attempt: MAX_ATTEMPTS, statusCode: 503, error: 'bad status 503', nextAttemptAt: null });
-    expect(await t.sql(`select 1 from pgboss.job where name = 'webhooks.deliver' and data->>'deliveryId' = ? and state = 'created'`, [first.id])).toEqual([]);
+    expect(
+      await t.sql(`select 1 from pgboss.job where name = 'webhooks.deliver' and data->>'deliveryId' = ? and state = 'created'`, [first.id]),
+    ).toEqual([]);
   });
 
   test('a delivery whose job was lost is picked up by the sweep, and sent once', async () => {
@@ -185,7 +196,7 @@ describe('secret rotation', () => {
     expect(during!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
     expect(signatureMatches(hook.secret, during!)).toBe(true);
     expect(signatureMatches(rotated.body.secret, during!)).toBe(true);
-    expect(signatureMatches('whsec_' + Buffer.alloc(32, 7).toString('base64'), during!)).toBe(false);
+    expect(signatureMatches(`whsec_${Buffer.alloc(32, 7).toString('base64')}`, during!)).toBe(false);
 
     // The overlap is over.
     await t.sql(`update webhook_endpoints set previous_secret_expires_at = now() - interval '1 second' where id = ?`, [hook.id]);
@@ -264,7 +275,9 @@ describe('the deliveries log and redelivery', () => {
     // Newest first.
     const times = page.data.map((row) => Date.parse(row.lastAttemptAt!));
     expect([...times].sort((a, b) => b - a)).toEqual(times);
-    expect(page.data.findIndex((row) => row.id === failing[1]!.delivery.id)).toBeLessThan(page.data.findIndex((row) => row.id === failing[0]!.delivery.id));
+    expect(page.data.findIndex((row) => row.id === failing[1]!.delivery.id)).toBeLessThan(
+      page.data.findIndex((row) => row.id === failing[0]!.delivery.id),
+    );
     const paged = await listFailingDeliveries(t.ctx.orm.em.fork(), { page: 2, limit: 1 });
     expect(paged.pagination).toMatchObject({ page: 2, limit: 1, total: page.pagination.total });
   });
@@ -285,8 +298,14 @@ describe('an endpoint failing for 3 days', () => {
     expect(disabled).toMatchObject({ enabled: false, disabledReason: 'failing' });
     expect(disabled.disabledAt).not.toBeNull();
 
-    const mail = await eventually(async () => (await t.sql(`select * from emails where kind = 'webhook-disabled' and message_id like ?`, [`webhook-disabled:${hook.id}:%`]))[0]);
-    expect(mail).toMatchObject({ to_address: dev.email, developer_id: dev.id, subject: 'A webhook endpoint was disabled after 3 days of failed deliveries' });
+    const mail = await eventually(
+      async () => (await t.sql(`select * from emails where kind = 'webhook-disabled' and message_id like ?`, [`webhook-disabled:${hook.id}:%`]))[0],
+    );
+    expect(mail).toMatchObject({
+      to_address: dev.email,
+      developer_id: dev.id,
+      subject: 'A webhook endpoint was disabled after 3 days of failed deliveries',
+    });
     expect(mail.text_body).toContain(receiver.url(hook.path));
     expect(mail.text_body).toContain(`PUT /api/dev/webhooks/${hook.id}`);
 

@@ -22,13 +22,12 @@ const register = async (url: string) => {
   expect(response.status).toBe(201);
   return response.body as { id: string; secret: string };
 };
-const latestDelivery = async (endpointId: string) =>
-  (await t.call('GET', `/api/dev/webhooks/${endpointId}/deliveries`, { token: key })).body.data[0];
+const latestDelivery = async (endpointId: string) => (await t.call('GET', `/api/dev/webhooks/${endpointId}/deliveries`, { token: key })).body.data[0];
 
 test('docs/webhooks.md shows the example file as it is', async () => {
   const doc = await Bun.file(join(ROOT, 'docs/webhooks.md')).text();
   const example = await Bun.file(join(ROOT, 'docs/examples/webhook-receiver.ts')).text();
-  expect(doc).toContain('```ts\n' + example + '```');
+  expect(doc).toContain(`\`\`\`ts\n${example}\`\`\``);
 });
 
 test('the example receiver accepts genuine deliveries once each and refuses forged ones', async () => {

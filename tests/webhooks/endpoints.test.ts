@@ -129,7 +129,10 @@ describe('registration', () => {
   test('https only in production', async () => {
     answers['hooks.example'] = PUBLIC;
     const production = createWebhookUrlPolicy({ env: 'production', allowPrivateFetch: false });
-    await expect(production('http://hooks.example/a')).rejects.toMatchObject({ status: 400, errors: [{ path: 'url', message: 'must be an https:// URL' }] });
+    await expect(production('http://hooks.example/a')).rejects.toMatchObject({
+      status: 400,
+      errors: [{ path: 'url', message: 'must be an https:// URL' }],
+    });
     await production('https://hooks.example/a');
     // Elsewhere http is fine (the service's own tests use it).
     expect((await register({ url: 'http://hooks.example/a', events: ['app.approved'] })).status).toBe(201);
@@ -254,7 +257,10 @@ describe('changing endpoints', () => {
     const renamed = await t.call('PUT', `/api/dev/webhooks/${created.id}`, { token: key, body: { events: ['app.rejected', 'app.approved'] } });
     expect(renamed.status).toBe(200);
     expect(renamed.body).toMatchObject({ url: created.url, description: 'first', events: ['app.rejected', 'app.approved'], enabled: true });
-    const cleared = await t.call('PUT', `/api/dev/webhooks/${created.id}`, { token: key, body: { description: null, url: 'https://hooks.example/moved' } });
+    const cleared = await t.call('PUT', `/api/dev/webhooks/${created.id}`, {
+      token: key,
+      body: { description: null, url: 'https://hooks.example/moved' },
+    });
     expect(cleared.body).toMatchObject({ description: null, url: 'https://hooks.example/moved' });
     const refused = await t.call('PUT', `/api/dev/webhooks/${created.id}`, { token: key, body: { url: 'http://127.0.0.1/x' } });
     expect(refused.status).toBe(400);

@@ -33,13 +33,17 @@ beforeAll(async () => {
   expect(created.status).toBe(201);
   secret = created.body.secret;
   // Narrower subscriptions, a paused endpoint, and another developer's endpoint.
-  expect((await t.call('POST', '/api/dev/webhooks', { token: key, body: { url: receiver.url('/approvals'), events: ['app.approved'] } })).status).toBe(201);
   expect(
-    (await t.call('POST', '/api/dev/webhooks', { token: key, body: { url: receiver.url('/paused'), events: ['app.submitted'], enabled: false } })).status,
+    (await t.call('POST', '/api/dev/webhooks', { token: key, body: { url: receiver.url('/approvals'), events: ['app.approved'] } })).status,
+  ).toBe(201);
+  expect(
+    (await t.call('POST', '/api/dev/webhooks', { token: key, body: { url: receiver.url('/paused'), events: ['app.submitted'], enabled: false } }))
+      .status,
   ).toBe(201);
   const other = await registerDeveloper(t);
   expect(
-    (await t.call('POST', '/api/dev/webhooks', { token: other.oauthToken, body: { url: receiver.url('/other'), events: [...WEBHOOK_EVENT_TYPES] } })).status,
+    (await t.call('POST', '/api/dev/webhooks', { token: other.oauthToken, body: { url: receiver.url('/other'), events: [...WEBHOOK_EVENT_TYPES] } }))
+      .status,
   ).toBe(201);
 });
 afterAll(async () => {
@@ -67,7 +71,8 @@ function expectSigned(request: ReceivedWebhook, type: string) {
 /** The app as its owner sees it: the owner-only fields are there. */
 function expectOwnerView(data: any, appId: string) {
   expect(data.id).toBe(appId);
-  for (const field of ['reviewNotes', 'assetChecks', 'pendingRevision', 'submittedAt', 'rejectionReason', 'version']) expect(data).toHaveProperty(field);
+  for (const field of ['reviewNotes', 'assetChecks', 'pendingRevision', 'submittedAt', 'rejectionReason', 'version'])
+    expect(data).toHaveProperty(field);
 }
 
 describe('each event arrives once, signed, with the app as its owner sees it', () => {
@@ -180,10 +185,9 @@ describe('each event arrives once, signed, with the app as its owner sees it', (
     expect(event.json.data.apiKey).toMatchObject({ id, name: 'CI key', maskedKey: `mk_…${expiring.slice(-4)}` });
     await scanExpiringKeys(t.ctx);
     // The scan's events are written in its transaction: once it returns, a second one would be there to send.
-    const rows = await t.sql(
-      `select d.id from webhook_events e join webhook_deliveries d on d.event_id = e.id where e.dedupe_key = ?`,
-      [`api_key.expiring:${id}`],
-    );
+    const rows = await t.sql(`select d.id from webhook_events e join webhook_deliveries d on d.event_id = e.id where e.dedupe_key = ?`, [
+      `api_key.expiring:${id}`,
+    ]);
     expect(rows).toHaveLength(1);
     expect(receiver.at('/all').filter((request) => request.json.type === 'api_key.expiring' && subjectOf(request) === id)).toHaveLength(1);
   });

@@ -42,12 +42,17 @@ test('every webhook and reply route has a summary, a description, typed paramete
     expect(schema.properties ?? schema.items, `${label} success schema`).toBeDefined();
     for (const status of ['400', '401', '403']) {
       if (status === '400' && method === 'get' && path === '/api/dev/webhooks') continue;
-      expect(operation.responses[status]?.content['application/problem+json'].schema.allOf[1].properties.code.enum, `${label} documents ${status}`).toBeArray();
+      expect(
+        operation.responses[status]?.content['application/problem+json'].schema.allOf[1].properties.code.enum,
+        `${label} documents ${status}`,
+      ).toBeArray();
     }
     if (path.includes('{')) expect(operation.responses['404'], `${label} documents 404`).toBeDefined();
     const hasBody = (method === 'post' || method === 'put') && !/(rotate-secret|test|redeliver)$/.test(path);
     expect(Boolean(operation.requestBody), `${label} body`).toBe(hasBody);
     if (hasBody) expect(operation.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
   }
-  expect(document.paths['/api/apps/{slug}/reviews'].get.responses['200'].content['application/json'].schema.properties.data.items.properties.reply).toBeDefined();
+  expect(
+    document.paths['/api/apps/{slug}/reviews'].get.responses['200'].content['application/json'].schema.properties.data.items.properties.reply,
+  ).toBeDefined();
 });

@@ -37,7 +37,12 @@ test('webhooks:reseal moves every secret under the new key; the old key can then
   const signatures = async (id: string) => {
     const [row] = await t.sql('select secret_sealed, previous_secret_sealed from webhook_endpoints where id = ?', [id]);
     expect(row.secret_sealed).toStartWith('v1.new.');
-    return signedHeaders(newOnly, { endpointId: id, secretSealed: row.secret_sealed, previousSecretSealed: row.previous_secret_sealed }, 'msg_1', body);
+    return signedHeaders(
+      newOnly,
+      { endpointId: id, secretSealed: row.secret_sealed, previousSecretSealed: row.previous_secret_sealed },
+      'msg_1',
+      body,
+    );
   };
   const firstHeaders = await signatures(first.body.id);
   expect(() => new Webhook(first.body.secret).verify(body, firstHeaders)).not.toThrow();

@@ -21,19 +21,40 @@ export function adminRow(admin: AdminSummary, roles: readonly string[], form: Fo
     <td>${formatTime(admin.createdAt)}</td>
     <td class="actions">${
       admin.totpEnrolled
-        ? actionButton({ url: `/admin/admins/${admin.id}/reset-totp`, label: 'Reset two-factor', form, target: 'closest tr', variant: 'danger', confirm: `Reset the second factor of ${admin.email}? Their sessions end now; you get a one-time code they need to enrol again.` })
+        ? actionButton({
+            url: `/admin/admins/${admin.id}/reset-totp`,
+            label: 'Reset two-factor',
+            form,
+            target: 'closest tr',
+            variant: 'danger',
+            confirm: `Reset the second factor of ${admin.email}? Their sessions end now; you get a one-time code they need to enrol again.`,
+          })
         : ''
     }${
       self
         ? ''
         : admin.disabled
           ? actionButton({ url: `/admin/admins/${admin.id}/enable`, label: 'Enable', form, target: 'closest tr' })
-          : actionButton({ url: `/admin/admins/${admin.id}/disable`, label: 'Disable', form, target: 'closest tr', variant: 'danger', confirm: `Disable ${admin.email}? Their sessions end now and they cannot sign in until an owner enables them.` })
+          : actionButton({
+              url: `/admin/admins/${admin.id}/disable`,
+              label: 'Disable',
+              form,
+              target: 'closest tr',
+              variant: 'danger',
+              confirm: `Disable ${admin.email}? Their sessions end now and they cannot sign in until an owner enables them.`,
+            })
     }${notice(message)}</td>
   </tr>`;
 }
 
-export function adminsPage(data: { admins: AdminSummary[]; roles: readonly string[]; form: FormContext; selfId: string; message?: Message; typed?: { email?: string; role?: string } }): SafeHtml {
+export function adminsPage(data: {
+  admins: AdminSummary[];
+  roles: readonly string[];
+  form: FormContext;
+  selfId: string;
+  message?: Message;
+  typed?: { email?: string; role?: string };
+}): SafeHtml {
   return html`<div id="admins-page">
     ${dataTable({
       id: 'admins',

@@ -1,7 +1,18 @@
 import { activityChart, type ActivityDay } from './activity-chart.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { AppDossier, AppSummary } from '../../src/modules/apps/app-directory.ts';
-import { actionButton, badge, dataTable, filterForm, hiddenFields, notice, pager, statusOptions, type FormContext, type Paging } from './components.ts';
+import {
+  actionButton,
+  badge,
+  dataTable,
+  filterForm,
+  hiddenFields,
+  notice,
+  pager,
+  statusOptions,
+  type FormContext,
+  type Paging,
+} from './components.ts';
 import { formatTime } from './format.ts';
 import { assetChecksTable, historyTable, listingPreview, lookalikeWarning, reviewerContext } from './listing.ts';
 
@@ -79,7 +90,12 @@ export function appList(data: AppListData): SafeHtml {
   </div>`;
 }
 
-export function appActionsPanel(app: { id: string; name: string; status: string; featured: boolean; version: number }, buttons: AppButtons, form: FormContext, message: Message = null): SafeHtml {
+export function appActionsPanel(
+  app: { id: string; name: string; status: string; featured: boolean; version: number },
+  buttons: AppButtons,
+  form: FormContext,
+  message: Message = null,
+): SafeHtml {
   return html`<div class="panel-actions" id="app-actions">
     ${badge(app.status)} ${app.featured ? badge('FEATURED') : ''} <span class="muted">version ${app.version}</span>
     ${appButtons(app, buttons, form, 'panel')}
@@ -98,7 +114,14 @@ export interface SupportEditField {
 }
 
 /** Support's edit of the live listing: text and URLs only; the developer is e-mailed the changes. */
-export function supportEditForm(data: { appId: string; version: number; fields: SupportEditField[]; form: FormContext; message: Message; note?: string }): SafeHtml {
+export function supportEditForm(data: {
+  appId: string;
+  version: number;
+  fields: SupportEditField[];
+  form: FormContext;
+  message: Message;
+  note?: string;
+}): SafeHtml {
   const url = `/admin/apps/${data.appId}/edit`;
   return html`<section class="panel" id="support-edit">
     <h2>Support edit</h2>

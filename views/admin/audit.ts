@@ -4,7 +4,8 @@ import { dataTable, filterForm, pager, type Paging } from './components.ts';
 import { formatTime } from './format.ts';
 
 /** Every admin action, newest first; read-only. */
-const json = (value: unknown) => (value === null || value === undefined ? html`<span class="muted">—</span>` : html`<pre class="json">${JSON.stringify(value, null, 1)}</pre>`);
+const json = (value: unknown) =>
+  value === null || value === undefined ? html`<span class="muted">—</span>` : html`<pre class="json">${JSON.stringify(value, null, 1)}</pre>`;
 
 const subjectLink = (row: AuditRow) => {
   const href =
@@ -33,7 +34,16 @@ export function auditPage(data: {
   <div id="results">
     ${dataTable({
       id: 'audit',
-      columns: [{ label: 'When' }, { label: 'Who' }, { label: 'Role' }, { label: 'What' }, { label: 'Target' }, { label: 'Reason' }, { label: 'Before' }, { label: 'After' }],
+      columns: [
+        { label: 'When' },
+        { label: 'Who' },
+        { label: 'Role' },
+        { label: 'What' },
+        { label: 'Target' },
+        { label: 'Reason' },
+        { label: 'Before' },
+        { label: 'After' },
+      ],
       rows: data.rows.map(
         (row) => html`<tr>
           <td>${formatTime(row.at)}</td>

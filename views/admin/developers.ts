@@ -1,7 +1,19 @@
 import { html, type SafeHtml } from '../html.ts';
 import type { DeveloperDossier, DeveloperSummary } from '../../src/modules/developers/developer-directory.ts';
 import type { DeveloperAction } from '../../src/modules/developers/developers.service.ts';
-import { actionButton, badge, dataTable, definitionList, externalLink, filterForm, notice, pager, statusOptions, type FormContext, type Paging } from './components.ts';
+import {
+  actionButton,
+  badge,
+  dataTable,
+  definitionList,
+  externalLink,
+  filterForm,
+  notice,
+  pager,
+  statusOptions,
+  type FormContext,
+  type Paging,
+} from './components.ts';
 import { formatTime } from './format.ts';
 import { waitingBadge } from './waiting.ts';
 
@@ -10,8 +22,16 @@ type Message = { kind: 'ok' | 'error'; text: string } | null;
 
 const ACTION_LABELS: Record<DeveloperAction, { label: string; variant: 'primary' | 'danger' | 'plain'; confirm?: string }> = {
   verify: { label: 'Verify', variant: 'primary' },
-  suspend: { label: 'Suspend', variant: 'danger', confirm: 'Suspend this developer? Their API keys stop working and their apps leave the catalogue.' },
-  reinstate: { label: 'Reinstate', variant: 'plain', confirm: 'Reinstate this developer? Their keys work again and their approved apps return to the catalogue.' },
+  suspend: {
+    label: 'Suspend',
+    variant: 'danger',
+    confirm: 'Suspend this developer? Their API keys stop working and their apps leave the catalogue.',
+  },
+  reinstate: {
+    label: 'Reinstate',
+    variant: 'plain',
+    confirm: 'Reinstate this developer? Their keys work again and their approved apps return to the catalogue.',
+  },
 };
 
 function developerButtons(developer: DeveloperSummary, actions: DeveloperAction[], form: FormContext, view: 'row' | 'panel'): SafeHtml {
@@ -55,7 +75,14 @@ export function developerList(data: DeveloperListData): SafeHtml {
   <div id="results">
     ${dataTable({
       id: 'developers',
-      columns: [{ label: 'Developer' }, { label: 'E-mail' }, { label: 'Status' }, { label: 'Registered / waiting' }, { label: 'Apps', kind: 'num' }, { label: 'Actions' }],
+      columns: [
+        { label: 'Developer' },
+        { label: 'E-mail' },
+        { label: 'Status' },
+        { label: 'Registered / waiting' },
+        { label: 'Apps', kind: 'num' },
+        { label: 'Actions' },
+      ],
       rows: data.rows.map((row) => developerRow(row.developer, row.actions, data.form)),
       empty: 'No developer matches.',
     })}
@@ -92,7 +119,8 @@ export function developerPage(developer: DeveloperDossier, actions: DeveloperAct
       id: 'developer-apps',
       columns: [{ label: 'App' }, { label: 'Status' }, { label: 'Version', kind: 'num' }, { label: 'Updated' }],
       rows: developer.apps.map(
-        (app) => html`<tr><td><a href="/admin/apps/${app.id}">${app.name}</a> <span class="muted">${app.slug}</span></td><td>${badge(app.status)}</td><td class="num">${app.version}</td><td>${formatTime(app.updatedAt)}</td></tr>`,
+        (app) =>
+          html`<tr><td><a href="/admin/apps/${app.id}">${app.name}</a> <span class="muted">${app.slug}</span></td><td>${badge(app.status)}</td><td class="num">${app.version}</td><td>${formatTime(app.updatedAt)}</td></tr>`,
       ),
       empty: 'No apps yet.',
     })}
@@ -102,7 +130,9 @@ export function developerPage(developer: DeveloperDossier, actions: DeveloperAct
     ${dataTable({
       id: 'developer-clients',
       columns: [{ label: 'Client id' }, { label: 'Name' }, { label: 'Registered' }],
-      rows: developer.oauthClients.map((c) => html`<tr><td><code>${c.clientId}</code></td><td>${c.name}</td><td>${formatTime(c.createdAt)}</td></tr>`),
+      rows: developer.oauthClients.map(
+        (c) => html`<tr><td><code>${c.clientId}</code></td><td>${c.name}</td><td>${formatTime(c.createdAt)}</td></tr>`,
+      ),
       empty: 'None registered.',
     })}
   </section>`;

@@ -1,7 +1,7 @@
 /** How the console writes times, durations and counts: UTC, to the minute, never locale-dependent. */
 export function formatTime(value: Date | string | null | undefined): string {
   if (!value) return '—';
-  return new Date(value).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+  return `${new Date(value).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 /** `3 d 4 h`, `5 h 12 min`, `7 min`, `< 1 min`. */

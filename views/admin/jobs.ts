@@ -48,7 +48,13 @@ export function deadJobRow(job: DeadJob, form: FormContext | null, message: Mess
     <td><code class="data">${JSON.stringify(job.data)}</code></td>
     <td class="actions">${
       form
-        ? actionButton({ url: `/admin/jobs/dead/${encodeURIComponent(job.deadLetter)}/${job.id}/retry`, label: 'Retry', form, target: 'closest tr', variant: 'primary' })
+        ? actionButton({
+            url: `/admin/jobs/dead/${encodeURIComponent(job.deadLetter)}/${job.id}/retry`,
+            label: 'Retry',
+            form,
+            target: 'closest tr',
+            variant: 'primary',
+          })
         : ''
     }${notice(message)}</td>
   </tr>`;
@@ -66,7 +72,14 @@ export function jobsPage(data: { health: SafeHtml; dead: DeadJob[]; form: FormCo
     <p class="muted">Jobs that failed every retry. "Retry" puts one back on its queue once; the worker runs it again.</p>
     ${dataTable({
       id: 'dead-letters',
-      columns: [{ label: 'Queue' }, { label: 'Died' }, { label: 'Retries', kind: 'num' }, { label: 'Last error' }, { label: 'Payload' }, { label: 'Actions' }],
+      columns: [
+        { label: 'Queue' },
+        { label: 'Died' },
+        { label: 'Retries', kind: 'num' },
+        { label: 'Last error' },
+        { label: 'Payload' },
+        { label: 'Actions' },
+      ],
       rows: data.dead.map((job) => deadJobRow(job, data.form)),
       empty: 'No dead letters.',
     })}

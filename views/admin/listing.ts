@@ -66,7 +66,12 @@ function disclosure(app: Pick<App, 'permissions' | 'dataHandling'>): SafeHtml {
         ? definitionList([
             ['Stores workspace data', handling.storesUserData ? 'Yes' : 'No'],
             ['Data locations', handling.locations.length ? handling.locations.join(', ') : '—'],
-            ['Third parties', handling.thirdParties.length ? html`<ul class="plain">${handling.thirdParties.map((party) => html`<li>${party.name}: ${party.purpose}</li>`)}</ul>` : 'None'],
+            [
+              'Third parties',
+              handling.thirdParties.length
+                ? html`<ul class="plain">${handling.thirdParties.map((party) => html`<li>${party.name}: ${party.purpose}</li>`)}</ul>`
+                : 'None',
+            ],
             ['Kept for', handling.retentionDays === null ? 'Until the app is removed' : `${handling.retentionDays} days`],
           ])
         : html`<p class="muted">No data handling declared.</p>`

@@ -6,7 +6,11 @@ import { formatTime } from './format.ts';
 /** Registered OAuth clients, and support's form to register one to a developer. */
 type Message = { kind: 'ok' | 'error'; text: string } | null;
 
-export function registerClientForm(form: FormContext, message: Message, typed: { developer?: string; clientId?: string; name?: string } = {}): SafeHtml {
+export function registerClientForm(
+  form: FormContext,
+  message: Message,
+  typed: { developer?: string; clientId?: string; name?: string } = {},
+): SafeHtml {
   return html`<section class="panel" id="register-client">
     <h2>Register a client</h2>
     <p class="muted">The developer's apps may then name it in <code>oauthClientId</code>; no one else's can.</p>
@@ -31,7 +35,13 @@ export function oauthClientsPage(data: { rows: OAuthClientListing[]; query: { q?
     <div id="results">
       ${dataTable({
         id: 'oauth-clients',
-        columns: [{ label: 'Client id' }, { label: 'Name' }, { label: 'Developer' }, { label: 'Apps using it', kind: 'num' }, { label: 'Registered' }],
+        columns: [
+          { label: 'Client id' },
+          { label: 'Name' },
+          { label: 'Developer' },
+          { label: 'Apps using it', kind: 'num' },
+          { label: 'Registered' },
+        ],
         rows: data.rows.map(
           (c) => html`<tr><td><code>${c.clientId}</code></td><td>${c.name}</td>
             <td><a href="/admin/developers/${c.developer.id}">${c.developer.name}</a> <div class="muted">${c.developer.email}</div></td>

@@ -10,7 +10,17 @@ export function outboxPage(data: { rows: OutboxEntry[]; query: { q?: string; tra
     action: '/admin/jobs/outbox',
     search: data.query.q,
     placeholder: 'Recipient, subject or message id',
-    selects: [{ name: 'transport', label: 'Delivery', options: [{ value: 'smtp', label: 'Sent (SMTP)' }, { value: 'outbox', label: 'Kept (dev outbox)' }], selected: data.query.transport }],
+    selects: [
+      {
+        name: 'transport',
+        label: 'Delivery',
+        options: [
+          { value: 'smtp', label: 'Sent (SMTP)' },
+          { value: 'outbox', label: 'Kept (dev outbox)' },
+        ],
+        selected: data.query.transport,
+      },
+    ],
   })}
   <div id="results">
     ${dataTable({

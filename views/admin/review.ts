@@ -6,7 +6,16 @@ import type { ReviewWarning } from '../../src/modules/apps/review-warnings.ts';
 import type { Waiting } from '../../src/modules/apps/review-targets.ts';
 import { actionButton, badge, dataTable, filterForm, hiddenFields, notice, pager, type FormContext, type Paging } from './components.ts';
 import { formatTime } from './format.ts';
-import { addedPermissionsWarning, assetChecksTable, assetProblems, diffTable, historyTable, listingPreview, lookalikeWarning, reviewerContext } from './listing.ts';
+import {
+  addedPermissionsWarning,
+  assetChecksTable,
+  assetProblems,
+  diffTable,
+  historyTable,
+  listingPreview,
+  lookalikeWarning,
+  reviewerContext,
+} from './listing.ts';
 import { waitingBadge } from './waiting.ts';
 import { reviewTeamPanel } from './teams.ts';
 import type { ReviewTeam } from '../../src/modules/teams/team-directory.ts';
@@ -44,7 +53,9 @@ export const reviewPath = (kind: 'app' | 'revision', appId: string) => `/admin/r
 const withQueue = (path: string, queue: string) => (queue ? `${path}?${queue}` : path);
 
 const claimText = (claim: QueueItem['claim']) =>
-  claim ? html`<span class="claim-holder">${claim.mine ? 'You' : claim.adminEmail}</span> <span class="muted">until ${formatTime(claim.expiresAt).slice(11)}</span>` : html`<span class="muted">—</span>`;
+  claim
+    ? html`<span class="claim-holder">${claim.mine ? 'You' : claim.adminEmail}</span> <span class="muted">until ${formatTime(claim.expiresAt).slice(11)}</span>`
+    : html`<span class="muted">—</span>`;
 
 const shortcutKey = (key: string) => html`<kbd>${key}</kbd>`;
 
@@ -52,7 +63,12 @@ function shortcutsLegend(items: [string, string][]): SafeHtml {
   return html`<p class="shortcuts muted" aria-label="Keyboard shortcuts">Keys: ${items.map(([key, what]) => html`<span>${shortcutKey(key)} ${what}</span>`)}</p>`;
 }
 
-export function queuePage(data: { items: QueueItem[]; queue: string; query: { q?: string; kind?: string; flag?: string }; paging: Paging }): SafeHtml {
+export function queuePage(data: {
+  items: QueueItem[];
+  queue: string;
+  query: { q?: string; kind?: string; flag?: string };
+  paging: Paging;
+}): SafeHtml {
   const { items } = data;
   return html`<p class="muted">Oldest first. Open an item to look at it; "Start review" on its page tells other reviewers that you are on it.</p>
   ${filterForm({
@@ -60,14 +76,33 @@ export function queuePage(data: { items: QueueItem[]; queue: string; query: { q?
     search: data.query.q,
     placeholder: 'App, slug or developer',
     selects: [
-      { name: 'kind', label: 'Kind', options: [{ value: 'app', label: 'New apps and resubmissions' }, { value: 'revision', label: 'Revisions' }], selected: data.query.kind },
+      {
+        name: 'kind',
+        label: 'Kind',
+        options: [
+          { value: 'app', label: 'New apps and resubmissions' },
+          { value: 'revision', label: 'Revisions' },
+        ],
+        selected: data.query.kind,
+      },
       { name: 'flag', label: 'Flag', options: Object.entries(FLAG_LABELS).map(([value, label]) => ({ value, label })), selected: data.query.flag },
     ],
   })}
-  ${shortcutsLegend([['j', 'next row'], ['k', 'previous row']])}
+  ${shortcutsLegend([
+    ['j', 'next row'],
+    ['k', 'previous row'],
+  ])}
   <div id="results" data-shortcut-list="">${dataTable({
     id: 'review-queue',
-    columns: [{ label: '#', kind: 'num' }, { label: 'Item' }, { label: 'Kind' }, { label: 'Flags' }, { label: 'Developer' }, { label: 'Waiting' }, { label: 'Being reviewed by' }],
+    columns: [
+      { label: '#', kind: 'num' },
+      { label: 'Item' },
+      { label: 'Kind' },
+      { label: 'Flags' },
+      { label: 'Developer' },
+      { label: 'Waiting' },
+      { label: 'Being reviewed by' },
+    ],
     rows: items.map(
       (item) => html`<tr id="queue-${item.kind}-${item.appId}">
         <td class="num">${item.position}</td>
@@ -136,9 +171,7 @@ export function decisionPanel(data: DecisionPanelData, warnings: ReviewWarning[]
         ? html`<form class="approve" ${post('approve')}>
             ${hidden}
             ${
-              warnings.length
-                ? html`<label class="check"><input type="checkbox" name="checked" value="yes"> I have checked the warnings</label>`
-                : ''
+              warnings.length ? html`<label class="check"><input type="checkbox" name="checked" value="yes"> I have checked the warnings</label>` : ''
             }
             <button type="submit" class="primary" data-shortcut="a">Approve</button>
             <button type="submit" class="primary" name="then" value="next">Approve &amp; next</button>
@@ -147,7 +180,8 @@ export function decisionPanel(data: DecisionPanelData, warnings: ReviewWarning[]
             ${hidden}
             <fieldset><legend>Reject — reasons the developer will read</legend>
               <div class="checks">${data.reasons.map(
-                (reason) => html`<label><input type="checkbox" name="reasons" value="${reason.id}"${data.draft?.reasons.includes(reason.id) ? html` checked` : ''}> ${reason.text}</label>`,
+                (reason) =>
+                  html`<label><input type="checkbox" name="reasons" value="${reason.id}"${data.draft?.reasons.includes(reason.id) ? html` checked` : ''}> ${reason.text}</label>`,
               )}</div>
               <label for="reason">Reason</label>
               <textarea id="reason" name="reason" maxlength="2000" placeholder="Anything else the developer should fix" data-shortcut="r">${data.draft?.text ?? ''}</textarea>
@@ -189,7 +223,13 @@ function queueNavigation(links: QueueLinks): SafeHtml {
     href ? html`<a href="${href}" data-shortcut="${key}">${label}</a>` : html`<span class="muted">${label}</span>`;
   return html`<nav class="queue-nav" aria-label="Queue">
     ${link(links.previous, '← Previous', 'k')} ${link(links.next, 'Next →', 'j')} ${link(links.nextUnclaimed, 'Next unclaimed', 'n')}
-    ${shortcutsLegend([['a', 'approve'], ['r', 'write a rejection'], ['n', 'next unclaimed'], ['j', 'next'], ['k', 'previous']])}
+    ${shortcutsLegend([
+      ['a', 'approve'],
+      ['r', 'write a rejection'],
+      ['n', 'next unclaimed'],
+      ['j', 'next'],
+      ['k', 'previous'],
+    ])}
   </nav>`;
 }
 
@@ -224,7 +264,11 @@ export function reviewPage(data: ReviewPageData): SafeHtml {
     ${revision ? diffTable('Proposed changes', revision.diff, 'Left: the live listing; right: the listing once approved.') : ''}
     ${
       data.kind === 'app' && dossier.resubmission
-        ? diffTable('Changes since the last rejection', dossier.resubmission.diff, `Rejected ${formatTime(dossier.resubmission.rejectedAt)}${dossier.resubmission.reason ? `: ${dossier.resubmission.reason}` : ''}`)
+        ? diffTable(
+            'Changes since the last rejection',
+            dossier.resubmission.diff,
+            `Rejected ${formatTime(dossier.resubmission.rejectedAt)}${dossier.resubmission.reason ? `: ${dossier.resubmission.reason}` : ''}`,
+          )
         : ''
     }
     ${data.decision ? decisionPanel(data.decision, data.warnings) : ''}

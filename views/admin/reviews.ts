@@ -30,17 +30,40 @@ export function reviewRow(review: ModerationRow, form: FormContext | null, messa
   </tr>`;
 }
 
-export function reviewsPage(data: { rows: ModerationRow[]; query: { q?: string; visibility?: string }; paging: Paging; form: FormContext | null }): SafeHtml {
+export function reviewsPage(data: {
+  rows: ModerationRow[];
+  query: { q?: string; visibility?: string };
+  paging: Paging;
+  form: FormContext | null;
+}): SafeHtml {
   return html`${filterForm({
     action: '/admin/reviews',
     search: data.query.q,
     placeholder: 'Title, text, author or app',
-    selects: [{ name: 'visibility', label: 'Shown', options: [{ value: 'visible', label: 'Visible' }, { value: 'hidden', label: 'Hidden' }], selected: data.query.visibility }],
+    selects: [
+      {
+        name: 'visibility',
+        label: 'Shown',
+        options: [
+          { value: 'visible', label: 'Visible' },
+          { value: 'hidden', label: 'Hidden' },
+        ],
+        selected: data.query.visibility,
+      },
+    ],
   })}
   <div id="results">
     ${dataTable({
       id: 'reviews',
-      columns: [{ label: 'App' }, { label: 'Rating' }, { label: 'Review' }, { label: 'Author' }, { label: 'Shown' }, { label: 'Written' }, { label: 'Actions' }],
+      columns: [
+        { label: 'App' },
+        { label: 'Rating' },
+        { label: 'Review' },
+        { label: 'Author' },
+        { label: 'Shown' },
+        { label: 'Written' },
+        { label: 'Actions' },
+      ],
       rows: data.rows.map((review) => reviewRow(review, data.form)),
       empty: 'No review matches.',
     })}

@@ -37,7 +37,14 @@ export interface Enrolment {
 /** The secret in groups of four, easier to type into an app by hand. */
 const grouped = (secret: string) => secret.replace(/(.{4})/g, '$1 ').trim();
 
-export const enrolmentForm = (data: { action: string; csrf: string; next?: string; enrolment: Enrolment; required: boolean; message?: Message }): SafeHtml =>
+export const enrolmentForm = (data: {
+  action: string;
+  csrf: string;
+  next?: string;
+  enrolment: Enrolment;
+  required: boolean;
+  message?: Message;
+}): SafeHtml =>
   html`<form class="panel narrow" method="post" action="${data.action}">
     ${notice(data.message)}
     <p>${data.required ? 'Two-factor sign-in is required here.' : 'Add a second factor to your sign-in.'} Scan this code with an authenticator app, then enter the code it shows.</p>
@@ -80,7 +87,9 @@ export const accountPage = (data: {
     ${dataTable({
       id: 'failures',
       columns: [{ label: 'When' }, { label: 'From' }, { label: 'Step' }],
-      rows: data.failures.map((failure) => html`<tr><td>${formatTime(failure.failedAt)}</td><td><code>${failure.address}</code></td><td>${failure.step}</td></tr>`),
+      rows: data.failures.map(
+        (failure) => html`<tr><td>${formatTime(failure.failedAt)}</td><td><code>${failure.address}</code></td><td>${failure.step}</td></tr>`,
+      ),
       empty: 'None.',
     })}
   </section>`;

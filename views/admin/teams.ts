@@ -1,15 +1,26 @@
 import { html, type SafeHtml } from '../html.ts';
 import type { ReviewTeam, TeamDossier, TeamSummary } from '../../src/modules/teams/team-directory.ts';
 import type { TeamAction } from '../../src/modules/teams/team-admin.service.ts';
-import { actionButton, badge, dataTable, definitionList, externalLink, filterForm, notice, pager, type FormContext, type Paging } from './components.ts';
+import {
+  actionButton,
+  badge,
+  dataTable,
+  definitionList,
+  externalLink,
+  filterForm,
+  notice,
+  pager,
+  type FormContext,
+  type Paging,
+} from './components.ts';
 import { formatTime } from './format.ts';
 
 /** The team list and one team's page. `actions` are those the state allows and the admin's role holds. */
 type Message = { kind: 'ok' | 'error'; text: string } | null;
 
 const ACTION_LABELS: Record<TeamAction, { label: string; variant: 'primary' | 'danger' | 'plain'; confirm: string }> = {
-  suspend: { label: 'Suspend', variant: 'danger', confirm: "Suspend this team? Its apps leave the catalogue and its members cannot act for it." },
-  reinstate: { label: 'Reinstate', variant: 'plain', confirm: "Reinstate this team? Its approved apps return to the catalogue." },
+  suspend: { label: 'Suspend', variant: 'danger', confirm: 'Suspend this team? Its apps leave the catalogue and its members cannot act for it.' },
+  reinstate: { label: 'Reinstate', variant: 'plain', confirm: 'Reinstate this team? Its approved apps return to the catalogue.' },
 };
 
 const status = (team: TeamSummary) => badge(team.suspended ? 'SUSPENDED' : 'ACTIVE');
@@ -49,7 +60,14 @@ export function teamList(data: TeamListData): SafeHtml {
   <div id="results">
     ${dataTable({
       id: 'teams',
-      columns: [{ label: 'Team' }, { label: 'Status' }, { label: 'Members', kind: 'num' }, { label: 'Apps', kind: 'num' }, { label: 'Created' }, { label: 'Actions' }],
+      columns: [
+        { label: 'Team' },
+        { label: 'Status' },
+        { label: 'Members', kind: 'num' },
+        { label: 'Apps', kind: 'num' },
+        { label: 'Created' },
+        { label: 'Actions' },
+      ],
       rows: data.rows.map((row) => teamRow(row.team, row.actions, data.form)),
       empty: 'No team matches.',
     })}
@@ -77,7 +95,8 @@ export function teamPage(team: TeamDossier, actions: TeamAction[], form: FormCon
       id: 'team-members',
       columns: [{ label: 'Developer' }, { label: 'Role' }, { label: 'Joined' }],
       rows: team.members.map(
-        (m) => html`<tr><td><a href="/admin/developers/${m.developerId}">${m.name}</a> <span class="muted">${m.email}</span></td><td>${m.role}</td><td>${formatTime(m.joinedAt)}</td></tr>`,
+        (m) =>
+          html`<tr><td><a href="/admin/developers/${m.developerId}">${m.name}</a> <span class="muted">${m.email}</span></td><td>${m.role}</td><td>${formatTime(m.joinedAt)}</td></tr>`,
       ),
       empty: 'No members.',
     })}
@@ -92,7 +111,8 @@ export function teamPage(team: TeamDossier, actions: TeamAction[], form: FormCon
       id: 'team-audit',
       columns: [{ label: 'When' }, { label: 'Who' }, { label: 'What' }, { label: 'Target' }],
       rows: team.audit.map(
-        (a) => html`<tr><td>${formatTime(a.createdAt)}</td><td>${a.actorName ?? 'administrators'}</td><td><code>${a.action}</code></td><td>${a.target ?? ''}</td></tr>`,
+        (a) =>
+          html`<tr><td>${formatTime(a.createdAt)}</td><td>${a.actorName ?? 'administrators'}</td><td><code>${a.action}</code></td><td>${a.target ?? ''}</td></tr>`,
       ),
       empty: 'Nothing yet.',
     })}
@@ -103,7 +123,10 @@ export function teamAppsTable(apps: TeamDossier['apps']): SafeHtml {
   return dataTable({
     id: 'team-apps',
     columns: [{ label: 'App' }, { label: 'Status' }, { label: 'Updated' }],
-    rows: apps.map((app) => html`<tr><td><a href="/admin/apps/${app.id}">${app.name}</a> <span class="muted">${app.slug}</span></td><td>${badge(app.status)}</td><td>${formatTime(app.updatedAt)}</td></tr>`),
+    rows: apps.map(
+      (app) =>
+        html`<tr><td><a href="/admin/apps/${app.id}">${app.name}</a> <span class="muted">${app.slug}</span></td><td>${badge(app.status)}</td><td>${formatTime(app.updatedAt)}</td></tr>`,
+    ),
     empty: 'No apps.',
   });
 }

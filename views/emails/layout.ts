@@ -30,9 +30,7 @@ function toMjml(content: EmailContent): string {
     ...content.paragraphs.map(text),
     ...(content.reason === undefined
       ? []
-      : [
-          `<mj-text padding-left="36px" color="#374151" font-style="italic">${escapeHtml(content.reason).replace(/\r?\n/g, '<br />')}</mj-text>`,
-        ]),
+      : [`<mj-text padding-left="36px" color="#374151" font-style="italic">${escapeHtml(content.reason).replace(/\r?\n/g, '<br />')}</mj-text>`]),
     ...(content.guidance ?? []).map(text),
     text('— The App Marketplace team'),
   ];

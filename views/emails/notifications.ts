@@ -53,9 +53,7 @@ export const appRejected = ({ developerName, appName, appId, reason }: Rejection
   recipientName: developerName,
   paragraphs: [`Your app "${appName}" did not pass review. The reviewer's reasons:`],
   reason,
-  guidance: [
-    `Address them, update the listing with PUT /api/dev/apps/${appId}, then resubmit it with POST /api/dev/apps/${appId}/submit.`,
-  ],
+  guidance: [`Address them, update the listing with PUT /api/dev/apps/${appId}, then resubmit it with POST /api/dev/apps/${appId}/submit.`],
 });
 
 export const revisionApproved = ({ developerName, appName }: AppDecisionData): EmailContent => ({
@@ -81,7 +79,8 @@ export interface ListingEditedData {
 }
 
 /** Long values (a long description) are cut in the mail; the listing itself shows them whole. */
-const shown = (value: string | null) => (value === null || value === '' ? '(empty)' : value.length > 300 ? `"${value.slice(0, 300)}…"` : `"${value}"`);
+const shown = (value: string | null) =>
+  value === null || value === '' ? '(empty)' : value.length > 300 ? `"${value.slice(0, 300)}…"` : `"${value}"`;
 
 export const listingEdited = ({ developerName, appName, changes, note }: ListingEditedData): EmailContent => ({
   subject: `Support edited the listing of "${appName}"`,
@@ -148,9 +147,7 @@ export const adminDigest = ({ developers, apps }: AdminDigestData): EmailContent
   subject: `Marketplace review digest: ${developers.length + apps.length} overdue`,
   recipientName: 'reviewer',
   paragraphs: [
-    ...(developers.length
-      ? [`Developers waiting more than 24 hours for verification (${developers.length}):`, ...developers.map(overdueLine)]
-      : []),
+    ...(developers.length ? [`Developers waiting more than 24 hours for verification (${developers.length}):`, ...developers.map(overdueLine)] : []),
     ...(apps.length ? [`Apps waiting more than 48 hours for review (${apps.length}):`, ...apps.map(overdueLine)] : []),
   ],
   guidance: ['Verify developers with "bun run cli developers:verify <e-mail>" and decide apps with "apps:approve" or "apps:reject".'],

@@ -93,7 +93,7 @@ export const appsShow: CliCommand = {
 export const oauthClientsRegister: CliCommand = {
   name: 'oauth-clients:register',
   usage: 'oauth-clients:register --developer <email|id> --client-id ID --name N',
-  description: "Register an OAuth client to a developer (their apps may then name it in oauthClientId)",
+  description: 'Register an OAuth client to a developer (their apps may then name it in oauthClientId)',
   options: { developer: { type: 'string' }, 'client-id': { type: 'string' }, name: { type: 'string' } },
   needsDatabase: true,
   async run(input) {

@@ -21,6 +21,6 @@ const teamCommand = (action: TeamAction, description: string): CliCommand => ({
 });
 
 export const teamCommands: CliCommand[] = [
-  teamCommand('suspend', "Suspend a team: its apps leave the catalogue (410) and its members cannot act for it"),
+  teamCommand('suspend', 'Suspend a team: its apps leave the catalogue (410) and its members cannot act for it'),
   teamCommand('reinstate', 'Reinstate a suspended team'),
 ];

@@ -29,7 +29,9 @@ export class Migration20261217000003_app_search extends Migration {
     // Only what the public sees is searched: the partial indexes leave drafts and suspended apps out.
     this.addSql(`create index app_search_vector_idx on app_search using gin (search_vector) where visible`);
     // Covering: a very common word's candidates are found by walking this index alone, most installed first.
-    this.addSql(`create index app_search_installs_idx on app_search (install_count desc, app_id desc) include (search_vector, lower_name) where visible`);
+    this.addSql(
+      `create index app_search_installs_idx on app_search (install_count desc, app_id desc) include (search_vector, lower_name) where visible`,
+    );
     this.addSql(`create index app_search_name_idx on app_search (lower_name) where visible`);
 
     this.addSql(`

@@ -7,7 +7,10 @@ const AdminSchema = defineEntity({
   name: 'Admin',
   tableName: 'admins',
   properties: {
-    id: p.uuid().primary().onCreate(() => Bun.randomUUIDv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => Bun.randomUUIDv7()),
     email: p.string(),
     passwordHash: p.string().hidden(),
     role: p.enum(ADMIN_ROLES),

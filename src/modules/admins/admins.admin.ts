@@ -38,7 +38,11 @@ async function row(c: ConsoleRequest, outcome: Pick<Outcome<unknown>, 'ok' | 'me
 
 export function adminsAdmin(kit: ConsoleKit) {
   return new Elysia()
-    .get('/admin/admins', kit.page('admins.manage', async (c) => ({ title: 'Admins', body: await render(c) })), hide)
+    .get(
+      '/admin/admins',
+      kit.page('admins.manage', async (c) => ({ title: 'Admins', body: await render(c) })),
+      hide,
+    )
     .post(
       '/admin/admins',
       kit.action('admins.manage', {

@@ -8,11 +8,7 @@ import { ENROLMENT_CODE_HOURS, hashEnrolmentCode, newEnrolmentCode } from './enr
 
 export const MIN_PASSWORD_LENGTH = 12;
 
-export async function createAdmin(
-  em: EntityManager,
-  input: { email: string; password: string; role?: AdminRole },
-  actor?: Actor,
-): Promise<Admin> {
+export async function createAdmin(em: EntityManager, input: { email: string; password: string; role?: AdminRole }, actor?: Actor): Promise<Admin> {
   const email = input.email.trim();
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new ApiError(400, 'VALIDATION_FAILED', 'The e-mail address is not valid');
   if (input.password.length < MIN_PASSWORD_LENGTH) {
@@ -77,7 +73,9 @@ export async function listAdmins(em: EntityManager): Promise<AdminSummary[]> {
 
 /** Locks every owner row (so two owners acting on each other at once cannot both succeed) and returns the enabled ones. */
 async function lockOwners(tx: EntityManager): Promise<string[]> {
-  const owners = await tx.execute<{ id: string; enabled: boolean }[]>(`select id, disabled_at is null as enabled from admins where role = 'owner' for update`);
+  const owners = await tx.execute<{ id: string; enabled: boolean }[]>(
+    `select id, disabled_at is null as enabled from admins where role = 'owner' for update`,
+  );
   return owners.filter((owner) => owner.enabled).map((owner) => owner.id);
 }
 
@@ -136,7 +134,8 @@ export async function disableAdmin(em: EntityManager, adminId: string, actor: Ac
     const admin = await tx.findOne(Admin, { id: adminId });
     if (!admin) throw notFound('Admin');
     if (admin.disabledAt) return { email: admin.email };
-    if (owners.length === 1 && owners[0] === admin.id) throw new ApiError(409, 'CONFLICT', 'The last enabled owner cannot be disabled; make someone else an owner first');
+    if (owners.length === 1 && owners[0] === admin.id)
+      throw new ApiError(409, 'CONFLICT', 'The last enabled owner cannot be disabled; make someone else an owner first');
     admin.disabledAt = new Date();
     await endSessionsOf(tx, admin.id);
     recordAudit(tx, actor, { action: 'admin.disable', subjectType: 'admin', subjectId: admin.id });

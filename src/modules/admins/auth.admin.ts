@@ -45,9 +45,15 @@ export function authAdmin(ctx: AppContext, kit: ConsoleKit) {
     return { secret, qrSvg: totpQrSvg(totpUri(secret, session.admin.email)), needsEnrolmentCode: session.admin.enrolmentCodeRequired };
   };
 
-  function loginPage(request: Request, next: string, status = 200, extra: { email?: string; message?: { kind: 'error'; text: string }; headers?: Record<string, string> } = {}) {
+  function loginPage(
+    request: Request,
+    next: string,
+    status = 200,
+    extra: { email?: string; message?: { kind: 'error'; text: string }; headers?: Record<string, string> } = {},
+  ) {
     const existing = cookies.read(request, loginCookie);
-    const csrf = existing && /^[A-Za-z0-9_-]{32}$/.test(existing) ? existing : Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString('base64url');
+    const csrf =
+      existing && /^[A-Za-z0-9_-]{32}$/.test(existing) ? existing : Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString('base64url');
     return pub.page('Sign in', loginForm({ csrf, next, email: extra.email, message: extra.message }), status, {
       cookies: [cookies.make(loginCookie, csrf, 3600)],
       headers: extra.headers,
@@ -73,7 +79,18 @@ export function authAdmin(ctx: AppContext, kit: ConsoleKit) {
     const render = (status: number, text: string) =>
       stage === 'totp'
         ? pub.page('Two-factor sign-in', codeForm({ csrf: session.csrfToken, next, message: { kind: 'error', text } }), status)
-        : pub.page('Set up two-factor sign-in', enrolmentForm({ action: '/admin/login/enrol', csrf: session.csrfToken, next, enrolment: enrolmentOf(session)!, required: true, message: { kind: 'error', text } }), status);
+        : pub.page(
+            'Set up two-factor sign-in',
+            enrolmentForm({
+              action: '/admin/login/enrol',
+              csrf: session.csrfToken,
+              next,
+              enrolment: enrolmentOf(session)!,
+              required: true,
+              message: { kind: 'error', text },
+            }),
+            status,
+          );
     if (!sameSecret(session.csrfToken, field(form, '_csrf'))) return render(403, 'This form has expired. Enter the code again.');
     try {
       const token = await completeSecondFactor(ctx.orm.em.fork(), guard, keys, session, {
@@ -118,7 +135,8 @@ export function authAdmin(ctx: AppContext, kit: ConsoleKit) {
           });
           return pub.seeOther(afterStage(stage, next), [cookies.session(token), cookies.make(loginCookie, '', 0)]);
         } catch (error) {
-          if (error instanceof ApiError) return loginPage(request, next, error.status, { email, message: { kind: 'error', text: error.detail }, headers: error.headers });
+          if (error instanceof ApiError)
+            return loginPage(request, next, error.status, { email, message: { kind: 'error', text: error.detail }, headers: error.headers });
           return pub.failure(request, error, false);
         }
       },
@@ -141,7 +159,13 @@ export function authAdmin(ctx: AppContext, kit: ConsoleKit) {
         if (session instanceof Response) return session;
         return pub.page(
           'Set up two-factor sign-in',
-          enrolmentForm({ action: '/admin/login/enrol', csrf: session.csrfToken, next: nextOf(query.next), enrolment: enrolmentOf(session)!, required: true }),
+          enrolmentForm({
+            action: '/admin/login/enrol',
+            csrf: session.csrfToken,
+            next: nextOf(query.next),
+            enrolment: enrolmentOf(session)!,
+            required: true,
+          }),
         );
       },
       hide,
@@ -189,7 +213,11 @@ export function authAdmin(ctx: AppContext, kit: ConsoleKit) {
       '/admin/account/totp/confirm',
       kit.action('view', {
         run: (c) =>
-          confirmEnrolment(c.em, guard, keys, c.session, { code: field(c.form, 'code') ?? '', enrolmentCode: field(c.form, 'enrolmentCode'), address: c.address }),
+          confirmEnrolment(c.em, guard, keys, c.session, {
+            code: field(c.form, 'code') ?? '',
+            enrolmentCode: field(c.form, 'enrolmentCode'),
+            address: c.address,
+          }),
         success: () => 'Two-factor sign-in is on.',
         redirect: () => '/admin/account',
       }),

@@ -134,7 +134,7 @@ export function createConsoleKit(ctx: AppContext) {
     const safe = SAFE_METHODS.includes(request.method);
     const em = ctx.orm.em.fork();
     const session = await findSession(em, readCookie(request, cookieName));
-    if (!session || session.stage !== 'active') {
+    if (session?.stage !== 'active') {
       const login = `/admin/login?next=${encodeURIComponent(url.pathname + url.search)}`;
       if (safe && !htmx) return { ok: false, response: seeOther(login) };
       const text = 'Your session has ended. Sign in again.';
@@ -170,7 +170,9 @@ export function createConsoleKit(ctx: AppContext) {
       request,
       address: addressOf(request, route.server),
       path,
-      query: Object.fromEntries(Object.entries(route.query ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : Array.isArray(v) ? String(v[0]) : undefined])),
+      query: Object.fromEntries(
+        Object.entries(route.query ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : Array.isArray(v) ? String(v[0]) : undefined]),
+      ),
       params: route.params ?? {},
       form,
       session,
@@ -186,7 +188,10 @@ export function createConsoleKit(ctx: AppContext) {
 
   /** `authenticate`, with a failure to even check (the database down) shown as a console page too. */
   const guard = (route: RouteContext, capability: Capability) =>
-    authenticate(route, capability).catch((error: unknown) => ({ ok: false as const, response: failure(route.request, error, isHtmxRequest(route.request)) }));
+    authenticate(route, capability).catch((error: unknown) => ({
+      ok: false as const,
+      response: failure(route.request, error, isHtmxRequest(route.request)),
+    }));
 
   /** A whole page inside the shell (htmx asking for it gets the same page; `hx-select` picks what it needs). */
   function renderPage(c: ConsoleRequest, result: PageResult, flash: Flash | null): Response {
@@ -217,7 +222,11 @@ export function createConsoleKit(ctx: AppContext) {
         return renderPage(c, result, flash);
       } catch (error) {
         if (error instanceof ApiError) {
-          return renderPage(c, { title: error.status === 404 ? 'Not found' : 'Cannot show this', body: errorPage(error.detail), status: error.status }, null);
+          return renderPage(
+            c,
+            { title: error.status === 404 ? 'Not found' : 'Cannot show this', body: errorPage(error.detail), status: error.status },
+            null,
+          );
         }
         return failure(route.request, error, c.htmx);
       }
@@ -249,7 +258,14 @@ export function createConsoleKit(ctx: AppContext) {
           const fields = Object.fromEntries(
             Object.entries(c.form).flatMap(([k, v]) => (typeof v === 'string' && k !== '_csrf' ? [[k, v]] : [])),
           ) as Record<string, string>;
-          return renderPage(c, { title: 'Please confirm', body: confirmationPage(spec.confirm(c), c.path, { ...fields, _csrf: c.session.csrfToken, confirmed: 'yes' }, c.forms.returnTo) }, null);
+          return renderPage(
+            c,
+            {
+              title: 'Please confirm',
+              body: confirmationPage(spec.confirm(c), c.path, { ...fields, _csrf: c.session.csrfToken, confirmed: 'yes' }, c.forms.returnTo),
+            },
+            null,
+          );
         }
         let outcome: Outcome<T>;
         try {
@@ -288,7 +304,18 @@ export function createConsoleKit(ctx: AppContext) {
     make: (name: string, value: string, maxAge?: number) => serializeCookie(name, value, { secure: production, maxAge }),
   };
 
-  return { page, fragment, action, pub, cookies, assets, assetRoutes, security, production, findSession: (em: EntityManager, request: Request) => findSession(em, readCookie(request, cookieName)) };
+  return {
+    page,
+    fragment,
+    action,
+    pub,
+    cookies,
+    assets,
+    assetRoutes,
+    security,
+    production,
+    findSession: (em: EntityManager, request: Request) => findSession(em, readCookie(request, cookieName)),
+  };
 }
 
 export type ConsoleKit = ReturnType<typeof createConsoleKit>;

@@ -16,4 +16,7 @@ export function newEnrolmentCode(): string {
 }
 
 /** Case, spaces and dashes do not matter when the admin types it. */
-export const hashEnrolmentCode = (code: string) => createHash('sha256').update(code.toUpperCase().replace(/[^A-Z2-7]/g, '')).digest('hex');
+export const hashEnrolmentCode = (code: string) =>
+  createHash('sha256')
+    .update(code.toUpperCase().replace(/[^A-Z2-7]/g, ''))
+    .digest('hex');

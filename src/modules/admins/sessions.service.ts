@@ -48,10 +48,7 @@ export async function openSession(
     [hashSessionToken(token), adminId, randomToken(), stage, pendingTotpSecretSealed, SESSION_ABSOLUTE_HOURS],
   );
   // Ended sessions are swept as new ones open, so the table holds only live ones and a few stale.
-  await em.execute(
-    `delete from admin_sessions where expires_at < now() or last_seen_at < now() - make_interval(mins => ?)`,
-    [SESSION_IDLE_MINUTES],
-  );
+  await em.execute(`delete from admin_sessions where expires_at < now() or last_seen_at < now() - make_interval(mins => ?)`, [SESSION_IDLE_MINUTES]);
   return token;
 }
 
@@ -92,7 +89,13 @@ export async function findSession(em: EntityManager, token: string | undefined):
     stage: row.stage,
     pendingTotpSecretSealed: row.pending_totp_secret,
     flash: row.flash ? (JSON.parse(row.flash) as Flash) : null,
-    admin: { id: row.admin_id, email: row.email, role: row.role, totpEnrolled: row.totp_enrolled, enrolmentCodeRequired: row.enrolment_code_required },
+    admin: {
+      id: row.admin_id,
+      email: row.email,
+      role: row.role,
+      totpEnrolled: row.totp_enrolled,
+      enrolmentCodeRequired: row.enrolment_code_required,
+    },
   };
 }
 

@@ -209,7 +209,8 @@ async function checkFactor(
   const stored = enrolling ? sealed : row?.totp_secret;
   if (!row || !stored) throw new ApiError(409, 'CONFLICT', 'Sign in again');
   if (enrolling && row.totp_enrolment_code_hash !== null) {
-    if (row.enrolment_code_expired) throw new ApiError(409, 'CONFLICT', 'The enrolment code has expired; ask an owner to reset your second factor again');
+    if (row.enrolment_code_expired)
+      throw new ApiError(409, 'CONFLICT', 'The enrolment code has expired; ask an owner to reset your second factor again');
     if (!sameSecret(row.totp_enrolment_code_hash, hashEnrolmentCode(input.enrolmentCode ?? ''))) return { ok: false, error: wrongEnrolmentCode() };
   }
   const secret = openTotpSecret(keys, stored, adminId);
@@ -220,7 +221,8 @@ async function checkFactor(
     `update admins set totp_secret = ?, totp_last_step = ?, totp_enrolment_code_hash = null, totp_enrolment_code_expires_at = null where id = ?`,
     [sealTotpSecret(keys, secret, adminId), step, adminId],
   );
-  if (enrolling) recordAudit(tx, { label: `admin:${adminId}`, role: admin.role }, { action: 'admin.totp-enrol', subjectType: 'admin', subjectId: adminId });
+  if (enrolling)
+    recordAudit(tx, { label: `admin:${adminId}`, role: admin.role }, { action: 'admin.totp-enrol', subjectType: 'admin', subjectId: adminId });
   return { ok: true, secret, step };
 }
 
@@ -233,7 +235,11 @@ async function attemptCode<T>(
   run: (tx: EntityManager) => Promise<{ check: FactorCheck; value: T }>,
 ): Promise<T> {
   const release = await guard.reserve(session.admin.email, address, 'code');
-  const { check, value } = await underReservation(release, () => em.transactional(run), (result) => result.check.ok);
+  const { check, value } = await underReservation(
+    release,
+    () => em.transactional(run),
+    (result) => result.check.ok,
+  );
   if (!check.ok) {
     await recordFailure(em, session.admin.id, address, 'code');
     throw check.error;
@@ -284,10 +290,14 @@ export async function confirmEnrolment(
 export async function signOut(em: EntityManager, session: AdminSession): Promise<void> {
   await em.transactional(async (tx) => {
     await endSession(tx, session.tokenHash);
-    recordAudit(tx, { label: `admin:${session.admin.id}`, role: session.admin.role }, {
-      action: 'admin.sign-out',
-      subjectType: 'admin',
-      subjectId: session.admin.id,
-    });
+    recordAudit(
+      tx,
+      { label: `admin:${session.admin.id}`, role: session.admin.role },
+      {
+        action: 'admin.sign-out',
+        subjectType: 'admin',
+        subjectId: session.admin.id,
+      },
+    );
   });
 }

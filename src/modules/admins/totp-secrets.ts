@@ -45,7 +45,10 @@ export async function resealTotpSecrets(em: EntityManager, keys: EncryptionKey[]
         [token_hash],
       );
       if (!row?.pending_totp_secret) return;
-      await tx.execute('update admin_sessions set pending_totp_secret = ? where token_hash = ?', [again(row.pending_totp_secret, row.admin_id), token_hash]);
+      await tx.execute('update admin_sessions set pending_totp_secret = ? where token_hash = ?', [
+        again(row.pending_totp_secret, row.admin_id),
+        token_hash,
+      ]);
     });
   }
   const [total] = await em.execute<{ count: number }[]>('select count(*)::int as count from admins where totp_secret is not null');

@@ -15,17 +15,17 @@ export type RatingDistribution = Static<typeof RatingDistribution>;
 
 export const AppAnalytics = t.Object(
   {
-  installCount: Integer({ description: 'Distinct installers ever' }),
-  activeInstalls: Integer({ description: 'Installers whose latest act is an install' }),
-  uninstallCount: Integer({ description: 'Uninstalls (an installer who uninstalls, reinstalls and uninstalls again counts twice)' }),
-  reviewCount: Integer(),
-  averageRating: t.Number({ description: '0 when there are no reviews' }),
-  ratingDistribution: RatingDistribution,
-  status: AppStatusSchema,
-  featured: t.Boolean(),
-  installsByDay: t.Array(t.Object({ date: t.String({ format: 'date', description: 'UTC day' }), count: Integer() }), {
-    description: `New installs on each of the last ${ANALYTICS_DAYS} UTC days (today included), oldest first; days without installs are 0`,
-  }),
+    installCount: Integer({ description: 'Distinct installers ever' }),
+    activeInstalls: Integer({ description: 'Installers whose latest act is an install' }),
+    uninstallCount: Integer({ description: 'Uninstalls (an installer who uninstalls, reinstalls and uninstalls again counts twice)' }),
+    reviewCount: Integer(),
+    averageRating: t.Number({ description: '0 when there are no reviews' }),
+    ratingDistribution: RatingDistribution,
+    status: AppStatusSchema,
+    featured: t.Boolean(),
+    installsByDay: t.Array(t.Object({ date: t.String({ format: 'date', description: 'UTC day' }), count: Integer() }), {
+      description: `New installs on each of the last ${ANALYTICS_DAYS} UTC days (today included), oldest first; days without installs are 0`,
+    }),
   },
   { description: "An app's installs, uninstalls and reviews" },
 );

@@ -197,9 +197,13 @@ export function recentActivity(em: EntityManager, appId: string, days: number): 
 export async function analyticsOfApps(em: EntityManager, appIds: string[], query: DailyQuery): Promise<AppsAnalytics> {
   const range = seriesRange(query);
   const [apps, figures, days] = await Promise.all([
-    executeNamed<{ id: string; slug: string; name: string }>(em, 'select id, slug, name from apps where id = any(:appIds::uuid[]) order by name, id', {
-      appIds,
-    }),
+    executeNamed<{ id: string; slug: string; name: string }>(
+      em,
+      'select id, slug, name from apps where id = any(:appIds::uuid[]) order by name, id',
+      {
+        appIds,
+      },
+    ),
     counters(em, appIds),
     series(em, appIds, range),
   ]);
@@ -215,13 +219,17 @@ export async function getTeamAnalytics(em: EntityManager, caller: Caller, teamId
   seriesRange(query);
   await authorizeTeam(em, caller, teamId, 'analytics');
   const apps = await em.execute<{ id: string }[]>('select id from apps where team_id = ?', [teamId]);
-  return analyticsOfApps(em, apps.map((app) => app.id), query);
+  return analyticsOfApps(
+    em,
+    apps.map((app) => app.id),
+    query,
+  );
 }
 
 const CSV_HEADER = 'date,installs,uninstalls,activeInstalls,reviews,averageRating';
 
 /** The daily rows as CSV: a header line, then a line per day (numbers and dates only, nothing to quote). */
 export const dailyCsv = (rows: DailyAnalyticsRow[]) =>
-  [CSV_HEADER, ...rows.map((row) => [row.date, row.installs, row.uninstalls, row.activeInstalls, row.reviews, row.averageRating].join(','))].join(
+  `${[CSV_HEADER, ...rows.map((row) => [row.date, row.installs, row.uninstalls, row.activeInstalls, row.reviews, row.averageRating].join(','))].join(
     '\r\n',
-  ) + '\r\n';
+  )}\r\n`;

@@ -117,17 +117,25 @@ export function apiDocsApi(ctx: AppContext, app: () => AnyElysia) {
     .get('/json', () => (document ??= buildApiDocument(app(), { publicUrl: ctx.config.publicUrl, maxBodyBytes: ctx.config.maxBodyBytes })), {
       detail: { hide: true },
     })
-    .get('', ({ set }) => {
-      set.headers['content-type'] = 'text/html; charset=utf-8';
-      set.headers['content-security-policy'] = CSP;
-      return PAGE;
-    }, { detail: { hide: true } })
-    .get('/assets/:name', ({ params, set }) => {
-      const asset = ASSETS.get(params.name);
-      if (!asset) throw notFound('Asset');
-      set.headers['content-type'] = asset.type;
-      set.headers['cache-control'] = 'public, max-age=86400';
-      return Bun.file(asset.file);
-    }, { detail: { hide: true } });
+    .get(
+      '',
+      ({ set }) => {
+        set.headers['content-type'] = 'text/html; charset=utf-8';
+        set.headers['content-security-policy'] = CSP;
+        return PAGE;
+      },
+      { detail: { hide: true } },
+    )
+    .get(
+      '/assets/:name',
+      ({ params, set }) => {
+        const asset = ASSETS.get(params.name);
+        if (!asset) throw notFound('Asset');
+        set.headers['content-type'] = asset.type;
+        set.headers['cache-control'] = 'public, max-age=86400';
+        return Bun.file(asset.file);
+      },
+      { detail: { hide: true } },
+    );
   return new Elysia().use(swagger).use(problemPages);
 }

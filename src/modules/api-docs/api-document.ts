@@ -193,8 +193,7 @@ function problemResponse(status: number, codes: ErrorCode[], declared: Json | un
 function tagsOf(paths: Json): { name: string; description: string }[] {
   const names: string[] = [];
   for (const item of Object.values(paths) as Json[]) {
-    for (const operation of Object.values(item) as Json[])
-      for (const tag of operation.tags ?? []) if (!names.includes(tag)) names.push(tag);
+    for (const operation of Object.values(item) as Json[]) for (const tag of operation.tags ?? []) if (!names.includes(tag)) names.push(tag);
   }
   return names.map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name }));
 }

@@ -19,12 +19,7 @@ import { DeveloperReview, ListedReview, ReplyBody, ReplyView, ReviewBody, Review
 import { CreateWebhookBody, DeliveryView, UpdateWebhookBody, WebhookView, WebhookWithSecret } from '../webhooks/webhooks.model.ts';
 import { AppAnalytics } from '../analytics/analytics.model.ts';
 import { RevisionRecordView } from '../apps/revision-history.ts';
-import {
-  CreateTrustedPublisherBody,
-  ExchangedKey,
-  TokenExchangeBody,
-  TrustedPublisherView,
-} from '../trusted-publishing/trusted-publishing.model.ts';
+import { CreateTrustedPublisherBody, ExchangedKey, TokenExchangeBody, TrustedPublisherView } from '../trusted-publishing/trusted-publishing.model.ts';
 
 /**
  * The schemas the API document names (`components.schemas`), so a generated client has a type to

@@ -8,7 +8,10 @@ const ApiKeySchema = defineEntity({
   name: 'ApiKey',
   tableName: 'api_keys',
   properties: {
-    id: p.uuid().primary().onCreate(() => Bun.randomUUIDv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => Bun.randomUUIDv7()),
     developer: () => p.manyToOne(Developer).deleteRule('cascade'),
     /** The key that minted this one; null when minted with the OAuth token. */
     parentKeyId: p.uuid().nullable(),

@@ -19,7 +19,10 @@ export function apiKeysApi(ctx: AppContext, auth: AuthPlugin) {
       {
         developer: { scope: true, limit: 'keyCreations' },
         body: CreateApiKeyBody,
-        response: { 201: CreatedApiKey, ...problems('INSUFFICIENT_SCOPE', 'DEVELOPER_NOT_VERIFIED', 'DEVELOPER_SUSPENDED', 'UNAUTHENTICATED', 'LIMIT_EXCEEDED') },
+        response: {
+          201: CreatedApiKey,
+          ...problems('INSUFFICIENT_SCOPE', 'DEVELOPER_NOT_VERIFIED', 'DEVELOPER_SUSPENDED', 'UNAUTHENTICATED', 'LIMIT_EXCEEDED'),
+        },
         detail: {
           summary: 'Create an API key',
           description:

@@ -35,10 +35,9 @@ const lockDeveloper = (tx: EntityManager, developerId: string) =>
 
 /** The minting key, read again under the developer lock: revoked or expired since it authenticated is 401. */
 async function assertParentStillValid(tx: EntityManager, parentKeyId: string): Promise<void> {
-  const [parent] = await tx.execute<{ valid: boolean }[]>(
-    'select revoked_at is null and expires_at > now() as valid from api_keys where id = ?',
-    [parentKeyId],
-  );
+  const [parent] = await tx.execute<{ valid: boolean }[]>('select revoked_at is null and expires_at > now() as valid from api_keys where id = ?', [
+    parentKeyId,
+  ]);
   if (!parent?.valid) throw new ApiError(401, 'UNAUTHENTICATED', 'The API key is invalid, expired or revoked');
 }
 
@@ -76,8 +75,7 @@ export async function createApiKey(
       throw new ApiError(409, 'LIMIT_EXCEEDED', `At most ${MAX_ACTIVE_KEYS} active API keys; revoke one first`);
     }
     const requested = new Date(Date.now() + (input.expiresInDays ?? DEFAULT_EXPIRY_DAYS) * DAY_MS);
-    const expiresAt =
-      principal.via === 'apiKey' && principal.key.expiresAt < requested ? principal.key.expiresAt : requested;
+    const expiresAt = principal.via === 'apiKey' && principal.key.expiresAt < requested ? principal.key.expiresAt : requested;
     const fullKey = generateKey();
     const key = tx.create(ApiKey, {
       developer,

@@ -46,12 +46,7 @@ export interface DecisionOptions {
 export const overridden = (options: Pick<DecisionOptions, 'checkedWarnings'>) =>
   options.checkedWarnings?.length ? { warningsOverridden: options.checkedWarnings } : {};
 
-export async function decideApp(
-  { em, jobs }: AppServiceDeps,
-  ref: string,
-  action: AdminAppAction,
-  options: DecisionOptions,
-): Promise<OwnerAppView> {
+export async function decideApp({ em, jobs }: AppServiceDeps, ref: string, action: AdminAppAction, options: DecisionOptions): Promise<OwnerAppView> {
   const reason = decisionReason(action, options.reason);
   const app = await em.transactional(async (tx) => {
     const locked = await lockAppByRef(tx, ref);

@@ -7,7 +7,10 @@ import { renderLongDescription } from './markdown.ts';
 import { releaseDraftSlugs, reserveSlug, slugify } from './slug.ts';
 
 /** The editing rules every change to a listing shares: a developer's PUT, an approved revision, a support edit. */
-type ListingUrls = Pick<UpdateAppInput, 'logoUrl' | 'bannerUrl' | 'websiteUrl' | 'supportUrl' | 'privacyPolicyUrl' | 'termsOfServiceUrl' | 'screenshots'>;
+type ListingUrls = Pick<
+  UpdateAppInput,
+  'logoUrl' | 'bannerUrl' | 'websiteUrl' | 'supportUrl' | 'privacyPolicyUrl' | 'termsOfServiceUrl' | 'screenshots'
+>;
 
 /**
  * Every URL a create, PUT or revision stores. An app whose `environment` is production is used
@@ -31,13 +34,10 @@ export function assertListingUrls(environment: Environment, input: ListingUrls):
 
 /** `order` defaults to the position in the array and `caption` to null; stored in display order. */
 export function normaliseScreenshots(input: Static<typeof ScreenshotInput>[]): Screenshot[] {
-  return input
-    .map((shot, index) => ({ url: shot.url, caption: shot.caption ?? null, order: shot.order ?? index }))
-    .sort((a, b) => a.order - b.order);
+  return input.map((shot, index) => ({ url: shot.url, caption: shot.caption ?? null, order: shot.order ?? index })).sort((a, b) => a.order - b.order);
 }
 
-const assetFingerprint = (app: App) =>
-  JSON.stringify([app.logoUrl ?? null, app.bannerUrl ?? null, app.screenshots.map((shot) => shot.url)]);
+const assetFingerprint = (app: App) => JSON.stringify([app.logoUrl ?? null, app.bannerUrl ?? null, app.screenshots.map((shot) => shot.url)]);
 
 /**
  * Applies a PUT-shaped change set to an app inside the caller's transaction (a developer's PUT
@@ -69,4 +69,3 @@ export async function applyAppChanges(
   app.version += 1;
   return { assetsChanged: assetFingerprint(app) !== assetsBefore, categoryChanged: app.category !== categoryBefore };
 }
-

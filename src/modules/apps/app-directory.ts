@@ -77,12 +77,22 @@ const COLUMNS = `a.id, a.name, a.slug, a.status, a.category, a.featured, a.versi
   exists (select 1 from app_revisions r where r.app_id = a.id and r.status = 'PENDING') as pending_revision`;
 const FROM = 'apps a join developers d on d.id = a.developer_id left join app_stats s on s.app_id = a.id';
 
-export function listApps(em: EntityManager, filter: ListQuery & { status: AppStatus | null; category: Category | null }): Promise<ListPage<AppSummary>> {
+export function listApps(
+  em: EntityManager,
+  filter: ListQuery & { status: AppStatus | null; category: Category | null },
+): Promise<ListPage<AppSummary>> {
   const pattern = filter.q && containsPattern(filter.q);
   const where = whereOf([
     filter.status && ['a.status = ?', filter.status],
     filter.category && ['a.category = ?', filter.category],
-    pattern && ['a.name ilike ? or a.slug ilike ? or d.name ilike ? or d.email ilike ? or a.id::text = ?', pattern, pattern, pattern, pattern, filter.q!.toLowerCase()],
+    pattern && [
+      'a.name ilike ? or a.slug ilike ? or d.name ilike ? or d.email ilike ? or a.id::text = ?',
+      pattern,
+      pattern,
+      pattern,
+      pattern,
+      filter.q!.toLowerCase(),
+    ],
   ]);
   return pageOfRows(em, { select: COLUMNS, from: FROM, where, orderBy: 'a.updated_at desc, a.id' }, filter, toSummary);
 }
@@ -148,7 +158,11 @@ export async function lookalikeNames(em: EntityManager, appId: string, name: str
 export function revisionDiff(live: Listing, changes: UpdateAppInput): FieldChange[] {
   const proposed: Partial<Listing> = { ...live, ...changes };
   if (changes.screenshots) proposed.screenshots = normaliseScreenshots(changes.screenshots);
-  return diffListings(live, proposed, Object.keys(changes).filter((key): key is ListingField => (LISTING_FIELDS as readonly string[]).includes(key)));
+  return diffListings(
+    live,
+    proposed,
+    Object.keys(changes).filter((key): key is ListingField => (LISTING_FIELDS as readonly string[]).includes(key)),
+  );
 }
 
 export async function appDossier(em: EntityManager, id: string): Promise<AppDossier> {
@@ -156,7 +170,19 @@ export async function appDossier(em: EntityManager, id: string): Promise<AppDoss
   if (!app) throw notFound('App');
   const [view, history, lookalikes, revision, clientRows] = await Promise.all([
     toOwnerView(em, app),
-    em.execute<{ action: string; from_status: string; to_status: string; actor: string; email: string | null; version: number; reason: string | null; listing: Listing | null; created_at: string }[]>(
+    em.execute<
+      {
+        action: string;
+        from_status: string;
+        to_status: string;
+        actor: string;
+        email: string | null;
+        version: number;
+        reason: string | null;
+        listing: Listing | null;
+        created_at: string;
+      }[]
+    >(
       `select t.action, t.from_status, t.to_status, t.actor, a.email, t.version, t.reason, t.listing, t.created_at
        from app_transitions t left join admins a on t.actor = 'admin:' || a.id::text
        where t.app_id = ? order by t.created_at desc limit 100`,

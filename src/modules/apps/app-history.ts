@@ -23,4 +23,3 @@ export function recordTransition(
     listing: entry.action === 'reject' ? listingOf(app) : null,
   });
 }
-

@@ -12,7 +12,10 @@ const AppRevisionSchema = defineEntity({
   name: 'AppRevision',
   tableName: 'app_revisions',
   properties: {
-    id: p.uuid().primary().onCreate(() => Bun.randomUUIDv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => Bun.randomUUIDv7()),
     appId: p.uuid(),
     changes: p.json<Record<string, unknown>>(),
     status: p.enum(REVISION_STATUSES).default('PENDING'),
@@ -21,7 +24,10 @@ const AppRevisionSchema = defineEntity({
     decidedBy: p.string().nullable(),
     decidedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 

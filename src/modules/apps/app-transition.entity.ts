@@ -6,7 +6,10 @@ const AppTransitionSchema = defineEntity({
   name: 'AppTransition',
   tableName: 'app_transitions',
   properties: {
-    id: p.uuid().primary().onCreate(() => Bun.randomUUIDv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => Bun.randomUUIDv7()),
     appId: p.uuid(),
     actor: p.string(),
     action: p.string(),

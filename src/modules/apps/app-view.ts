@@ -16,17 +16,7 @@ export const NO_STATS: AppStats = { installCount: 0, activeInstalls: 0, reviewCo
 
 export type AppRecord = Pick<
   App,
-  | 'id'
-  | 'slug'
-  | 'name'
-  | 'description'
-  | 'category'
-  | 'environment'
-  | 'status'
-  | 'featured'
-  | 'version'
-  | 'createdAt'
-  | 'updatedAt'
+  'id' | 'slug' | 'name' | 'description' | 'category' | 'environment' | 'status' | 'featured' | 'version' | 'createdAt' | 'updatedAt'
 > & {
   longDescription?: string | null;
   longDescriptionHtml?: string | null;
@@ -61,9 +51,7 @@ function commonView(app: AppRecord, stats: AppStats) {
     privacyPolicyUrl: app.privacyPolicyUrl ?? null,
     termsOfServiceUrl: app.termsOfServiceUrl ?? null,
     oauthClientId: app.oauthClientId ?? null,
-    screenshots: [...app.screenshots]
-      .sort((a, b) => a.order - b.order)
-      .map((s) => ({ url: s.url, caption: s.caption ?? null, order: s.order })),
+    screenshots: [...app.screenshots].sort((a, b) => a.order - b.order).map((s) => ({ url: s.url, caption: s.caption ?? null, order: s.order })),
     permissions: app.permissions?.map((p) => ({ scope: p.scope, label: p.label, reason: p.reason })) ?? null,
     dataHandling: app.dataHandling ?? null,
     status: app.status,

@@ -49,7 +49,10 @@ const AppSchema = defineEntity({
   name: 'App',
   tableName: 'apps',
   properties: {
-    id: p.uuid().primary().onCreate(() => Bun.randomUUIDv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => Bun.randomUUIDv7()),
     /** The creator, or whoever last held it personally; the owner while `teamId` is null. */
     developer: () => p.manyToOne(Developer).deleteRule('cascade'),
     /** The team that owns the app, if any (then its members act on it by role). */
@@ -84,7 +87,10 @@ const AppSchema = defineEntity({
     firstApprovedAt: p.datetime().nullable(),
     rejectionReason: p.text().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 

@@ -70,8 +70,7 @@ function changesFrom(form: FormFields): Record<string, string | null> {
 /** How many days of installs, uninstalls and active installs the app page charts. */
 const ACTIVITY_DAYS = 90;
 
-export function appsAdmin(ctx: AppContext, kit: ConsoleKit) {
-
+export function appsAdmin(_ctx: AppContext, kit: ConsoleKit) {
   async function renderAppPage(c: ConsoleRequest, outcome?: Outcome<unknown>, editOutcome?: Outcome<unknown>) {
     const dossier = await appDossier(c.em.fork(), idParam(c.params.id, 'App'));
     const activity = await recentActivity(c.em.fork(), dossier.app.id, ACTIVITY_DAYS);
@@ -100,7 +99,12 @@ export function appsAdmin(ctx: AppContext, kit: ConsoleKit) {
   }
 
   /** Feature, unfeature, suspend, relist: the row (list) or the actions panel (app page) is redrawn. */
-  const appAction = (capability: 'apps.feature' | 'apps.suspend', verb: string, run: (c: ConsoleRequest, id: string) => Promise<{ name: string }>, confirm?: string) =>
+  const appAction = (
+    capability: 'apps.feature' | 'apps.suspend',
+    verb: string,
+    run: (c: ConsoleRequest, id: string) => Promise<{ name: string }>,
+    confirm?: string,
+  ) =>
     kit.action(capability, {
       confirm: confirm ? () => confirm : undefined,
       run: (c) => run(c, idParam(c.params.id, 'App')),
@@ -147,16 +151,34 @@ export function appsAdmin(ctx: AppContext, kit: ConsoleKit) {
       }),
       hide,
     )
-    .post('/admin/apps/:id/feature', appAction('apps.feature', 'featured', (c, id) => setFeatured(c.deps, id, true, c.actor)), hide)
-    .post('/admin/apps/:id/unfeature', appAction('apps.feature', 'no longer featured', (c, id) => setFeatured(c.deps, id, false, c.actor)), hide)
+    .post(
+      '/admin/apps/:id/feature',
+      appAction('apps.feature', 'featured', (c, id) => setFeatured(c.deps, id, true, c.actor)),
+      hide,
+    )
+    .post(
+      '/admin/apps/:id/unfeature',
+      appAction('apps.feature', 'no longer featured', (c, id) => setFeatured(c.deps, id, false, c.actor)),
+      hide,
+    )
     .post(
       '/admin/apps/:id/suspend',
-      appAction('apps.suspend', 'suspended', (c, id) => decideApp(c.deps, id, 'suspend', { actor: c.actor }), 'Suspend this app? It leaves the public catalogue at once.'),
+      appAction(
+        'apps.suspend',
+        'suspended',
+        (c, id) => decideApp(c.deps, id, 'suspend', { actor: c.actor }),
+        'Suspend this app? It leaves the public catalogue at once.',
+      ),
       hide,
     )
     .post(
       '/admin/apps/:id/relist',
-      appAction('apps.suspend', 'relisted', (c, id) => decideApp(c.deps, id, 'relist', { actor: c.actor }), 'Relist this app? It returns to the public catalogue at once.'),
+      appAction(
+        'apps.suspend',
+        'relisted',
+        (c, id) => decideApp(c.deps, id, 'relist', { actor: c.actor }),
+        'Relist this app? It returns to the public catalogue at once.',
+      ),
       hide,
     )
     .post(

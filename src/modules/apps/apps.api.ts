@@ -3,7 +3,16 @@ import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
 import { DataList, IdParams, PageQuery, Paginated, problems, Uuid } from '../../http/schemas.ts';
 import { listRevisions, RevisionRecordView } from './revision-history.ts';
-import { CreateAppBody, DataHandlingInput, OwnerAppView, PermissionInput, PermissionView, PreflightView, SubmittedAppView, UpdateAppBody } from './apps.model.ts';
+import {
+  CreateAppBody,
+  DataHandlingInput,
+  OwnerAppView,
+  PermissionInput,
+  PermissionView,
+  PreflightView,
+  SubmittedAppView,
+  UpdateAppBody,
+} from './apps.model.ts';
 import { createApp, deleteApp, getOwnApp, listOwnApps, updateApp } from './apps.service.ts';
 import { preflight, submitApp } from './submission.ts';
 import { openRevision } from './revisions.service.ts';
@@ -22,7 +31,10 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
       {
         apiKey: 'APP_CREATE',
         body: CreateAppBody,
-        response: { 201: OwnerAppView, ...problems('VALIDATION_FAILED', 'UNKNOWN_OAUTH_CLIENT', 'LIMIT_EXCEEDED', 'NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
+        response: {
+          201: OwnerAppView,
+          ...problems('VALIDATION_FAILED', 'UNKNOWN_OAUTH_CLIENT', 'LIMIT_EXCEEDED', 'NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED'),
+        },
         detail: {
           summary: 'Create an app listing',
           description:
@@ -50,7 +62,10 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
       apiKey: 'APP_UPDATE',
       params: IdParams,
       body: UpdateAppBody,
-      response: { 200: OwnerAppView, ...problems('NOT_FOUND', 'APP_NOT_EDITABLE', 'SUBMISSION_INCOMPLETE', 'UNKNOWN_OAUTH_CLIENT', 'VALIDATION_FAILED') },
+      response: {
+        200: OwnerAppView,
+        ...problems('NOT_FOUND', 'APP_NOT_EDITABLE', 'SUBMISSION_INCOMPLETE', 'UNKNOWN_OAUTH_CLIENT', 'VALIDATION_FAILED'),
+      },
       detail: {
         summary: 'Update one of your apps',
         description:
@@ -63,7 +78,8 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
       response: { 200: OwnerAppView, ...problems('NOT_FOUND', 'APP_NOT_EDITABLE') },
       detail: {
         summary: 'Delete one of your apps',
-        description: 'Needs APP_DELETE. Returns the deleted app. Not allowed for APPROVED or SUSPENDED apps (409 APP_NOT_EDITABLE). Its slug is never reused.',
+        description:
+          'Needs APP_DELETE. Returns the deleted app. Not allowed for APPROVED or SUSPENDED apps (409 APP_NOT_EDITABLE). Its slug is never reused.',
       },
     })
     .post('/:id/submit', async ({ principal, params }) => submitApp(deps(), callerOf(principal), params.id), {
@@ -91,13 +107,15 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
     })
     .post(
       '/:id/revisions',
-      async ({ principal, params, body, status }) =>
-        status(201, await openRevision(deps(), callerOf(principal), params.id, body)),
+      async ({ principal, params, body, status }) => status(201, await openRevision(deps(), callerOf(principal), params.id, body)),
       {
         apiKey: { scope: 'APP_UPDATE', limit: 'revisions' },
         params: IdParams,
         body: UpdateAppBody,
-        response: { 201: OwnerAppView, ...problems('NOT_FOUND', 'INVALID_STATE_TRANSITION', 'SUBMISSION_INCOMPLETE', 'UNKNOWN_OAUTH_CLIENT', 'VALIDATION_FAILED') },
+        response: {
+          201: OwnerAppView,
+          ...problems('NOT_FOUND', 'INVALID_STATE_TRANSITION', 'SUBMISSION_INCOMPLETE', 'UNKNOWN_OAUTH_CLIENT', 'VALIDATION_FAILED'),
+        },
         detail: {
           summary: 'Propose a change to an approved app',
           description:

@@ -45,7 +45,10 @@ export const PermissionInput = t.Object(
   },
   { additionalProperties: false },
 );
-const Permissions = t.Array(PermissionInput, { maxItems: 50, description: 'The platform scopes the app asks for, each once, with a reason; needed to submit an app with an OAuth client' });
+const Permissions = t.Array(PermissionInput, {
+  maxItems: 50,
+  description: 'The platform scopes the app asks for, each once, with a reason; needed to submit an app with an OAuth client',
+});
 
 const DataLocation = t.UnionEnum(DATA_LOCATIONS, { default: undefined });
 
@@ -58,7 +61,9 @@ export const DataHandlingInput = t.Object(
       t.Object({ name: SingleLine(1, 100), purpose: SingleLine(1, 200, 'What they receive the data for') }, { additionalProperties: false }),
       { maxItems: MAX_THIRD_PARTIES, description: `Other companies the data is shared with (at most ${MAX_THIRD_PARTIES})` },
     ),
-    retentionDays: t.Union([t.Integer({ minimum: 0, maximum: 36_500 }), t.Null()], { description: 'How long stored data is kept, in days; null: until the workspace removes the app' }),
+    retentionDays: t.Union([t.Integer({ minimum: 0, maximum: 36_500 }), t.Null()], {
+      description: 'How long stored data is kept, in days; null: until the workspace removes the app',
+    }),
   },
   { additionalProperties: false, description: 'What the app does with the workspace data it reads; needed to submit an app with an OAuth client' },
 );
@@ -136,9 +141,7 @@ export const UpdateAppBody = t.Object(
   {
     additionalProperties: false,
     description: 'The fields to change: an omitted field is unchanged, `null` clears an optional one; `environment` is fixed at creation.',
-    examples: [
-      { description: 'Pomodoro sessions for your tasks, with a daily summary.', supportUrl: 'https://focustimer.example.com/help' },
-    ],
+    examples: [{ description: 'Pomodoro sessions for your tasks, with a daily summary.', supportUrl: 'https://focustimer.example.com/help' }],
   },
 );
 export type UpdateAppInput = Static<typeof UpdateAppBody>;
@@ -176,7 +179,9 @@ const appFields = {
   termsOfServiceUrl: Nullable(t.String()),
   oauthClientId: Nullable(t.String()),
   screenshots: t.Array(ScreenshotView),
-  permissions: Nullable(t.Array(PermissionView, { description: 'The platform scopes the app asks for, in the platform\'s order; null: not declared' })),
+  permissions: Nullable(
+    t.Array(PermissionView, { description: "The platform scopes the app asks for, in the platform's order; null: not declared" }),
+  ),
   dataHandling: Nullable(DataHandlingInput),
   status: AppStatusSchema,
   featured: t.Boolean(),
@@ -228,7 +233,9 @@ export const PendingRevisionView = t.Object(
     changes: t.Record(t.String(), t.Unknown(), { description: 'The fields the revision changes, as PUT takes them' }),
     version: Integer({ description: 'Bumped each time another proposal is merged in; a reviewer decides a given version' }),
     status: t.Literal('PENDING'),
-    addedPermissions: t.Array(PermissionView, { description: 'Scopes the revision asks for that the live listing does not: public only once approved' }),
+    addedPermissions: t.Array(PermissionView, {
+      description: 'Scopes the revision asks for that the live listing does not: public only once approved',
+    }),
     review: ReviewStandingView,
     assetChecks: t.Array(AssetCheckView, { description: 'Checks of the images the listing would show once the revision is approved' }),
     createdAt: Timestamp,
@@ -255,8 +262,7 @@ export const OwnerAppView = t.Object(
     }),
   },
   {
-    description:
-      'An app listing as its developer sees it: with its review notes, asset checks, pending revision and place in the review queue',
+    description: 'An app listing as its developer sees it: with its review notes, asset checks, pending revision and place in the review queue',
   },
 );
 export type OwnerAppView = Static<typeof OwnerAppView>;

@@ -102,10 +102,7 @@ export async function listOwnApps(em: EntityManager, caller: Caller, query: Page
     teamId !== null
       ? { teamId }
       : {
-          $or: [
-            { developer: caller.developerId, teamId: null },
-            { teamId: { $in: await actingTeamIds(em, caller.developerId) } },
-          ],
+          $or: [{ developer: caller.developerId, teamId: null }, { teamId: { $in: await actingTeamIds(em, caller.developerId) } }],
         };
   const [apps, total] = await em.findAndCount(App, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit, offset });
   return pageOf(await toOwnerViews(em, apps), page, limit, total);
@@ -157,11 +154,16 @@ export async function deleteApp(em: EntityManager, caller: Caller, appId: string
     assertEditable(app.status, 'delete');
     const view = await toOwnerView(tx, app);
     if (app.teamId) {
-      recordTeamAudit(tx, { teamId: app.teamId, actorDeveloperId: caller.developerId, action: 'app.deleted', target: app.id, details: { name: app.name, slug: app.slug } });
+      recordTeamAudit(tx, {
+        teamId: app.teamId,
+        actorDeveloperId: caller.developerId,
+        action: 'app.deleted',
+        target: app.id,
+        details: { name: app.name, slug: app.slug },
+      });
     }
     await releaseDraftSlugs(tx, app.id, null);
     tx.remove(app);
     return view;
   });
 }
-

@@ -62,7 +62,9 @@ interface WantedAssets {
 
 /** Every image the app lists now or would list once its pending revision is approved; null when the app is gone. */
 async function wantedAssets(em: EntityManager, appId: string): Promise<WantedAssets | null> {
-  const [app] = await em.execute<{ status: AppStatus; logo_url: string | null; banner_url: string | null; screenshots: Screenshot[]; changes: UpdateAppInput | null }[]>(
+  const [app] = await em.execute<
+    { status: AppStatus; logo_url: string | null; banner_url: string | null; screenshots: Screenshot[]; changes: UpdateAppInput | null }[]
+  >(
     `select a.status, a.logo_url, a.banner_url, a.screenshots, r.changes
      from apps a left join app_revisions r on r.app_id = a.id and r.status = 'PENDING'
      where a.id = ?`,
@@ -96,13 +98,27 @@ async function moveReviewedVersions(tx: EntityManager, appId: string, wanted: Wa
 }
 
 async function checkAsset({ field, url }: ListedAsset, allowPrivate: boolean): Promise<AssetCheckResult> {
-  const failed = (problem: string): AssetCheckResult => ({ field, url, ok: false, format: null, width: null, height: null, problems: [problem], bytes: null });
+  const failed = (problem: string): AssetCheckResult => ({
+    field,
+    url,
+    ok: false,
+    format: null,
+    width: null,
+    height: null,
+    problems: [problem],
+    bytes: null,
+  });
   const kind = assetKindOf(field);
   const cap = MAX_ASSET_BYTES[kind];
   let fetched: { bytes: Uint8Array; partial: boolean };
   try {
     // Read the whole image up to its cap; past the cap, the first bytes still tell its format and size.
-    fetched = await safeFetch(url, { ...FETCH_LIMITS, maxBytes: cap, allowPrivate, enough: (head) => head.byteLength >= cap && readImageFacts(head) !== null });
+    fetched = await safeFetch(url, {
+      ...FETCH_LIMITS,
+      maxBytes: cap,
+      allowPrivate,
+      enough: (head) => head.byteLength >= cap && readImageFacts(head) !== null,
+    });
   } catch (error) {
     if (error instanceof SafeFetchError) return failed(error.reason === 'too large' ? tooLargeProblem(kind) : `could not fetch: ${error.reason}`);
     throw error;

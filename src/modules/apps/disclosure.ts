@@ -58,7 +58,10 @@ export function missingDisclosure(listing: Disclosure): FieldError[] {
     errors.push({ path: 'permissions', message: 'an app with an OAuth client must declare the platform scopes it asks for, each with a reason' });
   }
   if (!listing.dataHandling) {
-    errors.push({ path: 'dataHandling', message: 'an app with an OAuth client must say how it handles workspace data (storesUserData, locations, thirdParties, retentionDays)' });
+    errors.push({
+      path: 'dataHandling',
+      message: 'an app with an OAuth client must say how it handles workspace data (storesUserData, locations, thirdParties, retentionDays)',
+    });
   }
   return errors;
 }

@@ -74,12 +74,13 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
       `select id, app_id, changes, version, created_at, updated_at from app_revisions where status = 'PENDING' and app_id in (${inList(ids)})`,
       ids,
     ),
-    teamIds.length > 0
-      ? em.execute<{ id: string; name: string }[]>(`select id, name from teams where id in (${inList(teamIds)})`, teamIds)
-      : [],
+    teamIds.length > 0 ? em.execute<{ id: string; name: string }[]>(`select id, name from teams where id in (${inList(teamIds)})`, teamIds) : [],
   ]);
   const queued = apps.filter((app) => app.status === 'PENDING' || revisions.some((row) => row.app_id === app.id));
-  const entries = await queueEntriesOf(em, queued.map((app) => app.id));
+  const entries = await queueEntriesOf(
+    em,
+    queued.map((app) => app.id),
+  );
   const median = entries.length > 0 ? await medianDecisionMs(em) : 0;
   const standing = (kind: QueueEntry['kind'], appId: string) => {
     const entry = entries.find((e) => e.kind === kind && e.appId === appId);
@@ -88,7 +89,12 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
   return apps.map((app) => {
     const stat = stats.find((row) => row.app_id === app.id);
     const appStats: AppStats = stat
-      ? { installCount: stat.install_count, activeInstalls: stat.active_installs, reviewCount: stat.review_count, averageRating: Number(stat.average_rating) }
+      ? {
+          installCount: stat.install_count,
+          activeInstalls: stat.active_installs,
+          reviewCount: stat.review_count,
+          averageRating: Number(stat.average_rating),
+        }
       : NO_STATS;
     const appChecks = checks.filter((row) => row.app_id === app.id);
     const revision = revisions.find((row) => row.app_id === app.id);
@@ -101,7 +107,10 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
           addedPermissions: addedPermissions(app.permissions, revision.changes.permissions as Permission[] | null | undefined),
           assetChecks: checksOf(appChecks, proposedAssets(app, revision.changes as UpdateAppInput)),
           // A revision just proposed in this transaction is in the queue too, at its end.
-          review: standing('revision', app.id) ?? { queuePosition: entries.length + 1, expectedDecisionBy: new Date(Date.now() + median).toISOString() },
+          review: standing('revision', app.id) ?? {
+            queuePosition: entries.length + 1,
+            expectedDecisionBy: new Date(Date.now() + median).toISOString(),
+          },
           createdAt: new Date(revision.created_at).toISOString(),
           updatedAt: new Date(revision.updated_at).toISOString(),
         }
@@ -119,4 +128,3 @@ export async function toOwnerView(em: EntityManager, app: App): Promise<OwnerApp
   const [view] = await toOwnerViews(em, [app]);
   return view!;
 }
-

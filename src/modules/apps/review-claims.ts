@@ -25,7 +25,12 @@ interface ClaimRow {
   expires_at: string;
 }
 
-const toClaim = (row: ClaimRow): Claim => ({ subject: row.subject, adminId: row.admin_id, adminEmail: row.email, expiresAt: new Date(row.expires_at) });
+const toClaim = (row: ClaimRow): Claim => ({
+  subject: row.subject,
+  adminId: row.admin_id,
+  adminEmail: row.email,
+  expiresAt: new Date(row.expires_at),
+});
 
 /** The live claims on these subjects. */
 export async function claimsOn(em: EntityManager, subjects: readonly string[]): Promise<Map<string, Claim>> {

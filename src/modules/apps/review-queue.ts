@@ -129,14 +129,18 @@ export function reviewQueuePage(em: EntityManager, filter: QueueFilter): Promise
 export async function nextUnclaimed(em: EntityManager, filter: QueueFilter, except: string | null): Promise<QueueEntry | null> {
   const where = queueWhere(filter, [
     [`not exists (select 1 from review_claims c where c.subject = q.kind || ':' || q.id and c.expires_at > now())`],
-    ...(except ? [['q.kind || \':\' || q.id <> ?', except] as const] : []),
+    ...(except ? [["q.kind || ':' || q.id <> ?", except] as const] : []),
   ]);
   const rows = await em.execute<QueueRow[]>(`select q.* from ${QUEUE_FROM} ${where.clause} order by q.position limit 1`, where.params);
   return rows[0] ? toEntry(rows[0]) : null;
 }
 
 /** The entries just before and after `subject` (`kind:id`) in the filtered queue: where j and k go. */
-export async function queueNeighbours(em: EntityManager, filter: QueueFilter, subject: string): Promise<{ previous: QueueEntry | null; next: QueueEntry | null }> {
+export async function queueNeighbours(
+  em: EntityManager,
+  filter: QueueFilter,
+  subject: string,
+): Promise<{ previous: QueueEntry | null; next: QueueEntry | null }> {
   const where = queueWhere(filter);
   // The subject itself may fall outside the filter (opened from elsewhere): then it has no neighbours.
   const rows = await em.execute<{ previous: QueueRow | null; next: QueueRow | null }[]>(
@@ -153,9 +157,7 @@ export async function queueNeighbours(em: EntityManager, filter: QueueFilter, su
 /** The queue entries of these apps (their own submission, their pending revision, or both). */
 export async function queueEntriesOf(em: EntityManager, appIds: readonly string[]): Promise<QueueEntry[]> {
   if (appIds.length === 0) return [];
-  const rows = await em.execute<QueueRow[]>(`select * from (${QUEUE}) ranked where app_id in (${appIds.map(() => '?').join(', ')})`, [
-    ...appIds,
-  ]);
+  const rows = await em.execute<QueueRow[]>(`select * from (${QUEUE}) ranked where app_id in (${appIds.map(() => '?').join(', ')})`, [...appIds]);
   return rows.map(toEntry);
 }
 

@@ -46,7 +46,10 @@ const entryPath = (entry: QueueEntry, queue: string) => `${reviewPath(entry.kind
 
 async function queuePageData(em: EntityManager, adminId: string, filter: QueueFilter) {
   const page = await reviewQueuePage(em, filter);
-  const claims = await claimsOn(em, page.data.map((e) => claimSubject(e.kind, e.id)));
+  const claims = await claimsOn(
+    em,
+    page.data.map((e) => claimSubject(e.kind, e.id)),
+  );
   const items: QueueItem[] = page.data.map((entry) => {
     const held = claims.get(claimSubject(entry.kind, entry.id));
     return {
@@ -75,7 +78,8 @@ const mineOr = (held: Claim, adminId: string) => ({ ...held, mine: held.adminId 
 
 function versionOf(c: ConsoleRequest): number {
   const raw = field(c.form, 'version') ?? '';
-  if (!/^[1-9][0-9]{0,8}$/.test(raw)) throw validationFailed('The decision does not say which version it is about', [{ path: 'version', message: 'required' }]);
+  if (!/^[1-9][0-9]{0,8}$/.test(raw))
+    throw validationFailed('The decision does not say which version it is about', [{ path: 'version', message: 'required' }]);
   return Number(raw);
 }
 
@@ -168,7 +172,10 @@ export function reviewAdmin(kit: ConsoleKit) {
         if (under) await releaseClaim(c.em, under.subject);
         const filter = postedFilter(c);
         const next = field(c.form, 'then') === 'next' ? await nextUnclaimed(c.em, filter, null) : null;
-        return { app, next: next ? entryPath(next, queueQueryOf(filter)) : field(c.form, 'then') === 'next' ? `/admin/review?${queueQueryOf(filter)}` : null };
+        return {
+          app,
+          next: next ? entryPath(next, queueQueryOf(filter)) : field(c.form, 'then') === 'next' ? `/admin/review?${queueQueryOf(filter)}` : null,
+        };
       },
       success: (c, { app, next }) =>
         `${kind === 'app' ? `"${app.name}"` : `The revision of "${app.name}"`} is ${decision === 'approve' ? 'approved' : 'rejected'}.${

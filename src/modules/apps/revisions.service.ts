@@ -41,11 +41,7 @@ export async function openRevision(
     // The app row lock serialises proposals, so replacing the pending revision never races.
     const locked = await lockAppFor(tx, caller, appId, 'revise');
     if (!REVISABLE_STATUSES.includes(locked.status)) {
-      throw new ApiError(
-        409,
-        'INVALID_STATE_TRANSITION',
-        `Revisions are for approved listings; an app that is ${locked.status} is edited directly`,
-      );
+      throw new ApiError(409, 'INVALID_STATE_TRANSITION', `Revisions are for approved listings; an app that is ${locked.status} is edited directly`);
     }
     assertListingUrls(locked.environment, changes);
     if (changes.oauthClientId) await assertClientBelongsTo(tx, changes.oauthClientId, caller.developerId);

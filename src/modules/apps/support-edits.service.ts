@@ -66,7 +66,11 @@ export async function supportEditApp(
       throw new ApiError(409, 'INVALID_STATE_TRANSITION', `Support edits are for approved listings; this app is ${locked.status}`);
     }
     if (input.version !== locked.version) {
-      throw new ApiError(409, 'STALE_VERSION', `The listing changed since version ${input.version} (now ${locked.version}); edit the current version`);
+      throw new ApiError(
+        409,
+        'STALE_VERSION',
+        `The listing changed since version ${input.version} (now ${locked.version}); edit the current version`,
+      );
     }
     const current = listingOf(locked);
     const effective = Object.fromEntries(

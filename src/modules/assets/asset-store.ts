@@ -32,7 +32,9 @@ export interface AssetContent {
 
 /** A copy for an owner or an admin only: the stored content type (never the origin's), kept by no cache. */
 export const unpublishedCopyResponse = (asset: AssetContent, headers: Record<string, string> = {}) =>
-  new Response(asset.bytes, { headers: { ...headers, 'content-type': asset.contentType, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } });
+  new Response(asset.bytes, {
+    headers: { ...headers, 'content-type': asset.contentType, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' },
+  });
 
 /** Who asks decides which copies exist for them: anyone (`GET /assets`), an app's owner, an admin. */
 export type AssetReader = { public: true } | { appId: string } | { admin: true };

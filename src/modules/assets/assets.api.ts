@@ -29,7 +29,13 @@ export function assetsApi(ctx: AppContext, auth: AuthPlugin) {
       if (!file || !asset) throw notFound('Asset');
       const etag = `"${file.sha256}"`;
       const headers = { ...ASSET_HEADERS, etag };
-      if (request.headers.get('if-none-match')?.split(/\s*,\s*/).includes(etag)) return new Response(null, { status: 304, headers });
+      if (
+        request.headers
+          .get('if-none-match')
+          ?.split(/\s*,\s*/)
+          .includes(etag)
+      )
+        return new Response(null, { status: 304, headers });
       return new Response(asset.bytes, { headers: { ...headers, 'content-type': asset.contentType } });
     },
     {
@@ -61,7 +67,10 @@ export function assetsApi(ctx: AppContext, auth: AuthPlugin) {
     {
       apiKey: 'APP_READ',
       params: t.Object({ id: Uuid, file: FileParam }),
-      response: { 200: t.Any({ description: 'The image bytes', [MEDIA_TYPES]: ['image/png', 'image/jpeg'] }), ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
+      response: {
+        200: t.Any({ description: 'The image bytes', [MEDIA_TYPES]: ['image/png', 'image/jpeg'] }),
+        ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED'),
+      },
       detail: {
         summary: 'A stored copy of one of your app’s images',
         description:

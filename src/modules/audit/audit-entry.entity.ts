@@ -5,7 +5,10 @@ const AuditEntrySchema = defineEntity({
   name: 'AuditEntry',
   tableName: 'audit_log',
   properties: {
-    id: p.uuid().primary().onCreate(() => Bun.randomUUIDv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => Bun.randomUUIDv7()),
     /** `admin:<id>`, `cli` or `system`. */
     actor: p.string(),
     /** The admin's role when they acted (null for `cli` and `system`). */

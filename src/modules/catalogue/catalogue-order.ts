@@ -18,10 +18,25 @@ export const SORT_KEYS = `s.app_id as id, s.install_count, s.active_installs, ${
   coalesce(a.first_approved_at, a.created_at) as approved_at`;
 
 const ORDER: Record<CatalogueSort, [column: string, direction: 'asc' | 'desc'][]> = {
-  installs: [['active_installs', 'desc'], ['id', 'desc']],
-  rating: [['bayesian_rating', 'desc'], ['install_count', 'desc'], ['id', 'desc']],
-  newest: [['approved_at', 'desc'], ['id', 'desc']],
-  relevance: [['exact_name', 'desc'], ['text_rank', 'desc'], ['install_count', 'desc'], ['id', 'desc']],
+  installs: [
+    ['active_installs', 'desc'],
+    ['id', 'desc'],
+  ],
+  rating: [
+    ['bayesian_rating', 'desc'],
+    ['install_count', 'desc'],
+    ['id', 'desc'],
+  ],
+  newest: [
+    ['approved_at', 'desc'],
+    ['id', 'desc'],
+  ],
+  relevance: [
+    ['exact_name', 'desc'],
+    ['text_rank', 'desc'],
+    ['install_count', 'desc'],
+    ['id', 'desc'],
+  ],
 };
 
 export const orderBy = (sort: CatalogueSort, qualifier = '') =>

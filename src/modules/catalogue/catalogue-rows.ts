@@ -84,32 +84,40 @@ export interface PublicAppRow {
 export function toPublicView(row: PublicAppRow): PublicAppView {
   return toPublicAppView(
     // Images are shown from the mirror: exactly the bytes the reviewer saw.
-    withPublishedAssets({
-      id: row.id,
-      slug: row.slug,
-      name: row.name,
-      description: row.description,
-      longDescription: row.long_description,
-      longDescriptionHtml: row.long_description_html,
-      category: row.category,
-      environment: row.environment,
-      logoUrl: row.logo_url,
-      bannerUrl: row.banner_url,
-      websiteUrl: row.website_url,
-      supportUrl: row.support_url,
-      privacyPolicyUrl: row.privacy_policy_url,
-      termsOfServiceUrl: row.terms_of_service_url,
-      oauthClientId: row.oauth_client_id,
-      screenshots: row.screenshots ?? [],
-      permissions: row.permissions,
-      dataHandling: row.data_handling,
-      status: row.status,
-      featured: row.featured,
-      version: row.version,
-      createdAt: new Date(row.created_at),
-      updatedAt: new Date(row.updated_at),
-    }, row.published_assets),
-    { installCount: row.install_count, activeInstalls: row.active_installs, reviewCount: row.review_count, averageRating: Number(row.average_rating) },
+    withPublishedAssets(
+      {
+        id: row.id,
+        slug: row.slug,
+        name: row.name,
+        description: row.description,
+        longDescription: row.long_description,
+        longDescriptionHtml: row.long_description_html,
+        category: row.category,
+        environment: row.environment,
+        logoUrl: row.logo_url,
+        bannerUrl: row.banner_url,
+        websiteUrl: row.website_url,
+        supportUrl: row.support_url,
+        privacyPolicyUrl: row.privacy_policy_url,
+        termsOfServiceUrl: row.terms_of_service_url,
+        oauthClientId: row.oauth_client_id,
+        screenshots: row.screenshots ?? [],
+        permissions: row.permissions,
+        dataHandling: row.data_handling,
+        status: row.status,
+        featured: row.featured,
+        version: row.version,
+        createdAt: new Date(row.created_at),
+        updatedAt: new Date(row.updated_at),
+      },
+      row.published_assets,
+    ),
+    {
+      installCount: row.install_count,
+      activeInstalls: row.active_installs,
+      reviewCount: row.review_count,
+      averageRating: Number(row.average_rating),
+    },
     // A team app's developer is the team: its listings outlive the people who made them.
     row.team_name !== null
       ? { name: row.team_name, companyName: row.team_name, websiteUrl: row.team_website_url }
@@ -121,6 +129,13 @@ export function toPublicView(row: PublicAppRow): PublicAppView {
 }
 
 export function toSummary(row: PublicAppRow): PublicAppSummary {
-  const { longDescription: _long, longDescriptionHtml: _html, screenshots: _screenshots, permissions: _permissions, dataHandling: _data, ...summary } = toPublicView(row);
+  const {
+    longDescription: _long,
+    longDescriptionHtml: _html,
+    screenshots: _screenshots,
+    permissions: _permissions,
+    dataHandling: _data,
+    ...summary
+  } = toPublicView(row);
   return summary;
 }

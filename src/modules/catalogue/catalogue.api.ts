@@ -14,45 +14,47 @@ const CACHING =
 /** The public catalogue: no authentication. The two `/list` routes come before `/:slug`, which would otherwise take them. */
 export function catalogueApi(ctx: AppContext, rateLimits: PublicRateLimits) {
   const catalogue = createPublicCatalogue(ctx.catalogueReaders);
-  return new Elysia({ prefix: '/api/apps', tags: ['Catalogue'] })
-    .use(rateLimits)
-    // A request target answered before (so already validated) whose answer is still current is
-    // answered here, before routing, validation and guards: most of the cost of a cached response.
-    .onRequest(({ request, server, set }) => {
-      if (request.method !== 'GET') return;
-      const cached = catalogue.cached(targetOf(request.url));
-      if (cached && rateLimits.allowCacheableRead(request, server)) return answerFromHook(request, set, cached);
-    })
-    .get('', async ({ query, request }) => cacheableResponse(request, await catalogue.list(targetOf(request.url), query)), {
-      rateLimit: 'cacheable',
-      query: CatalogueQuery,
-      response: { 200: Paginated(PublicAppSummary, 'A page of approved apps') },
-      detail: {
-        summary: 'List and search approved apps',
-        description: `Summaries (the app without \`longDescription\`, \`longDescriptionHtml\` and \`screenshots\`: \`GET /api/apps/{slug}\` has them). Filters combine with AND. \`search\` uses full-text search on the name and description, each word corrected to the catalogue's words one typo away (one typo still matches); an exact name match ranks first. A search considers at most ${SEARCH_CANDIDATES.toLocaleString('en')} matching apps (exact names first, then the most installed). \`page × limit\` may not exceed 10,000. ${CACHING}`,
-      },
-    })
-    .get('/featured/list', async ({ query, request }) => cacheableResponse(request, await catalogue.featured(targetOf(request.url), query)), {
-      rateLimit: 'cacheable',
-      query: FeaturedQuery,
-      response: { 200: DataList(PublicAppSummary, 'The featured apps') },
-      detail: { summary: 'Featured apps, most installed first', description: `Summaries, as in the list. ${CACHING}` },
-    })
-    .get('/categories/list', async ({ request }) => cacheableResponse(request, await catalogue.categories(targetOf(request.url))), {
-      rateLimit: 'cacheable',
-      response: { 200: DataList(CategoryCount, 'Every category with its count of public apps') },
-      detail: {
-        summary: 'All ten categories with their app counts',
-        description: `Counts APPROVED apps of developers who are not suspended; updated by a background job within seconds of a change. ${CACHING}`,
-      },
-    })
-    .get('/:slug', async ({ params, request }) => cacheableResponse(request, await catalogue.app(targetOf(request.url), params.slug)), {
-      rateLimit: 'cacheable',
-      params: SlugParams,
-      response: { 200: PublicAppView, ...problems('NOT_FOUND', 'APP_UNAVAILABLE') },
-      detail: {
-        summary: 'One approved app',
-        description: `404 for a slug that was never public; 410 \`APP_UNAVAILABLE\` for an app that was approved once and is suspended now, or whose developer is. ${CACHING}`,
-      },
-    });
+  return (
+    new Elysia({ prefix: '/api/apps', tags: ['Catalogue'] })
+      .use(rateLimits)
+      // A request target answered before (so already validated) whose answer is still current is
+      // answered here, before routing, validation and guards: most of the cost of a cached response.
+      .onRequest(({ request, server, set }) => {
+        if (request.method !== 'GET') return;
+        const cached = catalogue.cached(targetOf(request.url));
+        if (cached && rateLimits.allowCacheableRead(request, server)) return answerFromHook(request, set, cached);
+      })
+      .get('', async ({ query, request }) => cacheableResponse(request, await catalogue.list(targetOf(request.url), query)), {
+        rateLimit: 'cacheable',
+        query: CatalogueQuery,
+        response: { 200: Paginated(PublicAppSummary, 'A page of approved apps') },
+        detail: {
+          summary: 'List and search approved apps',
+          description: `Summaries (the app without \`longDescription\`, \`longDescriptionHtml\` and \`screenshots\`: \`GET /api/apps/{slug}\` has them). Filters combine with AND. \`search\` uses full-text search on the name and description, each word corrected to the catalogue's words one typo away (one typo still matches); an exact name match ranks first. A search considers at most ${SEARCH_CANDIDATES.toLocaleString('en')} matching apps (exact names first, then the most installed). \`page × limit\` may not exceed 10,000. ${CACHING}`,
+        },
+      })
+      .get('/featured/list', async ({ query, request }) => cacheableResponse(request, await catalogue.featured(targetOf(request.url), query)), {
+        rateLimit: 'cacheable',
+        query: FeaturedQuery,
+        response: { 200: DataList(PublicAppSummary, 'The featured apps') },
+        detail: { summary: 'Featured apps, most installed first', description: `Summaries, as in the list. ${CACHING}` },
+      })
+      .get('/categories/list', async ({ request }) => cacheableResponse(request, await catalogue.categories(targetOf(request.url))), {
+        rateLimit: 'cacheable',
+        response: { 200: DataList(CategoryCount, 'Every category with its count of public apps') },
+        detail: {
+          summary: 'All ten categories with their app counts',
+          description: `Counts APPROVED apps of developers who are not suspended; updated by a background job within seconds of a change. ${CACHING}`,
+        },
+      })
+      .get('/:slug', async ({ params, request }) => cacheableResponse(request, await catalogue.app(targetOf(request.url), params.slug)), {
+        rateLimit: 'cacheable',
+        params: SlugParams,
+        response: { 200: PublicAppView, ...problems('NOT_FOUND', 'APP_UNAVAILABLE') },
+        detail: {
+          summary: 'One approved app',
+          description: `404 for a slug that was never public; 410 \`APP_UNAVAILABLE\` for an app that was approved once and is suspended now, or whose developer is. ${CACHING}`,
+        },
+      })
+  );
 }

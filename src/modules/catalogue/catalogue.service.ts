@@ -45,7 +45,7 @@ export async function listCatalogue(
  * that is suspended now, or whose developer is, is 410.
  */
 function assertPublic(row: { status: string; first_approved_at: unknown; owner_suspended: boolean } | undefined): void {
-  if (!row || !row.first_approved_at) throw notFound('App');
+  if (!row?.first_approved_at) throw notFound('App');
   if (row.status !== 'APPROVED' || row.owner_suspended) {
     throw new ApiError(410, 'APP_UNAVAILABLE', 'This app is no longer available');
   }

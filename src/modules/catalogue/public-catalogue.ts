@@ -129,14 +129,26 @@ export function createPublicCatalogue(readers: CatalogueReaders) {
       );
     },
     app(target: string, slug: string): Promise<CacheableBody> {
-      return answer(target, `app|${slug}`, load((reader) => getPublicApp(reader, slug)));
+      return answer(
+        target,
+        `app|${slug}`,
+        load((reader) => getPublicApp(reader, slug)),
+      );
     },
     featured(target: string, query: FeaturedQuery): Promise<CacheableBody> {
       const key = `featured|${query.environment ?? ''}|${query.limit ?? 20}`;
-      return answer(target, key, load(async (reader) => ({ data: await listFeatured(reader, query) })));
+      return answer(
+        target,
+        key,
+        load(async (reader) => ({ data: await listFeatured(reader, query) })),
+      );
     },
     categories(target: string): Promise<CacheableBody> {
-      return answer(target, 'categories', load(async (reader) => ({ data: await listCategoryCounts(reader) })));
+      return answer(
+        target,
+        'categories',
+        load(async (reader) => ({ data: await listCategoryCounts(reader) })),
+      );
     },
   };
 }

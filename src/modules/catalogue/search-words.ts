@@ -27,7 +27,10 @@ export type LookUpWords = (words: string[]) => Promise<Map<string, WordInfo>>;
 
 /** The words of a search as the 'simple' text search configuration would see them. */
 export function searchWords(search: string): string[] {
-  const words = search.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  const words = search
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
   return [...new Set(words)].slice(0, MAX_WORDS);
 }
 

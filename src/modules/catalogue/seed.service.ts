@@ -6,15 +6,7 @@ import { pick, seededRandom, type Random } from '../../lib/seeded-random.ts';
 import { CATEGORIES, ENVIRONMENTS, type Category, type Environment } from '../apps/app.entity.ts';
 import { renderLongDescription } from '../apps/markdown.ts';
 import { RESERVED_SLUGS, slugify } from '../apps/slug.ts';
-import {
-  BRANDS,
-  CATEGORY_WORDS,
-  DEMO_DEVELOPERS,
-  EDITIONS,
-  REVIEWER_NAMES,
-  REVIEW_TITLES,
-  SECOND_SENTENCES,
-} from './seed-words.ts';
+import { BRANDS, CATEGORY_WORDS, DEMO_DEVELOPERS, EDITIONS, REVIEWER_NAMES, REVIEW_TITLES, SECOND_SENTENCES } from './seed-words.ts';
 
 /**
  * Demo data: a few verified developers and N approved listings across every category and
@@ -35,7 +27,6 @@ const BATCH_SIZE = 1_000;
 const MAX_INSTALLS_PER_APP = 500;
 const FEATURED_EVERY = 30;
 const DAY_MS = 86_400_000;
-
 
 interface DemoApp {
   id: string;
@@ -97,7 +88,7 @@ function demoApp(index: number, random: Random, taken: Set<string>, developerIds
   ].join('\n');
   const createdAt = now - Math.floor(random() * 365 * DAY_MS);
   const approvedAt = Math.min(now, createdAt + Math.floor((1 + random() * 9) * DAY_MS));
-  const installs = Math.floor(Math.pow(MAX_INSTALLS_PER_APP + 1, random() ** 3)) - 1;
+  const installs = Math.floor((MAX_INSTALLS_PER_APP + 1) ** (random() ** 3)) - 1;
   const screenshots = [1, 2, 3].map((n) => ({
     url: `https://cdn.example.com/demo/${slug}/screenshot-${n}.png`,
     caption: n === 1 ? `${name} at work` : null,
@@ -143,7 +134,13 @@ async function insertDevelopers(em: EntityManager): Promise<string[]> {
             'Demo developer account created by the seed command.', 'VERIFIED', now(), now()
      from unnest(array[?]::uuid[], array[?]::text[], array[?]::text[], array[?]::text[], array[?]::text[])
        as x(id, platform_user_id, name, email, company_name)`,
-    [rows.map((r) => r.id), rows.map((r) => r.platformUserId), rows.map((r) => r.name), rows.map((r) => r.email), rows.map((r) => r.companyName ?? '')],
+    [
+      rows.map((r) => r.id),
+      rows.map((r) => r.platformUserId),
+      rows.map((r) => r.name),
+      rows.map((r) => r.email),
+      rows.map((r) => r.companyName ?? ''),
+    ],
   );
   return rows.map((r) => r.id);
 }
@@ -163,9 +160,21 @@ async function insertBatch(em: EntityManager, apps: DemoApp[]): Promise<void> {
        as x(id, developer_id, slug, name, description, long_description, long_description_html, category, environment,
             logo_url, website_url, screenshots, featured, created_at, approved_at)`,
     [
-      column('id'), column('developerId'), column('slug'), column('name'), column('description'), column('longDescription'),
-      column('longDescriptionHtml'), column('category'), column('environment'), column('logoUrl'), column('websiteUrl'),
-      column('screenshots'), column('featured'), column('createdAt'), column('approvedAt'),
+      column('id'),
+      column('developerId'),
+      column('slug'),
+      column('name'),
+      column('description'),
+      column('longDescription'),
+      column('longDescriptionHtml'),
+      column('category'),
+      column('environment'),
+      column('logoUrl'),
+      column('websiteUrl'),
+      column('screenshots'),
+      column('featured'),
+      column('createdAt'),
+      column('approvedAt'),
     ],
   );
   await em.execute(
@@ -194,8 +203,15 @@ async function insertBatch(em: EntityManager, apps: DemoApp[]): Promise<void> {
            from unnest(array[?]::uuid[], array[?]::int[], array[?]::float8[], array[?]::timestamptz[]) as x(id, reviews, quality, since),
                 generate_series(1, x.reviews) g) r`,
     [
-      [...REVIEWER_NAMES], REVIEWER_NAMES.length, titles, REVIEW_TITLES[1]!.length, REVIEW_TITLES[1]!.length,
-      column('id'), column('reviews'), column('quality'), column('eventsSince'),
+      [...REVIEWER_NAMES],
+      REVIEWER_NAMES.length,
+      titles,
+      REVIEW_TITLES[1]!.length,
+      REVIEW_TITLES[1]!.length,
+      column('id'),
+      column('reviews'),
+      column('quality'),
+      column('eventsSince'),
     ],
   );
   // The same numbers `recomputeAppStats` derives from the review rows, for the whole batch at once (installs are the roll-up's).

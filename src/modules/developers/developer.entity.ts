@@ -7,7 +7,10 @@ const DeveloperSchema = defineEntity({
   name: 'Developer',
   tableName: 'developers',
   properties: {
-    id: p.uuid().primary().onCreate(() => Bun.randomUUIDv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => Bun.randomUUIDv7()),
     platformUserId: p.string(),
     name: p.string(),
     email: p.string(),
@@ -16,7 +19,10 @@ const DeveloperSchema = defineEntity({
     bio: p.text().nullable(),
     status: p.enum(DEVELOPER_STATUSES).default('PENDING_VERIFICATION'),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 

@@ -32,18 +32,14 @@ export function developersApi(ctx: AppContext, auth: AuthPlugin) {
       response: { 200: DeveloperProfile, ...problems('NOT_FOUND') },
       detail: { summary: 'Read your developer profile', description: 'Needs an API key (any scope).' },
     })
-    .put(
-      '/me',
-      async ({ principal, body }) => toProfile(await updateDeveloper({ em: ctx.orm.em.fork(), jobs: ctx.jobs }, principal, body, urls)),
-      {
-        developer: true,
-        body: UpdateDeveloperBody,
-        response: { 200: DeveloperProfile, ...problems('NOT_FOUND', 'OAUTH_TOKEN_REQUIRED', 'VALIDATION_FAILED', 'DEVELOPER_EXISTS') },
-        detail: {
-          summary: 'Update your developer profile',
-          description:
-            'OAuth token or any API key. Omitted fields are unchanged; `null` clears an optional field. platformUserId never changes. Changing `email` needs the OAuth token (403 OAUTH_TOKEN_REQUIRED with a key); when the token carries a verified e-mail claim, `email` must be that address; the old address is told of the change.',
-        },
+    .put('/me', async ({ principal, body }) => toProfile(await updateDeveloper({ em: ctx.orm.em.fork(), jobs: ctx.jobs }, principal, body, urls)), {
+      developer: true,
+      body: UpdateDeveloperBody,
+      response: { 200: DeveloperProfile, ...problems('NOT_FOUND', 'OAUTH_TOKEN_REQUIRED', 'VALIDATION_FAILED', 'DEVELOPER_EXISTS') },
+      detail: {
+        summary: 'Update your developer profile',
+        description:
+          'OAuth token or any API key. Omitted fields are unchanged; `null` clears an optional field. platformUserId never changes. Changing `email` needs the OAuth token (403 OAUTH_TOKEN_REQUIRED with a key); when the token carries a verified e-mail claim, `email` must be that address; the old address is told of the change.',
       },
-    );
+    });
 }

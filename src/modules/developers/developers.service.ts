@@ -26,8 +26,7 @@ export function toProfile(developer: Developer): DeveloperProfile {
   };
 }
 
-const developerExists = () =>
-  new ApiError(409, 'DEVELOPER_EXISTS', 'A developer with this platform account or e-mail address already exists');
+const developerExists = () => new ApiError(409, 'DEVELOPER_EXISTS', 'A developer with this platform account or e-mail address already exists');
 
 export async function findDeveloperIdByPlatformUser(em: EntityManager, platformUserId: string): Promise<string | null> {
   const rows = await em.execute<{ id: string }[]>('select id from developers where platform_user_id = ?', [platformUserId]);
@@ -114,7 +113,11 @@ export async function updateDeveloper(
     const emailChanges = input.email !== undefined && input.email.toLowerCase() !== previousEmail.toLowerCase();
     if (emailChanges) {
       if (principal.via !== 'oauth') {
-        throw new ApiError(403, 'OAUTH_TOKEN_REQUIRED', "Changing the e-mail address needs the platform OAuth token; an API key cannot redirect the account's mail");
+        throw new ApiError(
+          403,
+          'OAUTH_TOKEN_REQUIRED',
+          "Changing the e-mail address needs the platform OAuth token; an API key cannot redirect the account's mail",
+        );
       }
       assertPlatformEmail(principal.identity, input.email!);
       if (await emailTaken(tx, input.email!, developer.id)) throw developerExists();
@@ -123,13 +126,17 @@ export async function updateDeveloper(
     const shownPublicly = PUBLIC_PROFILE_FIELDS.some((field) => input[field] !== undefined && input[field] !== developer[field]);
     tx.assign(developer, input);
     if (emailChanges) {
-      const entry = recordAudit(tx, { label: `developer:${developer.id}` }, {
-        action: 'developer.email-change',
-        subjectType: 'developer',
-        subjectId: developer.id,
-        before: { email: previousEmail },
-        after: { email: developer.email },
-      });
+      const entry = recordAudit(
+        tx,
+        { label: `developer:${developer.id}` },
+        {
+          action: 'developer.email-change',
+          subjectType: 'developer',
+          subjectId: developer.id,
+          before: { email: previousEmail },
+          after: { email: developer.email },
+        },
+      );
       await flushUnique(tx);
       await notifyEmailChanged(jobs, tx, entry.id);
     }

@@ -1,7 +1,14 @@
 import { Elysia, type DocumentDecoration } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import { ApiError, type ErrorCode } from '../../http/problem.ts';
-import { enforceRateLimit, failedAttemptLimiter, memoryRateLimiter, perMinute, postgresRateLimiter, type RateLimiter } from '../../http/rate-limit.ts';
+import {
+  enforceRateLimit,
+  failedAttemptLimiter,
+  memoryRateLimiter,
+  perMinute,
+  postgresRateLimiter,
+  type RateLimiter,
+} from '../../http/rate-limit.ts';
 import { GUARD_PROBLEMS, rateLimitedProblem } from '../../http/schemas.ts';
 import { beforeValidation, type GuardContext } from '../../http/guard.ts';
 import { createClientAddressResolver, networkOf } from '../../http/client-address.ts';
@@ -49,7 +56,11 @@ const APP_BOUND_ROUTES = new Set([
 function assertKeyReaches(key: AuthenticatedKey, context: GuardContext): void {
   if (key.appId === null) return;
   if (!APP_BOUND_ROUTES.has(context.route)) {
-    throw new ApiError(403, 'INSUFFICIENT_SCOPE', 'This key was exchanged by trusted publishing: it may only read, edit, submit and revise its one app');
+    throw new ApiError(
+      403,
+      'INSUFFICIENT_SCOPE',
+      'This key was exchanged by trusted publishing: it may only read, edit, submit and revise its one app',
+    );
   }
   if (context.params.id?.toLowerCase() !== key.appId) throw new ApiError(404, 'NOT_FOUND', 'App not found');
 }
@@ -64,8 +75,7 @@ export type SharedLimit = 'keyCreations' | 'submissions' | 'revisions' | 'webhoo
 /** What a developer route requires: a scope (`true`: any key), and optionally a shared write limit. */
 export type Requirement = Scope | true | { scope: Scope | true; limit: SharedLimit };
 
-const requirementOf = (requirement: Requirement) =>
-  typeof requirement === 'object' ? requirement : { scope: requirement, limit: undefined };
+const requirementOf = (requirement: Requirement) => (typeof requirement === 'object' ? requirement : { scope: requirement, limit: undefined });
 
 /**
  * The auth guard every route declares. Options, by what the route accepts:
@@ -209,25 +219,25 @@ export function createAuth(ctx: AppContext) {
     apiKey: (requirement: Requirement) => {
       const { scope, limit: sharedLimit } = requirementOf(requirement);
       return {
-      detail: bearerDoc([...TOKEN_REFUSALS, 'API_KEY_REQUIRED', ...KEY_REFUSALS]),
-      response: limitedDoc(sharedLimit),
-      ...beforeValidation(async (context) => {
-        const key = await authenticated(context, async (token) => {
-          if (!looksLikeApiKey(token)) {
-            await platformIdentity(token);
-            throw new ApiError(403, 'API_KEY_REQUIRED', 'This endpoint needs an API key, not the OAuth token');
+        detail: bearerDoc([...TOKEN_REFUSALS, 'API_KEY_REQUIRED', ...KEY_REFUSALS]),
+        response: limitedDoc(sharedLimit),
+        ...beforeValidation(async (context) => {
+          const key = await authenticated(context, async (token) => {
+            if (!looksLikeApiKey(token)) {
+              await platformIdentity(token);
+              throw new ApiError(403, 'API_KEY_REQUIRED', 'This endpoint needs an API key, not the OAuth token');
+            }
+            return apiKey(token);
+          });
+          const principal: DeveloperPrincipal = { via: 'apiKey', developerId: key.developerId, key };
+          assertKeyReaches(key, context);
+          await limit(principal, context.set.headers);
+          if (scope !== true && !key.scopes.includes(scope)) {
+            throw new ApiError(403, 'INSUFFICIENT_SCOPE', `This API key lacks the ${scope} scope`);
           }
-          return apiKey(token);
-        });
-        const principal: DeveloperPrincipal = { via: 'apiKey', developerId: key.developerId, key };
-        assertKeyReaches(key, context);
-        await limit(principal, context.set.headers);
-        if (scope !== true && !key.scopes.includes(scope)) {
-          throw new ApiError(403, 'INSUFFICIENT_SCOPE', `This API key lacks the ${scope} scope`);
-        }
-        if (sharedLimit) await enforceRateLimit(sharedLimiters[sharedLimit], principal.developerId, context.set.headers);
-        return { principal };
-      }),
+          if (sharedLimit) await enforceRateLimit(sharedLimiters[sharedLimit], principal.developerId, context.set.headers);
+          return { principal };
+        }),
       };
     },
   });

@@ -26,8 +26,7 @@ export function createInstallBatcher(
       writing += 1;
       write(batch.map((entry) => entry.request))
         .then(
-          (outcomes) =>
-            outcomes.forEach((outcome, i) => (outcome.ok ? batch[i]!.resolve(outcome.result) : batch[i]!.reject(outcome.error))),
+          (outcomes) => outcomes.forEach((outcome, i) => (outcome.ok ? batch[i]!.resolve(outcome.result) : batch[i]!.reject(outcome.error))),
           (error: unknown) => batch.forEach((entry) => entry.reject(error)),
         )
         .finally(() => {

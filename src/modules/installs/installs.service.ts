@@ -122,9 +122,13 @@ export async function recordInstalls(em: EntityManager, jobs: JobQueue, requests
 async function firstInstalledAt(em: EntityManager, slug: string, key: { key: string; daily: boolean }): Promise<string> {
   const appId = await findPublicAppId(em, slug);
   const installer = key.daily ? `:key || ':' || to_char(now() at time zone 'utc', 'YYYY-MM-DD')` : ':key';
-  const [first] = await execute<{ installed_at: string }>(em, `select installed_at from installs where app_id = :appId and installer = ${installer}`, {
-    appId,
-    key: key.key,
-  });
+  const [first] = await execute<{ installed_at: string }>(
+    em,
+    `select installed_at from installs where app_id = :appId and installer = ${installer}`,
+    {
+      appId,
+      key: key.key,
+    },
+  );
   return first!.installed_at;
 }

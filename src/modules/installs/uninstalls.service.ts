@@ -23,7 +23,11 @@ export async function recordUninstall(em: EntityManager, jobs: JobQueue, slug: s
     const appId = await findPublicAppId(tx, slug);
     const network = installer.kind === 'installation' ? installer.network : null;
     if (network) await tx.execute(`select pg_advisory_xact_lock(hashtext('uninstall-budget'), hashtext(?))`, [`${appId} ${network}`]);
-    const uninstalledAt = await uninstall(tx, { appId, installer: installerKey(installer).key, network }, INSTALLATION_IDS_COUNTED_PER_NETWORK_PER_DAY);
+    const uninstalledAt = await uninstall(
+      tx,
+      { appId, installer: installerKey(installer).key, network },
+      INSTALLATION_IDS_COUNTED_PER_NETWORK_PER_DAY,
+    );
     if (!uninstalledAt) throw new ApiError(404, 'NOT_INSTALLED', 'This installer has not installed this app');
     return { slug, uninstalledAt };
   });

@@ -45,7 +45,8 @@ export function serveMetrics(ctx: AppContext, catalog: QueueCatalog): Server<und
     port,
     async fetch(request) {
       if (new URL(request.url).pathname !== '/metrics') return new Response('Not found\n', { status: 404 });
-      if (request.method !== 'GET' && request.method !== 'HEAD') return new Response('Method not allowed\n', { status: 405, headers: { allow: 'GET, HEAD' } });
+      if (request.method !== 'GET' && request.method !== 'HEAD')
+        return new Response('Method not allowed\n', { status: 405, headers: { allow: 'GET, HEAD' } });
       try {
         return await handle(request);
       } catch (error) {

@@ -25,7 +25,10 @@ export async function renderMetrics(ctx: AppContext, catalog: QueueCatalog): Pro
   const up = gauge('job_queue_metrics_up', 'Whether the queue figures below could be read from PostgreSQL (0: the database is unreachable)');
   try {
     const health = await queueHealth(ctx.orm.em.fork(), catalog);
-    const jobs = gauge('job_queue_jobs', 'Jobs in each queue by state (waiting, retrying after a failure, active, failed for good)', ['queue', 'state']);
+    const jobs = gauge('job_queue_jobs', 'Jobs in each queue by state (waiting, retrying after a failure, active, failed for good)', [
+      'queue',
+      'state',
+    ]);
     const oldest = gauge('job_queue_oldest_waiting_age_seconds', 'Age of the oldest job waiting in each queue (0 when none waits)', ['queue']);
     const dead = gauge('job_dead_letters', "Jobs waiting in each queue's dead-letter queue for an operator", ['queue']);
     const now = Date.now();

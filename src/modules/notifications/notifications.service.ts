@@ -28,8 +28,7 @@ export type MailJob =
 /** The mails about an app, which a team app sends to each of its owners and maintainers. */
 type AppMailJob = Extract<MailJob, { kind: `app-${Decision}` | `revision-${Decision}` | 'listing-edited' }>;
 
-const enqueue = (jobs: JobQueue, tx: EntityManager, job: MailJob) =>
-  jobs.send(tx, MAIL_QUEUE, job, { singletonKey: job.messageId });
+const enqueue = (jobs: JobQueue, tx: EntityManager, job: MailJob) => jobs.send(tx, MAIL_QUEUE, job, { singletonKey: job.messageId });
 
 /**
  * Mail about an app goes to whoever answers for it: its developer for a personal app; each owner
@@ -181,10 +180,9 @@ const toDeveloper = (recipient: Recipient, appId: string | null, content: EmailC
 async function compose(em: EntityManager, job: MailJob): Promise<Composed | null> {
   switch (job.kind) {
     case 'developer-verified': {
-      const [recipient] = await em.execute<Recipient[]>(
-        'select id as developer_id, name as developer_name, email from developers where id = ?',
-        [job.developerId],
-      );
+      const [recipient] = await em.execute<Recipient[]>('select id as developer_id, name as developer_name, email from developers where id = ?', [
+        job.developerId,
+      ]);
       if (!recipient) return null;
       return toDeveloper(recipient, null, templates.developerVerified({ developerName: recipient.developer_name }));
     }

@@ -36,10 +36,27 @@ export function listOutbox(em: EntityManager, filter: ListQuery & { transport: (
 }
 
 export async function outboxMessage(em: EntityManager, messageId: string): Promise<OutboxEntry & { html: string; text: string }> {
-  const [row] = await em.execute<{ message_id: string; kind: string; to_address: string; subject: string; transport: 'smtp' | 'outbox'; sent_at: string; html: string; text_body: string }[]>(
-    'select message_id, kind, to_address, subject, transport, sent_at, html, text_body from emails where message_id = ?',
-    [messageId],
-  );
+  const [row] = await em.execute<
+    {
+      message_id: string;
+      kind: string;
+      to_address: string;
+      subject: string;
+      transport: 'smtp' | 'outbox';
+      sent_at: string;
+      html: string;
+      text_body: string;
+    }[]
+  >('select message_id, kind, to_address, subject, transport, sent_at, html, text_body from emails where message_id = ?', [messageId]);
   if (!row) throw notFound('Message');
-  return { messageId: row.message_id, kind: row.kind, to: row.to_address, subject: row.subject, transport: row.transport, sentAt: new Date(row.sent_at), html: row.html, text: row.text_body };
+  return {
+    messageId: row.message_id,
+    kind: row.kind,
+    to: row.to_address,
+    subject: row.subject,
+    transport: row.transport,
+    sentAt: new Date(row.sent_at),
+    html: row.html,
+    text: row.text_body,
+  };
 }

@@ -22,7 +22,9 @@ interface Row {
 
 export function listOAuthClients(em: EntityManager, filter: ListQuery): Promise<ListPage<OAuthClientListing>> {
   const pattern = filter.q && containsPattern(filter.q);
-  const where = whereOf([pattern && ['c.client_id ilike ? or c.name ilike ? or d.name ilike ? or d.email ilike ?', pattern, pattern, pattern, pattern]]);
+  const where = whereOf([
+    pattern && ['c.client_id ilike ? or c.name ilike ? or d.name ilike ? or d.email ilike ?', pattern, pattern, pattern, pattern],
+  ]);
   return pageOfRows(
     em,
     {

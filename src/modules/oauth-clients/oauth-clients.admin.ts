@@ -29,14 +29,22 @@ async function render(c: ConsoleRequest, outcome?: Outcome<unknown>) {
 
 export function oauthClientsAdmin(kit: ConsoleKit) {
   return new Elysia()
-    .get('/admin/oauth-clients', kit.page('view', async (c) => ({ title: 'OAuth clients', body: await render(c) })), hide)
+    .get(
+      '/admin/oauth-clients',
+      kit.page('view', async (c) => ({ title: 'OAuth clients', body: await render(c) })),
+      hide,
+    )
     .post(
       '/admin/oauth-clients',
       kit.action('oauth-clients.register', {
         run: (c) =>
           registerOAuthClient(
             c.em,
-            { developer: (field(c.form, 'developer') ?? '').trim(), clientId: (field(c.form, 'clientId') ?? '').trim(), name: field(c.form, 'name') ?? '' },
+            {
+              developer: (field(c.form, 'developer') ?? '').trim(),
+              clientId: (field(c.form, 'clientId') ?? '').trim(),
+              name: field(c.form, 'name') ?? '',
+            },
             c.actor,
           ),
         success: (_c, client) => `Registered ${client.clientId} (${client.name}).`,

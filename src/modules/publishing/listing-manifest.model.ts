@@ -9,10 +9,10 @@ import { CreateAppBody } from '../apps/apps.model.ts';
 export const ListingManifest = t.Object(
   {
     $schema: t.Optional(t.String({ maxLength: 2048, description: 'This schema, for editors: https://<marketplace>/api/schemas/listing.json' })),
-    app: t.Optional(SingleLine(1, 200, 'The id or slug of the app this manifest publishes; without it the app is found by its exact name, or created')),
-    longDescriptionFile: t.Optional(
-      SingleLine(1, 500, 'A Markdown file, relative to the manifest, read as longDescription (give one or the other)'),
+    app: t.Optional(
+      SingleLine(1, 200, 'The id or slug of the app this manifest publishes; without it the app is found by its exact name, or created'),
     ),
+    longDescriptionFile: t.Optional(SingleLine(1, 500, 'A Markdown file, relative to the manifest, read as longDescription (give one or the other)')),
     ...CreateAppBody.properties,
   },
   {

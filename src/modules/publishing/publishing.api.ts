@@ -14,7 +14,8 @@ export function publishingApi() {
       response: { 200: t.Record(t.String(), t.Unknown(), { description: 'A JSON Schema (draft-07)' }) },
       detail: {
         summary: 'The JSON Schema of marketplace.json',
-        description: 'The listing manifest the publisher CLI reads: the fields of POST /api/dev/apps plus app, teamId and longDescriptionFile. Point `$schema` at this URL for editor completion.',
+        description:
+          'The listing manifest the publisher CLI reads: the fields of POST /api/dev/apps plus app, teamId and longDescriptionFile. Point `$schema` at this URL for editor completion.',
       },
     },
   );

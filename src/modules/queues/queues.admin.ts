@@ -9,7 +9,11 @@ const hide = { detail: { hide: true } };
 
 export function queuesAdmin(kit: ConsoleKit, catalog: QueueCatalog) {
   return new Elysia()
-    .get('/admin/queue-health', kit.fragment('view', async (c) => queueHealthWidget(await queueHealth(c.em, catalog))), hide)
+    .get(
+      '/admin/queue-health',
+      kit.fragment('view', async (c) => queueHealthWidget(await queueHealth(c.em, catalog))),
+      hide,
+    )
     .get(
       '/admin/jobs',
       kit.page('jobs', async (c) => {

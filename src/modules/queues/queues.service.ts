@@ -82,7 +82,9 @@ function errorText(output: unknown): string {
 export async function listDeadJobs(em: EntityManager, catalog: QueueCatalog, options: { limit?: number; id?: string } = {}): Promise<DeadJob[]> {
   const deadLetters = catalog.queues.flatMap((q) => (q.deadLetter ? [q.deadLetter] : []));
   if (deadLetters.length === 0) return [];
-  const rows = await em.execute<{ id: string; name: string; source_name: string | null; data: unknown; output: unknown; source_retry_count: number | null; created_on: string }[]>(
+  const rows = await em.execute<
+    { id: string; name: string; source_name: string | null; data: unknown; output: unknown; source_retry_count: number | null; created_on: string }[]
+  >(
     `select id, name, source_name, data, coalesce(source_output, output) as output, source_retry_count, created_on from ${jobTable(catalog)}
      where name in (${inList(deadLetters)}) and state in ('created', 'retry') ${options.id ? 'and id = ?' : ''}
      order by created_on desc limit ?`,

@@ -32,7 +32,13 @@ export const RETENTION_RULES: RetentionRule[] = [
   { label: 'spent trusted-publishing tokens', table: 'trusted_publishing_tokens', timestamp: 'expires_at', keep: 0 },
   // The delivery log developers read; a delivery still being retried stays whatever its age.
   { label: 'settled webhook deliveries', table: 'webhook_deliveries', timestamp: 'created_at', keep: 'webhooks', where: "status <> 'pending'" },
-  { label: 'webhook events', table: 'webhook_events', timestamp: 'created_at', keep: 'webhooks', where: 'not exists (select 1 from webhook_deliveries d where d.event_id = webhook_events.id)' },
+  {
+    label: 'webhook events',
+    table: 'webhook_events',
+    timestamp: 'created_at',
+    keep: 'webhooks',
+    where: 'not exists (select 1 from webhook_deliveries d where d.event_id = webhook_events.id)',
+  },
 ];
 
 const BATCH = 5_000;

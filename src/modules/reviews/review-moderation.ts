@@ -43,7 +43,10 @@ const FROM = 'reviews r join apps a on a.id = r.app_id';
 
 export const VISIBILITIES = ['visible', 'hidden'] as const;
 
-export function listReviewsForModeration(em: EntityManager, filter: ListQuery & { visibility: (typeof VISIBILITIES)[number] | null }): Promise<ListPage<ModerationRow>> {
+export function listReviewsForModeration(
+  em: EntityManager,
+  filter: ListQuery & { visibility: (typeof VISIBILITIES)[number] | null },
+): Promise<ListPage<ModerationRow>> {
   const pattern = filter.q && containsPattern(filter.q);
   const where = whereOf([
     filter.visibility && [filter.visibility === 'hidden' ? 'r.hidden' : 'not r.hidden'],

@@ -17,7 +17,8 @@ export function reviewRepliesApi(ctx: AppContext, auth: AuthPlugin) {
       response: { 200: Paginated(DeveloperReview, 'A page of the reviews of your app'), ...problems('NOT_FOUND') },
       detail: {
         summary: "Your app's reviews, to answer them",
-        description: 'Needs APP_READ. Every review of the app, most recently written first, hidden ones included and marked `hidden: true`, each with your `reply`.',
+        description:
+          'Needs APP_READ. Every review of the app, most recently written first, hidden ones included and marked `hidden: true`, each with your `reply`.',
       },
     })
     .put(
@@ -45,7 +46,10 @@ export function reviewRepliesApi(ctx: AppContext, auth: AuthPlugin) {
         apiKey: 'APP_UPDATE',
         params: ReviewReplyParams,
         response: { 200: ReplyView, ...problems('NOT_FOUND') },
-        detail: { summary: 'Delete your reply to a review', description: 'Needs APP_UPDATE. Returns the deleted reply; 404 when the review has none.' },
+        detail: {
+          summary: 'Delete your reply to a review',
+          description: 'Needs APP_UPDATE. Returns the deleted reply; 404 when the review has none.',
+        },
       },
     );
 }

@@ -5,7 +5,10 @@ const ReviewSchema = defineEntity({
   name: 'Review',
   tableName: 'reviews',
   properties: {
-    id: p.uuid().primary().onCreate(() => Bun.randomUUIDv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => Bun.randomUUIDv7()),
     appId: p.uuid(),
     platformUserId: p.string(),
     authorName: p.string().nullable(),
@@ -14,7 +17,10 @@ const ReviewSchema = defineEntity({
     body: p.text().nullable(),
     hidden: p.boolean().default(false),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 

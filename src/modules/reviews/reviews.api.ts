@@ -37,7 +37,7 @@ export function reviewsApi(ctx: AppContext, auth: AuthPlugin, rateLimits: Public
         detail: {
           summary: 'Review an app (or replace your review)',
           description:
-            'Takes the platform OAuth token of a user who installed the app with that token (else 403 `INSTALL_REQUIRED`); the app\'s own developer may not review it (403 `OWN_APP`). One review per user per app: 201 for a new one, 200 when it replaces the earlier one.',
+            "Takes the platform OAuth token of a user who installed the app with that token (else 403 `INSTALL_REQUIRED`); the app's own developer may not review it (403 `OWN_APP`). One review per user per app: 201 for a new one, 200 when it replaces the earlier one.",
         },
       },
     );

@@ -45,10 +45,7 @@ export type ListedReview = Static<typeof ListedReview>;
 
 /** What the app's developer sees: hidden reviews too, marked, so they can be answered. */
 export const DeveloperReview = t.Composite(
-  [
-    ReviewView,
-    t.Object({ ...replyField, hidden: t.Boolean({ description: 'Hidden by moderation: not in the public list or the rating' }) }),
-  ],
+  [ReviewView, t.Object({ ...replyField, hidden: t.Boolean({ description: 'Hidden by moderation: not in the public list or the rating' }) })],
   { description: 'A review of your app, hidden ones included, with your reply' },
 );
 export type DeveloperReview = Static<typeof DeveloperReview>;

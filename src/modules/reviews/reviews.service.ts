@@ -75,10 +75,10 @@ export async function submitReview(
 ): Promise<{ review: ReviewView; created: boolean }> {
   return em.transactional(async (tx) => {
     const appId = await findPublicAppId(tx, slug);
-    const own = await tx.execute(
-      'select 1 from apps a join developers d on d.id = a.developer_id where a.id = ? and d.platform_user_id = ?',
-      [appId, identity.subject],
-    );
+    const own = await tx.execute('select 1 from apps a join developers d on d.id = a.developer_id where a.id = ? and d.platform_user_id = ?', [
+      appId,
+      identity.subject,
+    ]);
     if (own.length > 0) throw new ApiError(403, 'OWN_APP', "An app's developer cannot review it");
     const installed = await tx.execute('select 1 from installs where app_id = ? and installer = ?', [appId, userInstallerKey(identity.subject)]);
     if (installed.length === 0) {
@@ -119,13 +119,7 @@ export async function listReviews(em: EntityManager, slug: string, query: Review
 }
 
 /** Moderation: hides or shows a review (audited); the app's rating is recomputed without it. Its author's `updatedAt` is kept. */
-export async function setReviewHidden(
-  em: EntityManager,
-  jobs: JobQueue,
-  reviewId: string,
-  hidden: boolean,
-  actor: Actor,
-): Promise<ModeratedReview> {
+export async function setReviewHidden(em: EntityManager, jobs: JobQueue, reviewId: string, hidden: boolean, actor: Actor): Promise<ModeratedReview> {
   return em.transactional(async (tx) => {
     const [current] = await tx.execute<{ hidden: boolean }[]>('select hidden from reviews where id = ? for update', [reviewId]);
     if (!current) throw notFound('Review');

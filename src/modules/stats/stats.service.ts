@@ -68,7 +68,9 @@ export async function recomputeAllAppStats(em: EntityManager): Promise<number> {
   let repaired = 0;
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
-    const ids = (await em.execute<{ id: string }[]>('select id from apps where id > ? order by id limit ?', [after, NIGHTLY_BATCH])).map((row) => row.id);
+    const ids = (await em.execute<{ id: string }[]>('select id from apps where id > ? order by id limit ?', [after, NIGHTLY_BATCH])).map(
+      (row) => row.id,
+    );
     if (ids.length === 0) return repaired;
     repaired += await em.transactional(async (tx) => {
       const [mark] = await tx.execute<{ last_id: string }[]>(`select last_id from stats_watermarks where name = 'installs' for share`);

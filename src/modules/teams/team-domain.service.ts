@@ -41,7 +41,13 @@ async function assertNotTaken(em: EntityManager, teamId: string, domain: string)
 }
 
 /** Starts (or restarts) a claim: a fresh token to serve. Owners only. */
-export async function claimDomain(em: EntityManager, policy: DomainPolicy, caller: Caller, teamId: string, input: { domain: string }): Promise<DomainClaim> {
+export async function claimDomain(
+  em: EntityManager,
+  policy: DomainPolicy,
+  caller: Caller,
+  teamId: string,
+  input: { domain: string },
+): Promise<DomainClaim> {
   const domain = normaliseDomain(input.domain, policy);
   return em.transactional(async (tx) => {
     await authorizeTeam(tx, caller, teamId, 'manage', { lock: true });

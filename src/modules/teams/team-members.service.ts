@@ -63,7 +63,13 @@ export async function inviteMember(
       invitedBy: caller.developerId,
       expiresAt: new Date(Date.now() + INVITATION_DAYS * DAY_MS),
     });
-    recordTeamAudit(tx, { teamId, actorDeveloperId: caller.developerId, action: 'invitation.created', target: input.email, details: { role: input.role } });
+    recordTeamAudit(tx, {
+      teamId,
+      actorDeveloperId: caller.developerId,
+      action: 'invitation.created',
+      target: input.email,
+      details: { role: input.role },
+    });
     await tx.flush();
     await notifyTeamInvitation(jobs, tx, invitation.id);
     return toInvitationView(invitation, teamName);
@@ -104,9 +110,17 @@ export async function listMyInvitations(em: EntityManager, caller: Caller): Prom
 }
 
 /** The caller's own pending invitation, locked; anyone else's, an expired or an answered one is 404. */
-async function lockMyInvitation(tx: EntityManager, caller: Caller, invitationId: string): Promise<{ invitation: TeamInvitation; developer: Developer }> {
+async function lockMyInvitation(
+  tx: EntityManager,
+  caller: Caller,
+  invitationId: string,
+): Promise<{ invitation: TeamInvitation; developer: Developer }> {
   const developer = await tx.findOneOrFail(Developer, { id: caller.developerId });
-  const invitation = await tx.findOne(TeamInvitation, { id: invitationId, status: 'PENDING', expiresAt: { $gt: new Date() } }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  const invitation = await tx.findOne(
+    TeamInvitation,
+    { id: invitationId, status: 'PENDING', expiresAt: { $gt: new Date() } },
+    { lockMode: LockMode.PESSIMISTIC_WRITE },
+  );
   if (!invitation || lowerEmail(invitation.email) !== lowerEmail(developer.email)) throw notFound('Invitation');
   return { invitation, developer };
 }
@@ -123,7 +137,13 @@ export async function acceptInvitation(em: EntityManager, caller: Caller, invita
     tx.create(TeamMember, { team, developer, role: invitation.role });
     invitation.status = 'ACCEPTED';
     invitation.answeredAt = new Date();
-    recordTeamAudit(tx, { teamId: team.id, actorDeveloperId: developer.id, action: 'member.joined', target: developer.id, details: { role: invitation.role } });
+    recordTeamAudit(tx, {
+      teamId: team.id,
+      actorDeveloperId: developer.id,
+      action: 'member.joined',
+      target: developer.id,
+      details: { role: invitation.role },
+    });
     return { teamId: team.id, role: invitation.role };
   });
   return { team: await teamViewFor(em, caller.developerId, teamId), role };
@@ -184,7 +204,13 @@ export async function changeRole(em: EntityManager, caller: Caller, teamId: stri
     const member = await lockedMember(tx, teamId, developerId);
     if (role !== 'owner') await assertAnotherOwner(tx, teamId, member, 'be demoted');
     await tx.nativeUpdate(TeamMember, { team: teamId, developer: developerId }, { role });
-    recordTeamAudit(tx, { teamId, actorDeveloperId: caller.developerId, action: 'member.role_changed', target: developerId, details: { from: member.role, to: role } });
+    recordTeamAudit(tx, {
+      teamId,
+      actorDeveloperId: caller.developerId,
+      action: 'member.role_changed',
+      target: developerId,
+      details: { from: member.role, to: role },
+    });
     return toMemberView({ ...member, role });
   });
 }
@@ -202,7 +228,13 @@ export async function removeMember(em: EntityManager, caller: Caller, teamId: st
     await assertAnotherOwner(tx, teamId, member, leaving ? 'leave' : 'be removed');
     await tx.nativeDelete(TeamMember, { team: teamId, developer: developerId });
     await tx.execute('update api_keys set revoked_at = now() where team_id = ? and developer_id = ? and revoked_at is null', [teamId, developerId]);
-    recordTeamAudit(tx, { teamId, actorDeveloperId: caller.developerId, action: leaving ? 'member.left' : 'member.removed', target: developerId, details: { role: member.role } });
+    recordTeamAudit(tx, {
+      teamId,
+      actorDeveloperId: caller.developerId,
+      action: leaving ? 'member.left' : 'member.removed',
+      target: developerId,
+      details: { role: member.role },
+    });
     return toMemberView(member);
   });
 }

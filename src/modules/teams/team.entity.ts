@@ -10,7 +10,10 @@ const TeamSchema = defineEntity({
   name: 'Team',
   tableName: 'teams',
   properties: {
-    id: p.uuid().primary().onCreate(() => Bun.randomUUIDv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => Bun.randomUUIDv7()),
     name: p.string(),
     websiteUrl: p.string().nullable(),
     /** Proven by serving `domainToken` at the domain's well-known path; unique across teams. */
@@ -21,7 +24,10 @@ const TeamSchema = defineEntity({
     /** Set by an administrator: the team's apps leave the catalogue and nobody acts for it. */
     suspendedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 
@@ -32,7 +38,10 @@ const TeamMemberSchema = defineEntity({
   name: 'TeamMember',
   tableName: 'team_members',
   properties: {
-    id: p.uuid().primary().onCreate(() => Bun.randomUUIDv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => Bun.randomUUIDv7()),
     team: () => p.manyToOne(Team).deleteRule('cascade'),
     developer: () => p.manyToOne(Developer).deleteRule('cascade'),
     role: p.enum(TEAM_ROLES),
@@ -50,7 +59,10 @@ const TeamInvitationSchema = defineEntity({
   name: 'TeamInvitation',
   tableName: 'team_invitations',
   properties: {
-    id: p.uuid().primary().onCreate(() => Bun.randomUUIDv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => Bun.randomUUIDv7()),
     team: () => p.manyToOne(Team).deleteRule('cascade'),
     email: p.string(),
     role: p.enum(TEAM_ROLES),
@@ -70,7 +82,10 @@ const TeamAuditEntrySchema = defineEntity({
   name: 'TeamAuditEntry',
   tableName: 'team_audit',
   properties: {
-    id: p.uuid().primary().onCreate(() => Bun.randomUUIDv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => Bun.randomUUIDv7()),
     teamId: p.uuid(),
     actorDeveloperId: p.uuid().nullable(),
     action: p.string(),

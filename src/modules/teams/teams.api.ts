@@ -81,12 +81,19 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
         },
       },
     )
-    .get('/api/dev/teams/:id/invitations', async ({ principal, params }) => ({ data: await listTeamInvitations(em(), callerOf(principal), params.id) }), {
-      developer: true,
-      params: TeamParams,
-      response: { 200: DataList(InvitationView, "The team's pending invitations"), ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
-      detail: { summary: "List the team's pending invitations", description: `${AUTH} Owners only. ${MEMBERS_ONLY}` },
-    })
+    .get(
+      '/api/dev/teams/:id/invitations',
+      async ({ principal, params }) => ({ data: await listTeamInvitations(em(), callerOf(principal), params.id) }),
+      {
+        developer: true,
+        params: TeamParams,
+        response: {
+          200: DataList(InvitationView, "The team's pending invitations"),
+          ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED'),
+        },
+        detail: { summary: "List the team's pending invitations", description: `${AUTH} Owners only. ${MEMBERS_ONLY}` },
+      },
+    )
     .delete(
       '/api/dev/teams/:id/invitations/:invitationId',
       async ({ principal, params }) => withdrawInvitation(em(), callerOf(principal), params.id, params.invitationId),
@@ -100,12 +107,18 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
     .get('/api/dev/invitations', async ({ principal }) => ({ data: await listMyInvitations(em(), callerOf(principal)) }), {
       developer: true,
       response: { 200: DataList(InvitationView, 'Your pending invitations, newest first'), ...problems('NOT_FOUND') },
-      detail: { summary: 'Your pending invitations', description: `${AUTH} Invitations to your profile e-mail address (case-insensitive), newest first.` },
+      detail: {
+        summary: 'Your pending invitations',
+        description: `${AUTH} Invitations to your profile e-mail address (case-insensitive), newest first.`,
+      },
     })
     .post('/api/dev/invitations/:id/accept', async ({ principal, params }) => acceptInvitation(em(), callerOf(principal), params.id), {
       developer: true,
       params: IdParams,
-      response: { 200: 'AcceptedInvitation', ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'ALREADY_MEMBER', 'LIMIT_EXCEEDED', 'DEVELOPER_NOT_VERIFIED') },
+      response: {
+        200: 'AcceptedInvitation',
+        ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'ALREADY_MEMBER', 'LIMIT_EXCEEDED', 'DEVELOPER_NOT_VERIFIED'),
+      },
       detail: {
         summary: 'Accept an invitation',
         description: `${AUTH} VERIFIED developers only. Someone else's, an expired or a withdrawn invitation is 404; already a member: 409 ALREADY_MEMBER; 100 members or 50 teams: 409 LIMIT_EXCEEDED.`,
@@ -131,7 +144,10 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
         params: MemberParams,
         body: 'RoleBody',
         response: { 200: 'MemberView', ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'LAST_OWNER') },
-        detail: { summary: "Change a member's role", description: `${AUTH} Owners only. The last owner cannot be demoted (409 LAST_OWNER). ${MEMBERS_ONLY}` },
+        detail: {
+          summary: "Change a member's role",
+          description: `${AUTH} Owners only. The last owner cannot be demoted (409 LAST_OWNER). ${MEMBERS_ONLY}`,
+        },
       },
     )
     .delete(
@@ -160,7 +176,10 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
     .post('/api/dev/teams/:id/domain/verify', async ({ principal, params }) => verifyDomain(em(), domains, callerOf(principal), params.id), {
       developer: true,
       params: TeamParams,
-      response: { 200: 'TeamView', ...problems('DOMAIN_NOT_VERIFIED', 'NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'DOMAIN_TAKEN', 'CONFLICT') },
+      response: {
+        200: 'TeamView',
+        ...problems('DOMAIN_NOT_VERIFIED', 'NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'DOMAIN_TAKEN', 'CONFLICT'),
+      },
       detail: {
         summary: "Verify the team's domain",
         description: `${AUTH} Owners only. Fetches the claimed domain's token through the SSRF guard: 200 with \`verifiedDomain\` set, or 400 DOMAIN_NOT_VERIFIED saying what was found; 409 DOMAIN_TAKEN when another team verified it first. Public listings then show it as \`publisher.verifiedDomain\`. ${MEMBERS_ONLY}`,
@@ -170,7 +189,10 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
       developer: true,
       params: TeamParams,
       query: t.Object(PageQuery),
-      response: { 200: Paginated(TeamAuditView, "The team's audit entries, newest first"), ...problems('VALIDATION_FAILED', 'NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
+      response: {
+        200: Paginated(TeamAuditView, "The team's audit entries, newest first"),
+        ...problems('VALIDATION_FAILED', 'NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED'),
+      },
       detail: {
         summary: "The team's audit",
         description: `${AUTH} Owners only. Newest first: invitations, joins, leaves, role changes, transfers, app deletions, team keys, domain verification and suspensions. ${MEMBERS_ONLY}`,

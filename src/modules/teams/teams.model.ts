@@ -5,7 +5,8 @@ import { TEAM_ROLES } from './team.entity.ts';
 // No default: an omitted role must be a 400, never silently the first one.
 export const TeamRoleSchema = t.UnionEnum(TEAM_ROLES, {
   default: undefined,
-  description: 'owner (members, settings, transfers, deleting the team) ⊃ maintainer (create, edit, submit, revise and delete apps; webhooks; replies) ⊃ analyst (read apps and analytics)',
+  description:
+    'owner (members, settings, transfers, deleting the team) ⊃ maintainer (create, edit, submit, revise and delete apps; webhooks; replies) ⊃ analyst (read apps and analytics)',
 });
 
 export const CreateTeamBody = t.Object(

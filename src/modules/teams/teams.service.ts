@@ -96,7 +96,12 @@ export async function updateTeam(em: EntityManager, caller: Caller, teamId: stri
     const before = { name: team.name, websiteUrl: team.websiteUrl ?? null };
     if (input.name !== undefined) team.name = input.name;
     if (input.websiteUrl !== undefined) team.websiteUrl = input.websiteUrl;
-    recordTeamAudit(tx, { teamId, actorDeveloperId: caller.developerId, action: 'team.updated', details: { before, after: { name: team.name, websiteUrl: team.websiteUrl ?? null } } });
+    recordTeamAudit(tx, {
+      teamId,
+      actorDeveloperId: caller.developerId,
+      action: 'team.updated',
+      details: { before, after: { name: team.name, websiteUrl: team.websiteUrl ?? null } },
+    });
   });
   return teamViewFor(em, caller.developerId, teamId);
 }

@@ -34,7 +34,8 @@ export async function transferApp(em: EntityManager, caller: Caller, appId: stri
       reason: `${fromTeam ? `team ${fromTeam}` : 'personal'} → ${teamId ? `team ${teamId}` : `developer ${caller.developerId}`}`,
     });
     const details = { appName: locked.name, slug: locked.slug, from: fromTeam, to: teamId };
-    if (fromTeam) recordTeamAudit(tx, { teamId: fromTeam, actorDeveloperId: caller.developerId, action: 'app.transferred_out', target: locked.id, details });
+    if (fromTeam)
+      recordTeamAudit(tx, { teamId: fromTeam, actorDeveloperId: caller.developerId, action: 'app.transferred_out', target: locked.id, details });
     if (teamId) recordTeamAudit(tx, { teamId, actorDeveloperId: caller.developerId, action: 'app.transferred_in', target: locked.id, details });
     // The public listing now names another publisher.
     if (locked.status === 'APPROVED') await bumpCatalogueVersion(tx);

@@ -10,7 +10,10 @@ const TrustedPublisherSchema = defineEntity({
   name: 'TrustedPublisher',
   tableName: 'trusted_publishers',
   properties: {
-    id: p.uuid().primary().onCreate(() => Bun.randomUUIDv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => Bun.randomUUIDv7()),
     app: () => p.manyToOne(App).deleteRule('cascade'),
     /** Who registered it: the exchanged keys are theirs, so they end with that developer's rights. */
     createdBy: () => p.manyToOne(Developer).deleteRule('cascade'),

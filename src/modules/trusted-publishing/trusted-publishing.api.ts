@@ -19,12 +19,16 @@ export function trustedPublishingApi(ctx: AppContext, auth: AuthPlugin) {
   const em = () => ctx.orm.em.fork();
   return new Elysia({ prefix: '/api/dev', tags: ['Trusted publishing'] })
     .use(auth)
-    .get('/apps/:id/trusted-publishers', async ({ principal, params }) => ({ data: await listTrustedPublishers(em(), callerOf(principal), params.id) }), {
-      apiKey: 'APP_UPDATE',
-      params: IdParams,
-      response: { 200: DataList(TrustedPublisherView, 'The CI workflows that may publish this app'), ...problems('NOT_FOUND') },
-      detail: { summary: 'List the CI workflows that may publish this app', description: 'Needs APP_UPDATE.' },
-    })
+    .get(
+      '/apps/:id/trusted-publishers',
+      async ({ principal, params }) => ({ data: await listTrustedPublishers(em(), callerOf(principal), params.id) }),
+      {
+        apiKey: 'APP_UPDATE',
+        params: IdParams,
+        response: { 200: DataList(TrustedPublisherView, 'The CI workflows that may publish this app'), ...problems('NOT_FOUND') },
+        detail: { summary: 'List the CI workflows that may publish this app', description: 'Needs APP_UPDATE.' },
+      },
+    )
     .post(
       '/apps/:id/trusted-publishers',
       async ({ principal, params, body, status }) => status(201, await addTrustedPublisher(em(), config, callerOf(principal), params.id, body)),
@@ -47,7 +51,10 @@ export function trustedPublishingApi(ctx: AppContext, auth: AuthPlugin) {
         apiKey: 'APP_UPDATE',
         params: TrustedPublisherParams,
         response: { 200: TrustedPublisherView, ...problems('NOT_FOUND') },
-        detail: { summary: 'Stop trusting a CI workflow', description: 'Needs APP_UPDATE. Keys it already obtained expire on their own within 15 minutes; revoke them to end them sooner.' },
+        detail: {
+          summary: 'Stop trusting a CI workflow',
+          description: 'Needs APP_UPDATE. Keys it already obtained expire on their own within 15 minutes; revoke them to end them sooner.',
+        },
       },
     )
     .post(

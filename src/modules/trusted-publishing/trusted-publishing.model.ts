@@ -59,8 +59,7 @@ export const TokenExchangeBody = t.Object(
     // The shape of a job's token (header.claims.signature); a real one is minted by the CI provider for each job.
     examples: [
       {
-        token:
-          'eyJhbGciOiJSUzI1NiIsImtpZCI6ImtleS0xIn0.eyJpc3MiOiJodHRwczovL3Rva2VuLmFjdGlvbnMuZ2l0aHVidXNlcmNvbnRlbnQuY29tIn0.c2lnbmF0dXJl',
+        token: 'eyJhbGciOiJSUzI1NiIsImtpZCI6ImtleS0xIn0.eyJpc3MiOiJodHRwczovL3Rva2VuLmFjdGlvbnMuZ2l0aHVidXNlcmNvbnRlbnQuY29tIn0.c2lnbmF0dXJl',
       },
     ],
   },

@@ -5,7 +5,7 @@ import { ApiError, notFound, validationFailed } from '../../http/problem.ts';
 import { ApiKey } from '../api-keys/api-key.entity.ts';
 import { generateKey, hashKey } from '../api-keys/key-format.ts';
 import { authorizeApp, lockAppFor, type Caller } from '../teams/access.ts';
-import { App } from '../apps/app.entity.ts';
+import type { App } from '../apps/app.entity.ts';
 import { recordAudit, type Actor } from '../audit/audit.service.ts';
 import { Developer } from '../developers/developer.entity.ts';
 import { IssuerKeysError, type IssuerKeys } from './issuer-keys.ts';
@@ -123,7 +123,7 @@ async function verifiedClaims(token: string, config: TrustedPublishingConfig, is
   if (typeof issuer !== 'string' || !config.issuers.includes(issuer)) {
     throw refused(`issuer ${JSON.stringify(issuer ?? null)} is not a trusted publishing issuer`);
   }
-  let keys;
+  let keys: Awaited<ReturnType<IssuerKeys>>;
   try {
     keys = await issuerKeys(issuer, kid);
   } catch (error) {
@@ -146,7 +146,7 @@ async function verifiedClaims(token: string, config: TrustedPublishingConfig, is
       if (error.claim === 'iat') throw refused('it was issued too long ago or in the future');
       throw refused(`its "${error.claim}" claim is missing or invalid`);
     }
-    if (error instanceof joseErrors.JWKSNoMatchingKey) throw refused("it is signed with a key the issuer does not publish");
+    if (error instanceof joseErrors.JWKSNoMatchingKey) throw refused('it is signed with a key the issuer does not publish');
     if (error instanceof joseErrors.JWSSignatureVerificationFailed) throw refused('its signature does not verify');
     if (error instanceof joseErrors.JOSEError) throw refused(`it could not be verified (${error.code})`);
     throw error;
@@ -223,12 +223,22 @@ export async function exchangeToken(
       expiresAt: new Date(Date.now() + EXCHANGED_KEY_MINUTES * 60_000),
     });
     await tx.flush();
-    recordAudit(tx, { label: `trusted-publisher:${publisher.id}` }, {
-      action: 'trusted_publishing.exchanged',
-      subjectType: 'app',
-      subjectId: app.id,
-      after: { keyId: key.id, repository: claims.repository, workflow: claims.job_workflow_ref, environment: claims.environment ?? null, jti: claims.jti },
-    });
+    recordAudit(
+      tx,
+      { label: `trusted-publisher:${publisher.id}` },
+      {
+        action: 'trusted_publishing.exchanged',
+        subjectType: 'app',
+        subjectId: app.id,
+        after: {
+          keyId: key.id,
+          repository: claims.repository,
+          workflow: claims.job_workflow_ref,
+          environment: claims.environment ?? null,
+          jti: claims.jti,
+        },
+      },
+    );
     return { key: fullKey, expiresAt: key.expiresAt.toISOString(), appId: app.id };
   });
 }

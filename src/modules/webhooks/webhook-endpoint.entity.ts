@@ -9,7 +9,10 @@ const WebhookEndpointSchema = defineEntity({
   name: 'WebhookEndpoint',
   tableName: 'webhook_endpoints',
   properties: {
-    id: p.uuid().primary().onCreate(() => Bun.randomUUIDv7()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => Bun.randomUUIDv7()),
     developer: () => p.manyToOne(Developer).deleteRule('cascade'),
     /** A team endpoint receives the events of that team's apps; a personal one, of personal apps only. */
     teamId: p.uuid().nullable(),
@@ -26,7 +29,10 @@ const WebhookEndpointSchema = defineEntity({
     previousSecretSealed: p.text().nullable().hidden(),
     previousSecretExpiresAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 

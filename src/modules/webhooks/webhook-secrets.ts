@@ -17,7 +17,8 @@ export const sealSecret = (keys: EncryptionKey[], secret: string, endpointId: st
 const openSecret = (keys: EncryptionKey[], sealed: string, endpointId: string) => open(keys, sealed, `webhook:${endpointId}`);
 
 /** The same secret sealed again under the first key (rotating `WEBHOOK_ENCRYPTION_KEYS`). */
-export const resealSecret = (keys: EncryptionKey[], sealed: string, endpointId: string) => sealSecret(keys, openSecret(keys, sealed, endpointId), endpointId);
+export const resealSecret = (keys: EncryptionKey[], sealed: string, endpointId: string) =>
+  sealSecret(keys, openSecret(keys, sealed, endpointId), endpointId);
 
 export interface SigningSecrets {
   endpointId: string;

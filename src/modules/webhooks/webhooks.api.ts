@@ -86,20 +86,16 @@ export function webhooksApi(ctx: AppContext, auth: AuthPlugin) {
         description: `${AUTH} Sends a \`ping\` event to this endpoint (one attempt, no retries) and returns its delivery, pending; its result appears in the deliveries list within seconds. A disabled endpoint is 409 CONFLICT. Needs a verified developer (403 DEVELOPER_NOT_VERIFIED, or DEVELOPER_SUSPENDED); test pings and redeliveries together are limited per developer (429). Takes no body.`,
       },
     })
-    .get(
-      '/:id/deliveries',
-      async ({ principal, params, query }) => listDeliveries(ctx.orm.em.fork(), callerOf(principal), params.id, query),
-      {
-        developer: 'APP_UPDATE',
-        params: IdParams,
-        query: DeliveriesQuery,
-        response: { 200: Paginated(DeliveryView, 'A page of the endpoint’s deliveries, newest first'), ...problems('NOT_FOUND') },
-        detail: {
-          summary: "An endpoint's deliveries, newest first",
-          description: `${AUTH} One delivery per event, with its latest attempt: status code, latency, error and when the next retry is due. Failed attempts are retried with exponential backoff (the first after about 30 s) for at least 24 hours, then the delivery is \`failed\`. \`status\` filters.`,
-        },
+    .get('/:id/deliveries', async ({ principal, params, query }) => listDeliveries(ctx.orm.em.fork(), callerOf(principal), params.id, query), {
+      developer: 'APP_UPDATE',
+      params: IdParams,
+      query: DeliveriesQuery,
+      response: { 200: Paginated(DeliveryView, 'A page of the endpoint’s deliveries, newest first'), ...problems('NOT_FOUND') },
+      detail: {
+        summary: "An endpoint's deliveries, newest first",
+        description: `${AUTH} One delivery per event, with its latest attempt: status code, latency, error and when the next retry is due. Failed attempts are retried with exponential backoff (the first after about 30 s) for at least 24 hours, then the delivery is \`failed\`. \`status\` filters.`,
       },
-    )
+    })
     .post(
       '/:id/deliveries/:deliveryId/redeliver',
       async ({ principal, params }) => redeliver(deps(), callerOf(principal), params.id, params.deliveryId),

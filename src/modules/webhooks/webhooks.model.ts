@@ -90,10 +90,7 @@ export const WebhookView = t.Object(
 export type WebhookView = Static<typeof WebhookView>;
 
 export const WebhookWithSecret = t.Composite(
-  [
-    WebhookView,
-    t.Object({ secret: t.String({ description: 'The signing secret (`whsec_…`). Shown only in this response: store it now.' }) }),
-  ],
+  [WebhookView, t.Object({ secret: t.String({ description: 'The signing secret (`whsec_…`). Shown only in this response: store it now.' }) })],
   { description: 'The endpoint with its signing secret, shown this once' },
 );
 

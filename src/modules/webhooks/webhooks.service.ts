@@ -180,7 +180,11 @@ export async function sendPing(deps: WebhookServiceDeps, caller: Caller, id: str
     const created = await createDeliveries(
       deps.jobs,
       tx,
-      { developerId: caller.developerId, type: 'ping', data: () => ({ webhookId: endpoint.id, message: 'This is a test event sent at your request.' }) },
+      {
+        developerId: caller.developerId,
+        type: 'ping',
+        data: () => ({ webhookId: endpoint.id, message: 'This is a test event sent at your request.' }),
+      },
       [endpoint.id],
       { retries: false },
     );
