@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { cliRunner } from '../support/cli.ts';
 import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
-import { appRow, approvedApp, createApp, eventually } from './fixtures.ts';
+import { appRow, approvedApp, createApp } from './fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 
 let t: TestApp;
 let dev: TestDeveloper;

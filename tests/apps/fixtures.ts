@@ -2,6 +2,7 @@ import { decideApp } from '../../src/modules/apps/app-admin.service.ts';
 import { registerOAuthClient } from '../../src/modules/oauth-clients/oauth-clients.service.ts';
 import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
 import type { TestApp } from '../support/harness.ts';
+import { eventually } from '../support/eventually.ts';
 
 /** Shared builders for the app-listing tests. */
 
@@ -56,17 +57,6 @@ export const registerClient = (t: TestApp, developer: string, clientId: string) 
 export async function appRow(t: TestApp, id: string) {
   const [row] = await t.sql('select * from apps where id = ?', [id]);
   return row;
-}
-
-/** Polls until `check` returns a truthy value, for at most 5 s (job results). */
-export async function eventually<T>(check: () => Promise<T | null | undefined | false>): Promise<T> {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
-    await Bun.sleep(50);
-  }
 }
 
 /** The app's asset-check jobs; `settled` waits until none is queued or running (the queue dedupes by app). */

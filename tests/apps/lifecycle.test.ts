@@ -5,7 +5,8 @@ import { createApp as createAppService } from '../../src/modules/apps/apps.servi
 import { submitApp } from '../../src/modules/apps/submission.ts';
 import { transitionDeveloper } from '../../src/modules/developers/developers.service.ts';
 import { CLI_ACTOR, type Actor } from '../../src/modules/audit/audit.service.ts';
-import { appRow, approvedApp, completeApp, createApp, deps, eventually, minimalApp, refusal } from './fixtures.ts';
+import { appRow, approvedApp, completeApp, createApp, deps, minimalApp, refusal } from './fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 
 let t: TestApp;
 let dev: TestDeveloper;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
-import { assetChecksSettled, completeApp, createApp, eventually } from './fixtures.ts';
+import { assetChecksSettled, completeApp, createApp } from './fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { image, startImageServer, type ImageServer } from '../assets/image-server.ts';
 import { png } from '../assets/images.ts';
 

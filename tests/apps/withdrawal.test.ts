@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
-import { approvedApp, appRow, createApp, deps, eventually, minimalApp } from './fixtures.ts';
+import { approvedApp, appRow, createApp, deps, minimalApp } from './fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { decideApp } from '../../src/modules/apps/app-admin.service.ts';
 import { createAdmin } from '../../src/modules/admins/admins.service.ts';
 import { claim, claimSubject } from '../../src/modules/apps/review-claims.ts';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { createApp, eventually, minimalApp } from '../apps/fixtures.ts';
+import { createApp, minimalApp } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { image, startImageServer, type ImageServer } from './image-server.ts';
 import { png } from './images.ts';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { ASSET_CHECKS_QUEUE } from '../../src/modules/apps/asset-checks.service.ts';
-import { createApp, eventually, minimalApp } from '../apps/fixtures.ts';
+import { createApp, minimalApp } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { image, redirect, startImageServer, type ImageServer } from './image-server.ts';
 import { gif, jpeg, mirrorOf, png } from './images.ts';

@@ -7,7 +7,7 @@ import { transitionDeveloper } from '../../src/modules/developers/developers.ser
 import { bumpCatalogueVersion } from '../../src/modules/catalogue/catalogue-version.ts';
 import { rollUpNewInstalls } from '../../src/modules/stats/stats.service.ts';
 import { metricsRegistry } from '../../src/lib/metrics.ts';
-import { eventually } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
 import { PublicAppSummary } from '../../src/modules/catalogue/catalogue.model.ts';
 import { PublicAppView } from '../../src/modules/apps/apps.model.ts';

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { createTestApp, listen, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
-import { completeApp, createApp, eventually } from '../apps/fixtures.ts';
+import { completeApp, createApp } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { buildWorld, deadStatsJob, submit, type World } from './world.ts';
 import { createAdminAccount, type AdminAccount } from './support.ts';
 import { launchBrowser } from './browser.ts';

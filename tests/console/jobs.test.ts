@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, type TestApp } from '../support/harness.ts';
-import { eventually } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { buildWorld, deadStatsJob, type World } from './world.ts';
 import { createAdminAccount, signedIn, type AdminAccount } from './support.ts';
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, type TestApp } from '../support/harness.ts';
-import { eventually, refusal } from '../apps/fixtures.ts';
+import { refusal } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { supportEditApp } from '../../src/modules/apps/support-edits.service.ts';
 import { buildWorld, type World } from './world.ts';
 import { createAdminAccount, signedIn, type AdminAccount } from './support.ts';

@@ -1,7 +1,8 @@
 import { decideApp } from '../../src/modules/apps/app-admin.service.ts';
 import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
 import { mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
-import { completeApp, createApp, deps, eventually } from '../apps/fixtures.ts';
+import { completeApp, createApp, deps } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 
 /**
  * A small marketplace for console tests, built through the developer API as developers would:

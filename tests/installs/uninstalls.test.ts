@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { createTestApp, type TestApp } from '../support/harness.ts';
 import { insertApp, insertDeveloper, type FixtureApp } from '../support/fixtures.ts';
-import { eventually } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 
 /** Uninstalls through HTTP: the installer of the install, idempotent, reactivated by a later install; counters within 5 s. */
 setDefaultTimeout(30_000);

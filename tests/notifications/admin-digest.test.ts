@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { createTestApp, registerDeveloper, type TestApp } from '../support/harness.ts';
-import { eventually } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { insertApp, insertDeveloper } from '../support/fixtures.ts';
 import { createAdmin } from '../../src/modules/admins/admins.service.ts';
 import { ADMIN_DIGEST_QUEUE, enqueueAdminDigests } from '../../jobs/admin-digest.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
-import { eventually } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { API_KEY_EXPIRY_QUEUE, scanExpiringKeys } from '../../jobs/api-key-expiry.ts';
 
 let t: TestApp;
@@ -36,7 +36,10 @@ test('a key expiring within 7 days gets one reminder; later, revoked and far-off
 
   // Scanning again (every hour, in production) never reminds twice.
   expect(await scanExpiringKeys(t.ctx)).toBe(0);
-  await Bun.sleep(300);
+  // The second scan enqueued nothing: the reminder's one mail job is the first one, and it is done.
+  const mailJobs = () => t.sql<{ state: string }>('select state from pgboss.job where singleton_key = ?', [`api-key-expiring:${soon}`]);
+  await eventually(async () => (await mailJobs()).every((job) => job.state === 'completed'));
+  expect(await mailJobs()).toHaveLength(1);
   expect(await reminders()).toHaveLength(1);
 });
 

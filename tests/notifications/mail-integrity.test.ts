@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { eventually } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { createTestApp, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { transitionDeveloper } from '../../src/modules/developers/developers.service.ts';
 import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
-import { approvedApp, eventually } from '../apps/fixtures.ts';
+import { approvedApp } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { sendNotification } from '../../jobs/mail.ts';
 
 let t: TestApp;

@@ -6,7 +6,8 @@ import type { Actor } from '../../src/modules/audit/audit.service.ts';
 import { MAIL_QUEUE, type MailJob } from '../../src/modules/notifications/notifications.service.ts';
 import { mailQueue, sendNotification } from '../../jobs/mail.ts';
 import { MessageClaimedError } from '../../src/modules/notifications/mail-delivery.ts';
-import { approvedApp, createApp, deps, eventually, refusal } from '../apps/fixtures.ts';
+import { approvedApp, createApp, deps, refusal } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { startSmtpPeer, type ReceivedMail, type SmtpPeer } from './smtp-peer.ts';
 
 let peer: SmtpPeer;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { RETENTION_QUEUE } from '../../jobs/retention.ts';
 import { loadConfig } from '../../src/config.ts';
-import { eventually } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { addEvents, insertApp, insertDeveloper } from '../support/fixtures.ts';
 import { createTestApp, registerDeveloper, type TestApp } from '../support/harness.ts';
 

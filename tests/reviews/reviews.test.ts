@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { insertApp, insertDeveloper, type FixtureApp } from '../support/fixtures.ts';
-import { eventually, refusal } from '../apps/fixtures.ts';
+import { refusal } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { mintDevToken } from '../../src/modules/identity/platform-identity.ts';
 import { setReviewHidden } from '../../src/modules/reviews/reviews.service.ts';
 

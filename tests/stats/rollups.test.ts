@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { INSTALLS_ROLL_UP_QUEUE, NIGHTLY_STATS_QUEUE } from '../../src/modules/stats/stats.service.ts';
-import { eventually } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { addEvents, insertApp, insertDeveloper } from '../support/fixtures.ts';
 import { createTestApp, type TestApp } from '../support/harness.ts';
 

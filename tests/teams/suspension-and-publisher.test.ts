@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { createTestApp, type TestApp } from '../support/harness.ts';
 import { cliRunner } from '../support/cli.ts';
-import { approvedApp, completeApp, eventually } from '../apps/fixtures.ts';
+import { approvedApp, completeApp } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { transitionDeveloper } from '../../src/modules/developers/developers.service.ts';
 import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
 import { createTeam, join as joinTeam, member, type Member } from './team-fixtures.ts';

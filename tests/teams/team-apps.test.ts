@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { createTestApp, mintKey, type TestApp } from '../support/harness.ts';
-import { appRow, approvedApp, completeApp, createApp, eventually, minimalApp } from '../apps/fixtures.ts';
+import { appRow, approvedApp, completeApp, createApp, minimalApp } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { createTeam, join, member, teamKey, teamOfThree, type Member } from './team-fixtures.ts';
 
 let t: TestApp;

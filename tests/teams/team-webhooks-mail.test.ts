@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { createTestApp, type TestApp } from '../support/harness.ts';
-import { approvedApp, completeApp, createApp, eventually } from '../apps/fixtures.ts';
+import { approvedApp, completeApp, createApp } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { member, teamKey, teamOfThree, type Member } from './team-fixtures.ts';
 
 let t: TestApp;

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
 import { createTestApp, listen, type TestApp } from '../support/harness.ts';
-import { approvedApp, completeApp, eventually } from '../apps/fixtures.ts';
+import { approvedApp, completeApp } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { createAdminAccount } from '../console/support.ts';
 import { launchBrowser } from '../console/browser.ts';
 import { createTeam, member } from './team-fixtures.ts';

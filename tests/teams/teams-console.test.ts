@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { createTestApp, type TestApp } from '../support/harness.ts';
-import { completeApp, createApp, eventually } from '../apps/fixtures.ts';
+import { completeApp, createApp } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { createAdminAccount, signedIn } from '../console/support.ts';
 import { createTeam, join, member, type Member } from './team-fixtures.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { createTestApp, type TestApp } from '../support/harness.ts';
-import { eventually } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { createTeam, join, member, teamOfThree, type Member } from './team-fixtures.ts';
 
 let t: TestApp;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
-import { createApp, eventually } from '../apps/fixtures.ts';
+import { createApp } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { listFailingDeliveries } from '../../src/modules/webhooks/webhooks.service.ts';
 import { MAX_ATTEMPTS, retryDelaySeconds } from '../../src/modules/webhooks/retry-schedule.ts';
 import { requeueStaleDeliveries } from '../../src/modules/webhooks/webhook-delivery.ts';

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
-import { createApp, eventually } from '../apps/fixtures.ts';
+import { createApp } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { createReceiver, type MarketplaceEvent } from '../../docs/examples/webhook-receiver.ts';
 
 /** The receiver that docs/webhooks.md shows, run against real deliveries. */

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, spyOn, test } from 'bun:test';
 import dns from 'node:dns/promises';
 import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
-import { eventually } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { loadConfig } from '../../src/config.ts';
 import { open, seal } from '../../src/lib/secret-box.ts';
 import { createWebhookUrlPolicy } from '../../src/modules/webhooks/webhook-urls.ts';

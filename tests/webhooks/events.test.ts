@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import pg from 'pg';
 import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
-import { approvedApp, completeApp, createApp, deps, eventually } from '../apps/fixtures.ts';
+import { approvedApp, completeApp, createApp, deps } from '../apps/fixtures.ts';
+import { eventually } from '../support/eventually.ts';
 import { decideApp } from '../../src/modules/apps/app-admin.service.ts';
 import { decideRevision } from '../../src/modules/apps/revisions.service.ts';
 import { emitAppEvent } from '../../src/modules/webhooks/webhook-events.ts';
