@@ -10,7 +10,7 @@ import { startIssuer, type TestIssuer } from '../publishing/oidc-issuer.ts';
 /**
  * Every developer route (`/api/dev/*`, read from the app's route table) against every kind of
  * credential, with the exact status and `code` each must get. What a route takes is declared once,
- * in ROUTES below (DESIGN.md's rules); a route missing from it fails the suite, so a new route
+ * in ROUTES below (the credential rules of the wire contract); a route missing from it fails the suite, so a new route
  * cannot escape the matrix. Each route gets a fresh resource of its own owner; every refused
  * request targets that real resource with a valid body, the whole database is compared before and
  * after, and then the owner's own credential makes the same request succeed — so the refusals
@@ -621,7 +621,7 @@ test("another developer's lists and profile never show the owner's resources", a
 });
 
 /**
- * The same app routes on a team app, against team credentials: what each role may do (DESIGN.md's
+ * The same app routes on a team app, against team credentials: what each role may do (D078's
  * role table), team keys, former members and a suspended team. Every refused request targets the
  * real app with a valid body and changes nothing; the team's owner then makes it succeed.
  */

@@ -20,7 +20,7 @@ import { listingOf } from './listing-fields.ts';
 import { toOwnerView } from './owner-views.ts';
 
 /**
- * Support edits (spec §9: minor changes such as URLs and typos, made by support as an
+ * Support edits (D055: minor changes such as URLs and typos, made by support as an
  * administrator edit): text and URLs of an approved (or suspended) listing changed in place,
  * under the same rules as a developer's edit, never `oauthClientId`. The audit log keeps each
  * field before and after, and the developer is e-mailed the list of changes.

@@ -86,7 +86,7 @@ export const API_KEY_EXPIRING_PREFIX = 'api-key-expiring:';
 export const notifyApiKeyExpiring = (jobs: JobQueue, tx: EntityManager, apiKeyId: string) =>
   enqueue(jobs, tx, { messageId: `${API_KEY_EXPIRING_PREFIX}${apiKeyId}`, kind: 'api-key-expiring', apiKeyId });
 
-/** Review targets (spec §1): developers verified within 24 hours, apps reviewed within 48. */
+/** Review targets (D032): developers verified within 24 hours, apps reviewed within 48. */
 export const VERIFICATION_TARGET_HOURS = 24;
 export const REVIEW_TARGET_HOURS = 48;
 
