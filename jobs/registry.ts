@@ -1,4 +1,5 @@
-import { deadLetterOf, type QueueDefinition } from './queues.ts';
+import type { QueueCatalog } from '../src/modules/queues/queues.service.ts';
+import { deadLetterOf, PGBOSS_SCHEMA, type QueueDefinition } from './queues.ts';
 import { appStatsQueue, categoryCountsQueue, installsRollUpQueue, nightlyStatsQueue } from './stats.ts';
 import { assetChecksQueue } from './asset-checks.ts';
 import { mailQueue } from './mail.ts';
@@ -24,3 +25,9 @@ export const queues: QueueDefinition<any>[] = [
 
 /** Where each queue's jobs land after their last retry (read them with pg-boss's `findJobs`, redrive with `redrive`). */
 export const deadLetterQueues = queues.map((queue) => ({ queue: queue.name, deadLetter: deadLetterOf(queue.name) }));
+
+/** Every registered queue and its dead-letter queue, as the admin console's Jobs page and the metrics list them. */
+export const queueCatalog = (): QueueCatalog => ({
+  schema: PGBOSS_SCHEMA,
+  queues: deadLetterQueues.map(({ queue, deadLetter }) => ({ name: queue, deadLetter })),
+});

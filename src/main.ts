@@ -5,7 +5,7 @@ import { startRuntime } from './runtime.ts';
 import { createApp } from './app.ts';
 import { ensureDevelopmentAdmin } from './modules/admins/admins.service.ts';
 import { serveMetrics } from './modules/metrics/metrics.api.ts';
-import { queueCatalog } from '../jobs/catalog.ts';
+import { queueCatalog } from '../jobs/registry.ts';
 import { assertPortFree, startWebProcesses } from './web-processes.ts';
 
 /**

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { createTestApp, type TestApp } from '../support/harness.ts';
 import { freePort } from '../../src/db/embedded.ts';
 import { serveMetrics } from '../../src/modules/metrics/metrics.api.ts';
-import { queueCatalog } from '../../jobs/catalog.ts';
+import { queueCatalog } from '../../jobs/registry.ts';
 import { PRODUCTION_SETTINGS } from '../support/production.ts';
 
 /** Where `/metrics` is served: on a port of its own when METRICS_PORT is set, and never openly in production. */

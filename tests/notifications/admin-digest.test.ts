@@ -3,7 +3,8 @@ import { createTestApp, registerDeveloper, type TestApp } from '../support/harne
 import { eventually } from '../support/eventually.ts';
 import { insertApp, insertDeveloper } from '../support/fixtures.ts';
 import { createAdmin } from '../../src/modules/admins/admins.service.ts';
-import { ADMIN_DIGEST_QUEUE, enqueueAdminDigests } from '../../jobs/admin-digest.ts';
+import { ADMIN_DIGEST_QUEUE } from '../../jobs/admin-digest.ts';
+import { enqueueAdminDigests } from '../../src/modules/notifications/admin-digest.service.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -22,7 +23,7 @@ const digestJobsDone = (day: string) =>
 test('a day with nothing overdue sends no digest', async () => {
   await createAdmin(t.ctx.orm.em.fork(), { email: 'quiet@example.com', password: 'correct horse battery' });
   await registerDeveloper(t, { verified: false });
-  expect(await enqueueAdminDigests(t.ctx, '2026-01-01')).toBe(1);
+  expect(await enqueueAdminDigests({ em: t.ctx.orm.em, jobs: t.ctx.jobs }, '2026-01-01')).toBe(1);
   await digestJobsDone('2026-01-01');
   expect(await digests()).toHaveLength(0);
 });
@@ -37,7 +38,7 @@ test('each admin gets one digest a day listing developers and apps past their re
   await t.sql(`update apps set submitted_at = now() - interval '3 days' where id = ?`, [overdueApp.id]);
   await t.sql(`update apps set submitted_at = now() - interval '1 hour' where id = ?`, [freshApp.id]);
 
-  expect(await enqueueAdminDigests(t.ctx, '2026-01-02')).toBe(2);
+  expect(await enqueueAdminDigests({ em: t.ctx.orm.em, jobs: t.ctx.jobs }, '2026-01-02')).toBe(2);
   const sent = await eventually(async () => ((await digests()).length === 2 ? digests() : null));
   expect(sent.map((row) => row.to_address).sort()).toEqual(['quiet@example.com', 'reviewer@example.com']);
   const [digest] = sent;
@@ -46,7 +47,7 @@ test('each admin gets one digest a day listing developers and apps past their re
   expect(digest.text_body).toContain(`Slow Review (${overdueApp.slug})`);
   expect(digest.text_body).not.toContain('Fresh Review');
 
-  await enqueueAdminDigests(t.ctx, '2026-01-02');
+  await enqueueAdminDigests({ em: t.ctx.orm.em, jobs: t.ctx.jobs }, '2026-01-02');
   await digestJobsDone('2026-01-02');
   expect(await digests()).toHaveLength(2);
 });

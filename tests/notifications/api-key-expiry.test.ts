@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { eventually } from '../support/eventually.ts';
-import { API_KEY_EXPIRY_QUEUE, scanExpiringKeys } from '../../jobs/api-key-expiry.ts';
+import { API_KEY_EXPIRY_QUEUE } from '../../jobs/api-key-expiry.ts';
+import { scanExpiringKeys } from '../../src/modules/api-keys/key-expiry.service.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -25,7 +26,7 @@ test('a key expiring within 7 days gets one reminder; later, revoked and far-off
   await expireIn(expired, '-1 hour');
   await t.call('DELETE', `/api/dev/api-keys/${revoked}`, { token: developer.oauthToken });
 
-  expect(await scanExpiringKeys(t.ctx)).toBe(1);
+  expect(await scanExpiringKeys({ em: t.ctx.orm.em, jobs: t.ctx.jobs })).toBe(1);
   const [reminder] = await eventually(async () => {
     const rows = await reminders();
     return rows.length > 0 ? rows : null;
@@ -35,7 +36,7 @@ test('a key expiring within 7 days gets one reminder; later, revoked and far-off
   expect(reminder.text_body).toContain('POST /api/dev/api-keys');
 
   // Scanning again (every hour, in production) never reminds twice.
-  expect(await scanExpiringKeys(t.ctx)).toBe(0);
+  expect(await scanExpiringKeys({ em: t.ctx.orm.em, jobs: t.ctx.jobs })).toBe(0);
   // The second scan enqueued nothing: the reminder's one mail job is the first one, and it is done.
   const mailJobs = () => t.sql<{ state: string }>('select state from pgboss.job where singleton_key = ?', [`api-key-expiring:${soon}`]);
   await eventually(async () => (await mailJobs()).every((job) => job.state === 'completed'));

@@ -7,7 +7,7 @@ import { decideApp } from '../../src/modules/apps/app-admin.service.ts';
 import { decideRevision } from '../../src/modules/apps/revisions.service.ts';
 import { emitAppEvent } from '../../src/modules/webhooks/webhook-events.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../src/modules/webhooks/webhooks.model.ts';
-import { scanExpiringKeys } from '../../jobs/api-key-expiry.ts';
+import { scanExpiringKeys } from '../../src/modules/api-keys/key-expiry.service.ts';
 import { signatureMatches, startReceiver, type Receiver, type ReceivedWebhook } from './receiver.ts';
 
 /**
@@ -180,11 +180,11 @@ describe('each event arrives once, signed, with the app as its owner sees it', (
     const expiring = await mintKey(t, dev, ['APP_READ'], { name: 'CI key' });
     const [{ id }] = await t.sql('select id from api_keys where last4 = ?', [expiring.slice(-4)]);
     await t.sql(`update api_keys set expires_at = now() + interval '3 days' where id = ?`, [id]);
-    await scanExpiringKeys(t.ctx);
+    await scanExpiringKeys({ em: t.ctx.orm.em, jobs: t.ctx.jobs });
     const event = await delivered('api_key.expiring', id);
     expectSigned(event, 'api_key.expiring');
     expect(event.json.data.apiKey).toMatchObject({ id, name: 'CI key', maskedKey: `mk_…${expiring.slice(-4)}` });
-    await scanExpiringKeys(t.ctx);
+    await scanExpiringKeys({ em: t.ctx.orm.em, jobs: t.ctx.jobs });
     // The scan's events are written in its transaction: once it returns, a second one would be there to send.
     const rows = await t.sql(`select d.id from webhook_events e join webhook_deliveries d on d.event_id = e.id where e.dedupe_key = ?`, [
       `api_key.expiring:${id}`,
