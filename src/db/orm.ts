@@ -14,6 +14,7 @@ import { Team, TeamAuditEntry, TeamInvitation, TeamMember } from '../modules/tea
 import { migrations } from './migrations/index.ts';
 import { catalogueVersionSubscriber } from '../modules/catalogue/catalogue-version.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { DatabasePoolConfig } from '../config.ts';
 import type pg from 'pg';
 import { boundConnectionWait } from './bounded-pool.ts';
 import { TrustedPublisher } from '../modules/trusted-publishing/trusted-publisher.entity.ts';
@@ -39,20 +40,11 @@ export const entities = [
 /** How long opening a connection may take before the database counts as unreachable (503 UNAVAILABLE "within 2 s"). */
 export const CONNECT_TIMEOUT_MS = 1500;
 
-/** How long a request waits for a busy pool's connection before 503 OVERLOADED (a burst queues, it does not fail). */
-export const DEFAULT_CONNECTION_WAIT_MS = 5000;
+/** The pool's size and bounds, as the configuration states them (their defaults live there, once). */
+export type PoolOptions = Pick<DatabasePoolConfig, 'poolMax' | 'connectionWaitMs' | 'statementTimeoutMs'>;
 
-/** How long one statement may run before PostgreSQL cancels it (a request then answers 503 OVERLOADED). */
-export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
-
-export interface PoolOptions {
-  poolMax?: number;
-  connectionWaitMs?: number;
-  statementTimeoutMs?: number;
-}
-
-export function ormOptions(databaseUrl: string, logger?: Logger, pool: PoolOptions = {}): Options {
-  const { poolMax = 10, connectionWaitMs = DEFAULT_CONNECTION_WAIT_MS, statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS } = pool;
+export function ormOptions(databaseUrl: string, logger: Logger | undefined, pool: PoolOptions): Options {
+  const { poolMax, connectionWaitMs, statementTimeoutMs } = pool;
   return {
     clientUrl: databaseUrl,
     entities,
@@ -72,6 +64,6 @@ export function ormOptions(databaseUrl: string, logger?: Logger, pool: PoolOptio
   };
 }
 
-export function createOrm(databaseUrl: string, logger?: Logger, pool?: PoolOptions): Promise<MikroORM> {
+export function createOrm(databaseUrl: string, logger: Logger | undefined, pool: PoolOptions): Promise<MikroORM> {
   return MikroORM.init(ormOptions(databaseUrl, logger, pool));
 }

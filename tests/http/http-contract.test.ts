@@ -114,7 +114,7 @@ describe('database unavailable', () => {
     const url = `postgres://nobody@127.0.0.1:${silent.port}/nothing`;
     const config = loadConfig({ APP_ENV: 'test', DATABASE_URL: url, DATA_DIR: '/tmp' });
     const logger = createLogger('silent');
-    const orm = await MikroORM.init(ormOptions(url, logger));
+    const orm = await MikroORM.init(ormOptions(url, logger, config.database));
     const boss = createBoss(url, logger, { supervise: false, migrate: false });
     const ctx: AppContext = {
       config,

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.ts';
 import { createOrm } from '../../src/db/orm.ts';
+import { loadConfig } from '../../src/config.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { createBoss } from '../../jobs/queues.ts';
@@ -52,7 +53,7 @@ export async function startTestDatabase(testDatabaseUrl: string | undefined): Pr
     await client.query(`create database ${TEMPLATE}`);
   });
   const url = serverUrl(TEMPLATE);
-  const orm = await createOrm(url, silent, { poolMax: 2 });
+  const orm = await createOrm(url, silent, { ...loadConfig({ APP_ENV: 'test', DATABASE_URL: url }).database, poolMax: 2 });
   await migrate(orm);
   await orm.close();
   const boss = createBoss(url, silent, { supervise: false, migrate: true });
