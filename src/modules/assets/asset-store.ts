@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { VISIBLE } from '../catalogue/catalogue-rows.ts';
+import { OWNER_JOINS, VISIBLE } from '../catalogue/catalogue-rows.ts';
 import { MIRRORED_FORMATS, type MirroredFormat } from './asset-files.ts';
 
 /**
@@ -40,7 +40,7 @@ export const unpublishedCopyResponse = (asset: AssetContent, headers: Record<str
 export type AssetReader = { public: true } | { appId: string } | { admin: true };
 
 /**
- * The public reads only copies a live listing shows (APPROVED, its developer not suspended); an
+ * The public reads only copies a live listing shows (APPROVED, its owner not suspended); an
  * owner reads the copies their app's checks stored or its approvals published (the route has
  * checked that the app is theirs); an admin reads any. Anything else reads as absent.
  */
@@ -54,7 +54,7 @@ function readableBy(reader: AssetReader): { sql: string; params: string[] } {
     };
   }
   return {
-    sql: `and exists (select 1 from published_assets p join apps a on a.id = p.app_id join developers d on d.id = a.developer_id
+    sql: `and exists (select 1 from published_assets p join apps a on a.id = p.app_id ${OWNER_JOINS}
                       where p.sha256 = s.sha256 and ${VISIBLE})`,
     params: [],
   };
