@@ -84,7 +84,7 @@ describe('disabling an admin', () => {
     await owner.get('/admin/admins');
     const disabled = await owner.post(`/admin/admins/${target.id}/disable`, { confirmed: 'yes' }, { htmx: true });
     expect(disabled.status).toBe(200);
-    expect(disabled.text).toContain('DISABLED');
+    expect(disabled.text).toContain('>Disabled<');
     expect((await targetClient.get('/admin')).status).toBe(303);
     expect(await t.sql('select 1 from admin_sessions where admin_id = ?', [target.id])).toEqual([]);
     const refused = await new ConsoleClient(t).signIn(target.email, target.password);

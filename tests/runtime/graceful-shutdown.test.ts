@@ -59,10 +59,10 @@ test('SIGTERM: new connections are refused, the in-flight request and job finish
   await transitionDeveloper(deps(t), developer.id, 'verify', CLI_ACTOR);
   await Promise.race([stall.arrived, Bun.sleep(20_000).then(() => Promise.reject(new Error('the e-mail never reached SMTP')))]);
 
-  // The request: an install waits for the app's counter lock, which this connection holds.
+  // The request: an install waits for the installs roll-up's lock (installs take it shared), which this connection holds.
   const holder = new pg.Client({ connectionString: t.runtime.databaseUrl });
   await holder.connect();
-  await holder.query(`select pg_advisory_lock(hashtext('app-stats'), hashtext($1))`, [app.id]);
+  await holder.query(`select pg_advisory_lock(hashtext('install-roll-up'))`);
   const sentAt = Date.now();
   const install = fetch(`${base}/api/apps/${app.slug}/install`, {
     method: 'POST',
@@ -85,7 +85,7 @@ test('SIGTERM: new connections are refused, the in-flight request and job finish
   );
   expect(refused).toBe(true);
 
-  await holder.query(`select pg_advisory_unlock(hashtext('app-stats'), hashtext($1))`, [app.id]);
+  await holder.query(`select pg_advisory_unlock(hashtext('install-roll-up'))`);
   await holder.end();
   const response = await install;
   const answeredAt = Date.now();

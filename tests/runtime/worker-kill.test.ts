@@ -102,13 +102,13 @@ test('a worker killed mid-roll-up: its uncommitted counts vanish with it, and th
   const app = (await approvedApp(t, key, completeApp())) as { id: string; slug: string };
   // Every committed write of the watched app's counters is recorded (a rolled-back one leaves no row);
   // while it is marked `stall`, each write first sleeps, holding the roll-up's transaction open.
-  await t.sql('create table rollup_writes (app_id uuid, install_count int)');
+  await t.sql('create table rollup_writes (app_id uuid, install_count int, tx bigint)');
   await t.sql('create table rollup_watch (app_id uuid, stall boolean)');
   await t.sql(`create function record_rollup() returns trigger language plpgsql as $$
     begin
       if exists (select 1 from rollup_watch w where w.app_id = new.app_id) then
         if exists (select 1 from rollup_watch w where w.app_id = new.app_id and w.stall) then perform pg_sleep(4); end if;
-        insert into rollup_writes values (new.app_id, new.install_count);
+        insert into rollup_writes values (new.app_id, new.install_count, txid_current());
       end if;
       return new;
     end $$`);
@@ -139,10 +139,13 @@ test('a worker killed mid-roll-up: its uncommitted counts vanish with it, and th
     return job?.state === 'completed' && job;
   });
   expect(done.retry_count).toBeGreaterThanOrEqual(1);
-  expect(await t.sql('select install_count from rollup_writes where app_id = ?', [app.id])).toEqual([{ install_count: 3 }]);
+  // One transaction committed (it writes the counters row once per pass: installs, then activity), counting all three.
+  expect(await t.sql('select distinct tx, install_count from rollup_writes where app_id = ?', [app.id])).toEqual([
+    { tx: expect.anything(), install_count: 3 },
+  ]);
   expect((await t.sql('select install_count from app_stats where app_id = ?', [app.id]))[0].install_count).toBe(3);
   expect((await t.call('GET', `/api/apps/${app.slug}`)).body.installCount).toBe(3);
-  process.stderr.write(`worker-kill roll-up: killed mid-write, retry ${done.retry_count}, 1 committed write, installCount 3 of 3 installs\n`);
+  process.stderr.write(`worker-kill roll-up: killed mid-write, retry ${done.retry_count}, 1 committed transaction, installCount 3 of 3 installs\n`);
 }, 90_000);
 
 test('a worker killed mid-webhook: the retry sends the same webhook-id, and the delivery succeeds once', async () => {
