@@ -55,7 +55,12 @@ export function ormOptions(databaseUrl: string, logger: Logger | undefined, pool
     driverOptions: {
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       statement_timeout: statementTimeoutMs,
-      onPoolCreated: (pool: pg.Pool) => boundConnectionWait(pool, poolMax, connectionWaitMs),
+      onPoolCreated: (pool: pg.Pool) => {
+        // An idle connection the server dropped (a restart, pg_terminate_backend) is discarded by the
+        // pool, which then emits 'error': without a listener that would end the process.
+        pool.on('error', (error) => logger?.warn('database pool connection error', { error: error.message }));
+        boundConnectionWait(pool, poolMax, connectionWaitMs);
+      },
     },
     // Every request forks its own EntityManager explicitly; touching the global one is a bug.
     allowGlobalContext: false,
