@@ -186,7 +186,7 @@ describe('claims', () => {
     const app = await pendingApp({ name: 'Claimed App' });
     const a = await signedIn(t, alice);
     const b = await signedIn(t, bob);
-    const claimedRow = (html: string) => html.match(new RegExp(`<tr id="queue-app-${app.id}">[\s\S]*?</tr>`))![0];
+    const claimedRow = (html: string) => html.match(new RegExp(`<tr id="queue-app-${app.id}">[\\s\\S]*?</tr>`))![0];
 
     // Opening the page claims nothing; "Start review" does.
     expect((await a.get(`/admin/review/apps/${app.id}`)).text).toContain('Nobody is reviewing this');
