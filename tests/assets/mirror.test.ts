@@ -3,7 +3,7 @@ import { decideApp } from '../../src/modules/apps/app-admin.service.ts';
 import { decideRevision } from '../../src/modules/apps/revisions.service.ts';
 import { collectUnreferencedAssets } from '../../src/modules/assets/asset-gc.ts';
 import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
-import { deps } from '../apps/fixtures.ts';
+import { assetChecksSettled, deps } from '../apps/fixtures.ts';
 import { eventually } from '../support/eventually.ts';
 import { createTestApp, listen, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { launchBrowser } from '../console/browser.ts';
@@ -378,7 +378,10 @@ describe('approval publishes the mirrored copies the reviewer saw', () => {
     expect(await decideApp(deps(t), app.id, 'approve', { actor: CLI_ACTOR, version: app.version }).catch((error) => error.code)).toBe(
       'STALE_VERSION',
     );
-    await decideApp(deps(t), app.id, 'reject', { actor: CLI_ACTOR, version: second.version, reason: 'The logo is too plain.' });
+    // Every check of the edit has finished (a newly stored copy moves the version too): decide on what is there now.
+    await assetChecksSettled(t, app.id);
+    const settled = await ownerView(app.id);
+    await decideApp(deps(t), app.id, 'reject', { actor: CLI_ACTOR, version: settled.version, reason: 'The logo is too plain.' });
 
     // Resubmitting asks for a fresh look: the new logo is fetched and becomes what a reviewer sees.
     expect((await t.call('POST', `/api/dev/apps/${app.id}/submit`, { token: key })).status).toBe(200);
