@@ -3,12 +3,17 @@ import { Migrator } from '@mikro-orm/migrations';
 import { Developer } from '../modules/developers/developer.entity.ts';
 import { ApiKey } from '../modules/api-keys/api-key.entity.ts';
 import { Admin } from '../modules/admins/admin.entity.ts';
+import { AdminSessionRecord, AdminSignInFailure } from '../modules/admins/admin-session.entity.ts';
 import { AuditEntry } from '../modules/audit/audit-entry.entity.ts';
 import { App } from '../modules/apps/app.entity.ts';
 import { AppTransition } from '../modules/apps/app-transition.entity.ts';
 import { AppRevision } from '../modules/apps/app-revision.entity.ts';
 import { OAuthClient } from '../modules/oauth-clients/oauth-client.entity.ts';
 import { Review } from '../modules/reviews/review.entity.ts';
+import { ReviewReply } from '../modules/reviews/review-reply.entity.ts';
+import { Install } from '../modules/installs/install.entity.ts';
+import { WebhookDelivery } from '../modules/webhooks/webhook-delivery.entity.ts';
+import { Email } from '../modules/notifications/email.entity.ts';
 import { WebhookEndpoint } from '../modules/webhooks/webhook-endpoint.entity.ts';
 import { Team, TeamAuditEntry, TeamInvitation, TeamMember } from '../modules/teams/team.entity.ts';
 import { migrations } from './migrations/index.ts';
@@ -23,13 +28,19 @@ export const entities = [
   Developer,
   ApiKey,
   Admin,
+  AdminSessionRecord,
+  AdminSignInFailure,
   AuditEntry,
   OAuthClient,
   App,
   AppTransition,
   AppRevision,
+  Install,
   Review,
+  ReviewReply,
   WebhookEndpoint,
+  WebhookDelivery,
+  Email,
   TrustedPublisher,
   Team,
   TeamMember,

@@ -4,6 +4,7 @@ import { enqueueInstallRollUp } from '../stats/stats.service.ts';
 import { findPublicAppId } from '../catalogue/catalogue.service.ts';
 import type { InstallResult } from './installs.model.ts';
 import { executeNamed as execute } from '../../lib/named-sql.ts';
+import { Install } from './install.entity.ts';
 import { reinstall } from './install-acts.ts';
 
 /**
@@ -25,6 +26,9 @@ export const INSTALLATION_IDS_COUNTED_PER_NETWORK_PER_DAY = 3;
 
 /** The installer key of a platform user; a review needs an install under it. */
 export const userInstallerKey = (platformUserId: string) => `user:${platformUserId}`;
+
+/** Whether this installer (its key) has installed the app. */
+export const hasInstalled = async (em: EntityManager, appId: string, installer: string) => (await em.count(Install, { appId, installer })) > 0;
 
 /** The installer's key; a network's gets the UTC day appended by the database clock that stamps `installed_at`. */
 export function installerKey(installer: Installer): { key: string; daily: boolean } {

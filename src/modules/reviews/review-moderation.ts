@@ -1,6 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
-import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
+import { containsPattern, totalPages, type ListPage, type ListQuery } from '../../http/console-lists.ts';
+import { Review } from './review.entity.ts';
 
 /** Reviews as moderators see them: hidden ones included, searchable by text, author and app. */
 export interface ModerationRow {
@@ -14,49 +15,46 @@ export interface ModerationRow {
   updatedAt: Date;
 }
 
-interface Row {
-  id: string;
-  rating: number;
-  title: string | null;
-  body: string | null;
-  author_name: string | null;
-  hidden: boolean;
-  app_id: string;
-  app_name: string;
-  slug: string;
-  updated_at: string;
-}
-
-const toRow = (row: Row): ModerationRow => ({
-  id: row.id,
-  rating: row.rating,
-  title: row.title,
-  body: row.body,
-  authorName: row.author_name,
-  hidden: row.hidden,
-  app: { id: row.app_id, name: row.app_name, slug: row.slug },
-  updatedAt: new Date(row.updated_at),
+const toRow = (review: Review): ModerationRow => ({
+  id: review.id,
+  rating: review.rating,
+  title: review.title ?? null,
+  body: review.body ?? null,
+  authorName: review.authorName ?? null,
+  hidden: review.hidden,
+  app: { id: review.app.id, name: review.app.name, slug: review.app.slug },
+  updatedAt: review.updatedAt,
 });
-
-const COLUMNS = 'r.id, r.rating, r.title, r.body, r.author_name, r.hidden, a.id as app_id, a.name as app_name, a.slug, r.updated_at';
-const FROM = 'reviews r join apps a on a.id = r.app_id';
 
 export const VISIBILITIES = ['visible', 'hidden'] as const;
 
-export function listReviewsForModeration(
+export async function listReviewsForModeration(
   em: EntityManager,
   filter: ListQuery & { visibility: (typeof VISIBILITIES)[number] | null },
 ): Promise<ListPage<ModerationRow>> {
   const pattern = filter.q && containsPattern(filter.q);
-  const where = whereOf([
-    filter.visibility && [filter.visibility === 'hidden' ? 'r.hidden' : 'not r.hidden'],
-    pattern && ['r.title ilike ? or r.body ilike ? or r.author_name ilike ? or a.name ilike ?', pattern, pattern, pattern, pattern],
-  ]);
-  return pageOfRows(em, { select: COLUMNS, from: FROM, where, orderBy: 'r.updated_at desc, r.id' }, filter, toRow);
+  const where: FilterQuery<Review> = {
+    ...(filter.visibility && { hidden: filter.visibility === 'hidden' }),
+    ...(pattern && {
+      $or: [
+        { title: { $ilike: pattern } },
+        { body: { $ilike: pattern } },
+        { authorName: { $ilike: pattern } },
+        { app: { name: { $ilike: pattern } } },
+      ],
+    }),
+  };
+  const [reviews, total] = await em.findAndCount(Review, where, {
+    populate: ['app'],
+    orderBy: { updatedAt: 'desc', id: 'asc' },
+    limit: filter.limit,
+    offset: filter.offset,
+  });
+  return { data: reviews.map(toRow), total, totalPages: totalPages(total, filter.limit) };
 }
 
 export async function reviewForModeration(em: EntityManager, id: string): Promise<ModerationRow> {
-  const [row] = await em.execute<Row[]>(`select ${COLUMNS} from ${FROM} where r.id = ?`, [id]);
-  if (!row) throw notFound('Review');
-  return toRow(row);
+  const review = await em.findOne(Review, { id }, { populate: ['app'], refresh: true });
+  if (!review) throw notFound('Review');
+  return toRow(review);
 }

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
+import { App } from '../apps/app.entity.ts';
 
 /** One review per platform user per app; a second post replaces the first. */
 const ReviewSchema = defineEntity({
@@ -9,7 +10,7 @@ const ReviewSchema = defineEntity({
       .uuid()
       .primary()
       .onCreate(() => Bun.randomUUIDv7()),
-    appId: p.uuid(),
+    app: () => p.manyToOne(App).deleteRule('cascade'),
     platformUserId: p.string(),
     authorName: p.string().nullable(),
     rating: p.integer(),
@@ -17,10 +18,8 @@ const ReviewSchema = defineEntity({
     body: p.text().nullable(),
     hidden: p.boolean().default(false),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    /** When its author last wrote it; moderation (hiding) leaves it as it was. */
+    updatedAt: p.datetime().onCreate(() => new Date()),
   },
 });
 

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { ApiError, notFound } from '../../http/problem.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { enqueueAppStats } from '../stats/stats.service.ts';
@@ -6,22 +6,33 @@ import { recordAudit, type Actor } from '../audit/audit.service.ts';
 import { pageOf, pageWindow, type Page } from '../../http/pagination.ts';
 import { findPublicAppId } from '../catalogue/catalogue.service.ts';
 import type { PlatformIdentity } from '../identity/platform-identity.ts';
-import { userInstallerKey } from '../installs/installs.service.ts';
+import { hasInstalled, userInstallerKey } from '../installs/installs.service.ts';
 import { emitAppEvent } from '../webhooks/webhook-events.ts';
-import type { DeveloperReview, ListedReview, ModeratedReview, ReviewInput, ReviewReply, ReviewView, ReviewsQuery } from './reviews.model.ts';
+import type {
+  DeveloperReview,
+  ListedReview,
+  ModeratedReview,
+  ReviewInput,
+  ReviewReply as ReviewReplyView,
+  ReviewView,
+  ReviewsQuery,
+} from './reviews.model.ts';
+import { Review } from './review.entity.ts';
+import { ReviewReply } from './review-reply.entity.ts';
+import { App } from '../apps/app.entity.ts';
 
+/** A review as a raw statement returns it (the upsert below); timestamps arrive as PostgreSQL text. */
 interface ReviewRow {
   id: string;
   rating: number;
   title: string | null;
   body: string | null;
   author_name: string | null;
-  /** Timestamps arrive as PostgreSQL text from raw queries. */
   created_at: string;
   updated_at: string;
 }
 
-const toView = (row: ReviewRow): ReviewView => ({
+const viewOfRow = (row: ReviewRow): ReviewView => ({
   id: row.id,
   rating: row.rating,
   title: row.title,
@@ -31,34 +42,47 @@ const toView = (row: ReviewRow): ReviewView => ({
   updatedAt: new Date(row.updated_at).toISOString(),
 });
 
-/** A review row read with its reply (`review_replies`) and moderation flag. */
-interface RepliedReviewRow extends ReviewRow {
-  hidden: boolean;
-  reply_body: string | null;
-  replied_at: string | null;
+const toView = (review: Review): ReviewView => ({
+  id: review.id,
+  rating: review.rating,
+  title: review.title ?? null,
+  body: review.body ?? null,
+  authorName: review.authorName ?? null,
+  createdAt: review.createdAt.toISOString(),
+  updatedAt: review.updatedAt.toISOString(),
+});
+
+const replyOf = (reply: ReviewReply | undefined): ReviewReplyView | null =>
+  reply ? { body: reply.body, repliedAt: reply.updatedAt.toISOString() } : null;
+
+/** The replies to these reviews, by review id (a second query: the replies of one page). */
+async function repliesTo(em: EntityManager, reviews: Review[]): Promise<Map<string, ReviewReply>> {
+  if (reviews.length === 0) return new Map();
+  const replies = await em.find(ReviewReply, { reviewId: { $in: reviews.map((review) => review.id) } });
+  return new Map(replies.map((reply) => [reply.reviewId, reply]));
 }
 
-const replyOf = (row: RepliedReviewRow): ReviewReply | null =>
-  row.reply_body === null ? null : { body: row.reply_body, repliedAt: new Date(row.replied_at!).toISOString() };
-
-export const toDeveloperReview = (row: RepliedReviewRow): DeveloperReview => ({ ...toView(row), reply: replyOf(row), hidden: row.hidden });
-
-/** Reviews with their replies, most recently written first; `where` filters the reviews (`r`). */
-export async function repliedReviews(em: EntityManager, where: string, params: unknown[], page = { limit: 1, offset: 0 }) {
-  return em.execute<RepliedReviewRow[]>(
-    `select r.id, r.rating, r.title, r.body, r.author_name, r.created_at, r.updated_at, r.hidden,
-            rr.body as reply_body, rr.updated_at as replied_at
-     from reviews r left join review_replies rr on rr.review_id = r.id
-     where ${where} order by r.updated_at desc, r.id desc limit ? offset ?`,
-    [...params, page.limit, page.offset],
-  );
+/** One page of reviews with their replies, most recently written first, and how many match. */
+export async function repliedReviews(em: EntityManager, where: FilterQuery<Review>, page: { limit: number; offset: number }) {
+  const [reviews, total] = await em.findAndCount(Review, where, { orderBy: { updatedAt: 'desc', id: 'desc' }, ...page });
+  const replies = await repliesTo(em, reviews);
+  return { rows: reviews.map((review) => ({ review, reply: replies.get(review.id) })), total };
 }
 
-/** One review as its app's developer sees it (webhook payloads, replies). */
+export const toDeveloperReview = ({ review, reply }: { review: Review; reply: ReviewReply | undefined }): DeveloperReview => ({
+  ...toView(review),
+  reply: replyOf(reply),
+  hidden: review.hidden,
+});
+
+/** One review as its app's developer sees it (webhook payloads, replies), read afresh. */
 export async function developerReview(em: EntityManager, reviewId: string): Promise<DeveloperReview> {
-  const [row] = await repliedReviews(em, 'r.id = ?', [reviewId]);
-  if (!row) throw notFound('Review');
-  return toDeveloperReview(row);
+  const [review, reply] = await Promise.all([
+    em.findOne(Review, { id: reviewId }, { refresh: true }),
+    em.findOne(ReviewReply, { reviewId }, { refresh: true }),
+  ]);
+  if (!review) throw notFound('Review');
+  return toDeveloperReview({ review, reply: reply ?? undefined });
 }
 
 /**
@@ -75,16 +99,13 @@ export async function submitReview(
 ): Promise<{ review: ReviewView; created: boolean }> {
   return em.transactional(async (tx) => {
     const appId = await findPublicAppId(tx, slug);
-    const own = await tx.execute('select 1 from apps a join developers d on d.id = a.developer_id where a.id = ? and d.platform_user_id = ?', [
-      appId,
-      identity.subject,
-    ]);
-    if (own.length > 0) throw new ApiError(403, 'OWN_APP', "An app's developer cannot review it");
-    const installed = await tx.execute('select 1 from installs where app_id = ? and installer = ?', [appId, userInstallerKey(identity.subject)]);
-    if (installed.length === 0) {
+    const own = await tx.count(App, { id: appId, developer: { platformUserId: identity.subject } });
+    if (own > 0) throw new ApiError(403, 'OWN_APP', "An app's developer cannot review it");
+    if (!(await hasInstalled(tx, appId, userInstallerKey(identity.subject)))) {
       throw new ApiError(403, 'INSTALL_REQUIRED', 'Only a user who installed this app while signed in can review it');
     }
-    // `xmax = 0` holds only for a row this statement inserted, not for one it updated: 201 versus 200.
+    // Atomic upsert (raw SQL): one review per user per app, and `xmax = 0` holds only for a row this
+    // statement inserted, not for one it updated (201 versus 200), even when two first posts race.
     const [row] = await tx.execute<(ReviewRow & { created: boolean })[]>(
       `insert into reviews (id, app_id, platform_user_id, author_name, rating, title, body, created_at, updated_at)
        values (?, ?, ?, ?, ?, ?, ?, now(), now())
@@ -98,7 +119,7 @@ export async function submitReview(
     await emitAppEvent(jobs, tx, row!.created ? 'review.created' : 'review.updated', appId, async () => ({
       review: await developerReview(tx, row!.id),
     }));
-    return { review: toView(row!), created: row!.created };
+    return { review: viewOfRow(row!), created: row!.created };
   });
 }
 
@@ -106,38 +127,31 @@ export async function submitReview(
 export async function listReviews(em: EntityManager, slug: string, query: ReviewsQuery): Promise<Page<ListedReview>> {
   const { page, limit, offset } = pageWindow(query);
   const appId = await findPublicAppId(em, slug);
-  const [rows, counted] = await Promise.all([
-    repliedReviews(em, 'r.app_id = ? and not r.hidden', [appId], { limit, offset }),
-    em.execute<{ total: number }[]>('select count(*)::int as total from reviews where app_id = ? and not hidden', [appId]),
-  ]);
+  const { rows, total } = await repliedReviews(em, { app: appId, hidden: false }, { limit, offset });
   return pageOf(
-    rows.map((row) => ({ ...toView(row), reply: replyOf(row) })),
+    rows.map(({ review, reply }) => ({ ...toView(review), reply: replyOf(reply) })),
     page,
     limit,
-    counted[0]?.total ?? 0,
+    total,
   );
 }
 
 /** Moderation: hides or shows a review (audited); the app's rating is recomputed without it. Its author's `updatedAt` is kept. */
 export async function setReviewHidden(em: EntityManager, jobs: JobQueue, reviewId: string, hidden: boolean, actor: Actor): Promise<ModeratedReview> {
   return em.transactional(async (tx) => {
-    const [current] = await tx.execute<{ hidden: boolean }[]>('select hidden from reviews where id = ? for update', [reviewId]);
-    if (!current) throw notFound('Review');
-    const [row] = await tx.execute<(ReviewRow & { app_id: string; hidden: boolean })[]>(
-      `update reviews set hidden = ? where id = ?
-       returning id, app_id, hidden, rating, title, body, author_name, created_at, updated_at`,
-      [hidden, reviewId],
-    );
-    if (current.hidden !== hidden) {
+    const review = await tx.findOne(Review, { id: reviewId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (!review) throw notFound('Review');
+    if (review.hidden !== hidden) {
       recordAudit(tx, actor, {
         action: hidden ? 'review.hide' : 'review.show',
         subjectType: 'review',
         subjectId: reviewId,
-        before: { hidden: current.hidden },
+        before: { hidden: review.hidden },
         after: { hidden },
       });
-      await enqueueAppStats(jobs, tx, row!.app_id);
+      review.hidden = hidden;
+      await enqueueAppStats(jobs, tx, review.app.id);
     }
-    return { ...toView(row!), appId: row!.app_id, hidden: row!.hidden };
+    return { ...toView(review), appId: review.app.id, hidden: review.hidden };
   });
 }
