@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AdminRole } from './admin.entity.ts';
+import { AdminSessionRecord, type SessionStage } from './admin-session.entity.ts';
 
 /**
  * Admin console sessions, kept in PostgreSQL so every process sees a sign-out at once. The cookie
@@ -13,7 +14,7 @@ export const SESSION_ABSOLUTE_HOURS = 12;
 /** `last_seen_at` is written at most this often, not on every request. */
 const TOUCH_AFTER_SECONDS = 60;
 
-export type SessionStage = 'totp' | 'enrol' | 'active';
+export type { SessionStage };
 
 export interface Flash {
   kind: 'ok' | 'error';
@@ -42,81 +43,70 @@ export async function openSession(
   pendingTotpSecretSealed: string | null = null,
 ): Promise<string> {
   const token = randomToken();
-  await em.execute(
-    `insert into admin_sessions (token_hash, admin_id, csrf_token, stage, pending_totp_secret, expires_at)
-     values (?, ?, ?, ?, ?, now() + make_interval(hours => ?))`,
-    [hashSessionToken(token), adminId, randomToken(), stage, pendingTotpSecretSealed, SESSION_ABSOLUTE_HOURS],
-  );
+  await em.insert(AdminSessionRecord, {
+    tokenHash: hashSessionToken(token),
+    admin: adminId,
+    csrfToken: randomToken(),
+    stage,
+    pendingTotpSecret: pendingTotpSecretSealed,
+    expiresAt: new Date(Date.now() + SESSION_ABSOLUTE_HOURS * 3_600_000),
+  });
   // Ended sessions are swept as new ones open, so the table holds only live ones and a few stale.
-  await em.execute(`delete from admin_sessions where expires_at < now() or last_seen_at < now() - make_interval(mins => ?)`, [SESSION_IDLE_MINUTES]);
+  await em.nativeDelete(AdminSessionRecord, { $or: [{ expiresAt: { $lt: new Date() } }, { lastSeenAt: { $lt: idleSince() } }] });
   return token;
 }
 
-interface SessionRow {
-  token_hash: string;
-  csrf_token: string;
-  stage: SessionStage;
-  pending_totp_secret: string | null;
-  flash: string | null;
-  seen_seconds_ago: number;
-  admin_id: string;
-  email: string;
-  role: AdminRole;
-  totp_enrolled: boolean;
-  enrolment_code_required: boolean;
-}
+/** A session last seen before this has idled out. */
+const idleSince = () => new Date(Date.now() - SESSION_IDLE_MINUTES * 60_000);
 
 /** The live session a cookie names, or null when there is none, it expired or idled out, or its admin is disabled. */
 export async function findSession(em: EntityManager, token: string | undefined): Promise<AdminSession | null> {
   if (!token || token.length > 100) return null;
-  const [row] = await em.execute<SessionRow[]>(
-    `select s.token_hash, s.csrf_token, s.stage, s.pending_totp_secret, s.flash,
-            extract(epoch from now() - s.last_seen_at)::int as seen_seconds_ago,
-            a.id as admin_id, a.email, a.role, a.totp_secret is not null as totp_enrolled,
-            a.totp_enrolment_code_hash is not null as enrolment_code_required
-     from admin_sessions s join admins a on a.id = s.admin_id
-     where s.token_hash = ? and s.expires_at > now() and s.last_seen_at > now() - make_interval(mins => ?)
-       and a.disabled_at is null`,
-    [hashSessionToken(token), SESSION_IDLE_MINUTES],
+  // Read past the identity map: the request's own reads of the admin must not see this copy.
+  const row = await em.findOne(
+    AdminSessionRecord,
+    { tokenHash: hashSessionToken(token), expiresAt: { $gt: new Date() }, lastSeenAt: { $gt: idleSince() }, admin: { disabledAt: null } },
+    { populate: ['admin'], disableIdentityMap: true },
   );
   if (!row) return null;
-  if (row.seen_seconds_ago >= TOUCH_AFTER_SECONDS) {
-    await em.execute('update admin_sessions set last_seen_at = now() where token_hash = ?', [row.token_hash]);
+  if (Date.now() - row.lastSeenAt.getTime() >= TOUCH_AFTER_SECONDS * 1000) {
+    await em.nativeUpdate(AdminSessionRecord, { tokenHash: row.tokenHash }, { lastSeenAt: new Date() });
   }
+  const admin = row.admin;
   return {
-    tokenHash: row.token_hash,
-    csrfToken: row.csrf_token,
+    tokenHash: row.tokenHash,
+    csrfToken: row.csrfToken,
     stage: row.stage,
-    pendingTotpSecretSealed: row.pending_totp_secret,
+    pendingTotpSecretSealed: row.pendingTotpSecret ?? null,
     flash: row.flash ? (JSON.parse(row.flash) as Flash) : null,
     admin: {
-      id: row.admin_id,
-      email: row.email,
-      role: row.role,
-      totpEnrolled: row.totp_enrolled,
-      enrolmentCodeRequired: row.enrolment_code_required,
+      id: admin.id,
+      email: admin.email,
+      role: admin.role,
+      totpEnrolled: admin.totpSecret != null,
+      enrolmentCodeRequired: admin.totpEnrolmentCodeHash != null,
     },
   };
 }
 
 export async function endSession(em: EntityManager, tokenHash: string): Promise<void> {
-  await em.execute('delete from admin_sessions where token_hash = ?', [tokenHash]);
+  await em.nativeDelete(AdminSessionRecord, { tokenHash });
 }
 
 /** Every session of an admin (second factor reset, account disabled). */
 export async function endSessionsOf(em: EntityManager, adminId: string): Promise<void> {
-  await em.execute('delete from admin_sessions where admin_id = ?', [adminId]);
+  await em.nativeDelete(AdminSessionRecord, { admin: adminId });
 }
 
 export async function setPendingTotpSecret(em: EntityManager, tokenHash: string, sealedSecret: string | null): Promise<void> {
-  await em.execute('update admin_sessions set pending_totp_secret = ? where token_hash = ?', [sealedSecret, tokenHash]);
+  await em.nativeUpdate(AdminSessionRecord, { tokenHash }, { pendingTotpSecret: sealedSecret });
 }
 
 /** A message for the next page this session renders (the redirect after a form post). */
 export async function setFlash(em: EntityManager, tokenHash: string, flash: Flash): Promise<void> {
-  await em.execute('update admin_sessions set flash = ? where token_hash = ?', [JSON.stringify(flash), tokenHash]);
+  await em.nativeUpdate(AdminSessionRecord, { tokenHash }, { flash: JSON.stringify(flash) });
 }
 
 export async function clearFlash(em: EntityManager, tokenHash: string): Promise<void> {
-  await em.execute('update admin_sessions set flash = null where token_hash = ?', [tokenHash]);
+  await em.nativeUpdate(AdminSessionRecord, { tokenHash }, { flash: null });
 }

@@ -1,4 +1,4 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { LockMode, sql, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import type { EncryptionKey } from '../../config.ts';
 import { ApiError } from '../../http/problem.ts';
 import { postgresAttemptReservations } from '../../http/attempt-reservations.ts';
@@ -6,9 +6,18 @@ import { networkOf } from '../../http/client-address.ts';
 import { sameSecret } from '../../lib/constant-time.ts';
 import { createSemaphore, SemaphoreFullError } from '../../lib/semaphore.ts';
 import { recordAudit } from '../audit/audit.service.ts';
-import type { AdminRole } from './admin.entity.ts';
+import { Admin, type AdminRole } from './admin.entity.ts';
+import { AdminSignInFailure } from './admin-session.entity.ts';
 import { hashEnrolmentCode } from './enrolment-code.ts';
-import { endSession, hashSessionToken, openSession, setFlash, type AdminSession, type SessionStage } from './sessions.service.ts';
+import {
+  endSession,
+  hashSessionToken,
+  openSession,
+  setFlash,
+  setPendingTotpSecret,
+  type AdminSession,
+  type SessionStage,
+} from './sessions.service.ts';
 import { matchTotp, newTotpSecret } from './totp.ts';
 import { openTotpSecret, sealTotpSecret } from './totp-secrets.ts';
 
@@ -77,22 +86,13 @@ async function underReservation<T>(release: () => Promise<void>, check: () => Pr
 
 /** Kept for the account's owner to see (when, from where, which step) for a month. */
 async function recordFailure(em: EntityManager, adminId: string, address: string, step: SignInStep): Promise<void> {
-  await em.execute('insert into admin_sign_in_failures (admin_id, address, step) values (?, ?, ?)', [adminId, address, step]);
+  await em.insert(AdminSignInFailure, { adminId, address, step, failedAt: new Date() });
 }
 
 const refused = () => new ApiError(401, 'UNAUTHENTICATED', 'The e-mail address or password is wrong');
 
 /** Verified against when the account does not exist, so timing does not tell which e-mails are admins. */
 let decoyHash: Promise<string> | undefined;
-
-interface AdminRow {
-  id: string;
-  email: string;
-  role: AdminRole;
-  password_hash: string;
-  totp_secret: string | null;
-  disabled: boolean;
-}
 
 /** Where a correct password leads: the code, enrolment (required in production), or straight in. */
 export function stageAfterPassword(totpEnrolled: boolean, totpRequired: boolean): SessionStage {
@@ -111,12 +111,10 @@ export async function signInWithPassword(
   const { admin, valid } = await underReservation(
     release,
     async () => {
-      const [row] = await em.execute<AdminRow[]>(
-        'select id, email, role, password_hash, totp_secret, disabled_at is not null as disabled from admins where lower(email) = lower(?)',
-        [email],
-      );
+      // Past the identity map: a copy read here must not stand in for the request's later reads of the admin.
+      const row = await em.findOne(Admin, { [sql.lower('email')]: email.toLowerCase() }, { disableIdentityMap: true });
       decoyHash ??= Bun.password.hash('decoy password for unknown accounts', { algorithm: 'argon2id' });
-      return { admin: row, valid: await guard.verifyPassword(input.password.slice(0, 1024), row?.password_hash ?? (await decoyHash)) };
+      return { admin: row ?? undefined, valid: await guard.verifyPassword(input.password.slice(0, 1024), row?.passwordHash ?? (await decoyHash)) };
     },
     (result) => result.valid && result.admin !== undefined,
   );
@@ -125,8 +123,8 @@ export async function signInWithPassword(
     throw refused();
   }
   // Said only to whoever knows the password: a guess learns nothing from it.
-  if (admin.disabled) throw new ApiError(403, 'FORBIDDEN', 'This account is disabled. Ask an owner to enable it.');
-  const stage = stageAfterPassword(admin.totp_secret !== null, input.totpRequired);
+  if (admin.disabledAt) throw new ApiError(403, 'FORBIDDEN', 'This account is disabled. Ask an owner to enable it.');
+  const stage = stageAfterPassword(admin.totpSecret != null, input.totpRequired);
   const token = await openSession(em, admin.id, stage, stage === 'enrol' ? sealTotpSecret(keys, newTotpSecret(), admin.id) : null);
   if (stage === 'active') await finishSignIn(em, admin, token);
   return { token, stage };
@@ -136,17 +134,9 @@ export async function signInWithPassword(
 async function finishSignIn(em: EntityManager, admin: { id: string; role: AdminRole }, token: string): Promise<void> {
   await em.transactional(async (tx) => {
     recordAudit(tx, { label: `admin:${admin.id}`, role: admin.role }, { action: 'admin.sign-in', subjectType: 'admin', subjectId: admin.id });
-    const [since] = await tx.execute<{ failures: number }[]>(
-      `with previous as (
-         select last_sign_in_at from admins where id = ?
-       ), touched as (
-         update admins set last_sign_in_at = now() where id = ?
-       )
-       select count(*)::int as failures from admin_sign_in_failures, previous
-       where admin_id = ? and failed_at > coalesce(previous.last_sign_in_at, '-infinity')`,
-      [admin.id, admin.id, admin.id],
-    );
-    const failures = since?.failures ?? 0;
+    const previous = await tx.findOne(Admin, { id: admin.id }, { fields: ['lastSignInAt'], disableIdentityMap: true });
+    await tx.nativeUpdate(Admin, { id: admin.id }, { lastSignInAt: new Date() });
+    const failures = await tx.count(AdminSignInFailure, { adminId: admin.id, failedAt: { $gt: previous?.lastSignInAt ?? new Date(0) } });
     if (failures > 0) {
       await setFlash(tx, hashSessionToken(token), {
         kind: 'error',
@@ -154,18 +144,20 @@ async function finishSignIn(em: EntityManager, admin: { id: string; role: AdminR
       });
     }
     // Batch work: failures older than the month shown are swept as sign-ins happen (every admin's: some never sign in again).
-    await tx.execute(`delete from admin_sign_in_failures where failed_at < now() - interval '30 days'`);
+    await tx.nativeDelete(AdminSignInFailure, { failedAt: { $lt: monthAgo() } });
   });
 }
 
+const monthAgo = () => new Date(Date.now() - 30 * 86_400_000);
+
 /** The failed sign-ins of the last 30 days, newest first, for the account page. */
 export async function recentFailures(em: EntityManager, adminId: string): Promise<{ address: string; step: SignInStep; failedAt: Date }[]> {
-  const rows = await em.execute<{ address: string; step: SignInStep; failed_at: string }[]>(
-    `select address, step, failed_at from admin_sign_in_failures
-     where admin_id = ? and failed_at > now() - interval '30 days' order by failed_at desc, id desc limit 50`,
-    [adminId],
+  const rows = await em.find(
+    AdminSignInFailure,
+    { adminId, failedAt: { $gt: monthAgo() } },
+    { orderBy: { failedAt: 'desc', id: 'desc' }, limit: 50, disableIdentityMap: true },
   );
-  return rows.map((row) => ({ address: row.address, step: row.step, failedAt: new Date(row.failed_at) }));
+  return rows.map((row) => ({ address: row.address, step: row.step, failedAt: row.failedAt }));
 }
 
 const wrongCode = () =>
@@ -177,13 +169,6 @@ const wrongEnrolmentCode = () =>
   new ApiError(400, 'VALIDATION_FAILED', 'The enrolment code is missing or wrong; use the one the owner who reset your second factor gave you', [
     { path: 'enrolmentCode', message: 'missing or wrong' },
   ]);
-
-interface FactorRow {
-  totp_secret: string | null;
-  totp_last_step: string | null;
-  totp_enrolment_code_hash: string | null;
-  enrolment_code_expired: boolean;
-}
 
 /** What one attempt proved: the secret and the step its code matched, or which part was wrong. */
 type FactorCheck = { ok: true; secret: string; step: number } | { ok: false; error: ApiError };
@@ -200,26 +185,24 @@ async function checkFactor(
   input: { code: string; enrolmentCode?: string },
 ): Promise<FactorCheck> {
   const adminId = admin.id;
-  const [row] = await tx.execute<FactorRow[]>(
-    `select totp_secret, totp_last_step, totp_enrolment_code_hash, totp_enrolment_code_expires_at < now() as enrolment_code_expired
-     from admins where id = ? and disabled_at is null for update`,
-    [adminId],
-  );
+  // The row lock makes this the one attempt that may spend the code's time step.
+  const row = await tx.findOne(Admin, { id: adminId, disabledAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE, disableIdentityMap: true });
   const enrolling = sealed !== null;
-  const stored = enrolling ? sealed : row?.totp_secret;
+  const stored = enrolling ? sealed : row?.totpSecret;
   if (!row || !stored) throw new ApiError(409, 'CONFLICT', 'Sign in again');
-  if (enrolling && row.totp_enrolment_code_hash !== null) {
-    if (row.enrolment_code_expired)
+  if (enrolling && row.totpEnrolmentCodeHash != null) {
+    if (row.totpEnrolmentCodeExpiresAt && row.totpEnrolmentCodeExpiresAt < new Date())
       throw new ApiError(409, 'CONFLICT', 'The enrolment code has expired; ask an owner to reset your second factor again');
-    if (!sameSecret(row.totp_enrolment_code_hash, hashEnrolmentCode(input.enrolmentCode ?? ''))) return { ok: false, error: wrongEnrolmentCode() };
+    if (!sameSecret(row.totpEnrolmentCodeHash, hashEnrolmentCode(input.enrolmentCode ?? ''))) return { ok: false, error: wrongEnrolmentCode() };
   }
   const secret = openTotpSecret(keys, stored, adminId);
-  const step = matchTotp(secret, input.code, row.totp_last_step === null ? null : Number(row.totp_last_step));
+  const step = matchTotp(secret, input.code, row.totpLastStep ?? null);
   if (step === null) return { ok: false, error: wrongCode() };
   // Sealed afresh under the current key: a secret left in clear by an earlier version is sealed here too.
-  await tx.execute(
-    `update admins set totp_secret = ?, totp_last_step = ?, totp_enrolment_code_hash = null, totp_enrolment_code_expires_at = null where id = ?`,
-    [sealTotpSecret(keys, secret, adminId), step, adminId],
+  await tx.nativeUpdate(
+    Admin,
+    { id: adminId },
+    { totpSecret: sealTotpSecret(keys, secret, adminId), totpLastStep: step, totpEnrolmentCodeHash: null, totpEnrolmentCodeExpiresAt: null },
   );
   if (enrolling)
     recordAudit(tx, { label: `admin:${adminId}`, role: admin.role }, { action: 'admin.totp-enrol', subjectType: 'admin', subjectId: adminId });
@@ -282,7 +265,7 @@ export async function confirmEnrolment(
   if (!pending) throw new ApiError(409, 'CONFLICT', 'Start the enrolment again');
   await attemptCode(em, guard, session, input.address, async (tx) => {
     const check = await checkFactor(tx, keys, session.admin, pending, input);
-    if (check.ok) await tx.execute('update admin_sessions set pending_totp_secret = null where token_hash = ?', [session.tokenHash]);
+    if (check.ok) await setPendingTotpSecret(tx, session.tokenHash, null);
     return { check, value: undefined };
   });
 }
