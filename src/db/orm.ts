@@ -12,6 +12,7 @@ import { OAuthClient } from '../modules/oauth-clients/oauth-client.entity.ts';
 import { Review } from '../modules/reviews/review.entity.ts';
 import { ReviewReply } from '../modules/reviews/review-reply.entity.ts';
 import { Install } from '../modules/installs/install.entity.ts';
+import { AppStats } from '../modules/stats/app-stats.entity.ts';
 import { WebhookDelivery } from '../modules/webhooks/webhook-delivery.entity.ts';
 import { Email } from '../modules/notifications/email.entity.ts';
 import { WebhookEndpoint } from '../modules/webhooks/webhook-endpoint.entity.ts';
@@ -36,6 +37,7 @@ export const entities = [
   AppTransition,
   AppRevision,
   Install,
+  AppStats,
   Review,
   ReviewReply,
   WebhookEndpoint,

@@ -1,10 +1,14 @@
 import { imagesForReview } from './asset-publication.ts';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
-import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
+import { containsPattern, totalPages, type ListPage, type ListQuery } from '../../http/console-lists.ts';
 import type { DeveloperStatus } from '../developers/developer.entity.ts';
 import { App, type AppStatus, type Category } from './app.entity.ts';
 import { AppRevision } from './app-revision.entity.ts';
+import { AppTransition } from './app-transition.entity.ts';
+import { AppStats } from '../stats/app-stats.entity.ts';
+import { Admin } from '../admins/admin.entity.ts';
+import { OAuthClient } from '../oauth-clients/oauth-client.entity.ts';
 import { adminActionsFrom, FEATURABLE_STATUSES, type AppAction } from './app-state.ts';
 import type { OwnerAppView, UpdateAppInput } from './apps.model.ts';
 import { normaliseScreenshots } from './app-changes.ts';
@@ -34,73 +38,79 @@ export interface AppSummary {
   actions: { lifecycle: AppAction[]; feature: boolean; unfeature: boolean };
 }
 
-interface SummaryRow {
-  id: string;
-  name: string;
-  slug: string;
-  status: AppStatus;
-  category: Category;
-  featured: boolean;
-  version: number;
-  install_count: number | null;
-  active_installs: number | null;
-  developer_id: string;
-  developer_name: string;
-  updated_at: string;
-  pending_revision: boolean;
-}
-
 export const appActions = (status: AppStatus, featured: boolean) => ({
   lifecycle: adminActionsFrom(status),
   feature: !featured && FEATURABLE_STATUSES.includes(status),
   unfeature: featured,
 });
 
-const toSummary = (row: SummaryRow): AppSummary => ({
-  id: row.id,
-  name: row.name,
-  slug: row.slug,
-  status: row.status,
-  category: row.category,
-  featured: row.featured,
-  version: row.version,
-  installCount: row.install_count ?? 0,
-  activeInstalls: row.active_installs ?? 0,
-  developer: { id: row.developer_id, name: row.developer_name },
-  updatedAt: new Date(row.updated_at),
-  hasPendingRevision: row.pending_revision,
-  actions: appActions(row.status, row.featured),
+const toSummary = (app: App, stats: AppStats | undefined, pendingRevision: boolean): AppSummary => ({
+  id: app.id,
+  name: app.name,
+  slug: app.slug,
+  status: app.status,
+  category: app.category,
+  featured: app.featured,
+  version: app.version,
+  installCount: stats?.installCount ?? 0,
+  activeInstalls: stats?.activeInstalls ?? 0,
+  developer: { id: app.developer.id, name: app.developer.name },
+  updatedAt: app.updatedAt,
+  hasPendingRevision: pendingRevision,
+  actions: appActions(app.status, app.featured),
 });
 
-const COLUMNS = `a.id, a.name, a.slug, a.status, a.category, a.featured, a.version, s.install_count, s.active_installs,
-  d.id as developer_id, d.name as developer_name, a.updated_at,
-  exists (select 1 from app_revisions r where r.app_id = a.id and r.status = 'PENDING') as pending_revision`;
-const FROM = 'apps a join developers d on d.id = a.developer_id left join app_stats s on s.app_id = a.id';
+/** The summaries of these apps (their developers loaded): counters and pending revisions read for the page at once. */
+async function summariesOf(em: EntityManager, apps: App[]): Promise<AppSummary[]> {
+  if (apps.length === 0) return [];
+  const ids = apps.map((app) => app.id);
+  const [stats, pending] = await Promise.all([
+    em.find(AppStats, { appId: { $in: ids } }, { disableIdentityMap: true }),
+    em
+      .createQueryBuilder(AppRevision, 'r')
+      .select('r.appId')
+      .where({ appId: { $in: ids }, status: 'PENDING' })
+      .execute<{ appId: string }[]>('all'),
+  ]);
+  const statsOf = new Map(stats.map((row) => [row.appId, row]));
+  const withPending = new Set(pending.map((row) => row.appId));
+  return apps.map((app) => toSummary(app, statsOf.get(app.id), withPending.has(app.id)));
+}
 
-export function listApps(
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function listApps(
   em: EntityManager,
   filter: ListQuery & { status: AppStatus | null; category: Category | null },
 ): Promise<ListPage<AppSummary>> {
   const pattern = filter.q && containsPattern(filter.q);
-  const where = whereOf([
-    filter.status && ['a.status = ?', filter.status],
-    filter.category && ['a.category = ?', filter.category],
-    pattern && [
-      'a.name ilike ? or a.slug ilike ? or d.name ilike ? or d.email ilike ? or a.id::text = ?',
-      pattern,
-      pattern,
-      pattern,
-      pattern,
-      filter.q!.toLowerCase(),
-    ],
-  ]);
-  return pageOfRows(em, { select: COLUMNS, from: FROM, where, orderBy: 'a.updated_at desc, a.id' }, filter, toSummary);
+  const where: FilterQuery<App> = {
+    ...(filter.status && { status: filter.status }),
+    ...(filter.category && { category: filter.category }),
+    ...(pattern && {
+      $or: [
+        { name: { $ilike: pattern } },
+        { slug: { $ilike: pattern } },
+        { developer: { name: { $ilike: pattern } } },
+        { developer: { email: { $ilike: pattern } } },
+        // A search term that is an id finds that app.
+        ...(UUID.test(filter.q!) ? [{ id: filter.q!.toLowerCase() }] : []),
+      ],
+    }),
+  };
+  const [apps, total] = await em.findAndCount(App, where, {
+    populate: ['developer'],
+    orderBy: { updatedAt: 'desc', id: 'asc' },
+    limit: filter.limit,
+    offset: filter.offset,
+  });
+  return { data: await summariesOf(em, apps), total, totalPages: totalPages(total, filter.limit) };
 }
 
 export async function appSummary(em: EntityManager, id: string): Promise<AppSummary> {
-  const [row] = await em.execute<SummaryRow[]>(`select ${COLUMNS} from ${FROM} where a.id = ?`, [id]);
-  if (!row) throw notFound('App');
-  return toSummary(row);
+  const app = await em.findOne(App, { id }, { populate: ['developer'], refresh: true });
+  if (!app) throw notFound('App');
+  return (await summariesOf(em, [app]))[0]!;
 }
 
 export interface HistoryEntry {
@@ -145,12 +155,14 @@ export interface AppDossier {
 
 /** Approved apps whose names look like this one (trigram similarity): a possible impersonation. */
 export async function lookalikeNames(em: EntityManager, appId: string, name: string): Promise<Lookalike[]> {
-  const rows = await em.execute<{ id: string; name: string; slug: string; score: number }[]>(
-    `select id, name, slug, similarity(lower(name), lower(?)) as score from apps
-     where status = 'APPROVED' and id <> ? and lower(name) % lower(?)
-     order by score desc, name limit 5`,
-    [name, appId, name],
-  );
+  const rows = await em
+    .createQueryBuilder(App, 'a')
+    .select(['a.id', 'a.name', 'a.slug', raw('similarity(lower(a.name), lower(?)) as score', [name])])
+    .where({ status: 'APPROVED', id: { $ne: appId } })
+    .andWhere(raw('lower(a.name) % lower(?)', [name]))
+    .orderBy([{ [raw('score')]: 'desc' }, { name: 'asc' }])
+    .limit(5)
+    .execute<{ id: string; name: string; slug: string; score: number | string }[]>('all');
   return rows.map((row) => ({ id: row.id, name: row.name, slug: row.slug, similarity: Math.round(Number(row.score) * 100) / 100 }));
 }
 
@@ -165,43 +177,28 @@ export function revisionDiff(live: Listing, changes: UpdateAppInput): FieldChang
   );
 }
 
+/** The e-mail of each admin who acted in this history, by actor (`admin:<id>`). */
+async function adminEmailsOf(em: EntityManager, history: AppTransition[]): Promise<Map<string, string>> {
+  const ids = [...new Set(history.map((entry) => /^admin:(.+)$/.exec(entry.actor)?.[1]).filter((id): id is string => !!id && UUID.test(id)))];
+  if (ids.length === 0) return new Map();
+  const admins = await em.find(Admin, { id: { $in: ids } }, { fields: ['email'], disableIdentityMap: true });
+  return new Map(admins.map((admin) => [`admin:${admin.id}`, admin.email]));
+}
+
 export async function appDossier(em: EntityManager, id: string): Promise<AppDossier> {
   const app = await em.findOne(App, { id }, { populate: ['developer'] });
   if (!app) throw notFound('App');
-  const [view, history, lookalikes, revision, clientRows] = await Promise.all([
+  const [view, history, lookalikes, revision, client] = await Promise.all([
     toOwnerView(em, app),
-    em.execute<
-      {
-        action: string;
-        from_status: string;
-        to_status: string;
-        actor: string;
-        email: string | null;
-        version: number;
-        reason: string | null;
-        listing: Listing | null;
-        created_at: string;
-      }[]
-    >(
-      `select t.action, t.from_status, t.to_status, t.actor, a.email, t.version, t.reason, t.listing, t.created_at
-       from app_transitions t left join admins a on t.actor = 'admin:' || a.id::text
-       where t.app_id = ? order by t.created_at desc limit 100`,
-      [id],
-    ),
+    em.find(AppTransition, { appId: id }, { orderBy: { createdAt: 'desc' }, limit: 100, disableIdentityMap: true }),
     lookalikeNames(em, app.id, app.name),
     em.fork().findOne(AppRevision, { appId: id, status: 'PENDING' }),
-    app.oauthClientId
-      ? em.execute<{ client_id: string; name: string; developer_id: string; developer_name: string; email: string }[]>(
-          `select c.client_id, c.name, d.id as developer_id, d.name as developer_name, d.email
-           from oauth_clients c join developers d on d.id = c.developer_id where c.client_id = ?`,
-          [app.oauthClientId],
-        )
-      : Promise.resolve([]),
+    app.oauthClientId ? em.findOne(OAuthClient, { clientId: app.oauthClientId }, { populate: ['developer'] }) : Promise.resolve(null),
   ]);
   const live = listingOf(app);
   const lastRejection = history.find((entry) => entry.action === 'reject');
   const developer = app.developer;
-  const client = clientRows[0];
+  const adminEmails = await adminEmailsOf(em, history);
   return {
     app: view,
     images: imagesForReview(view),
@@ -215,19 +212,19 @@ export async function appDossier(em: EntityManager, id: string): Promise<AppDoss
     },
     history: history.map((entry) => ({
       action: entry.action,
-      fromStatus: entry.from_status,
-      toStatus: entry.to_status,
-      actor: entry.email ?? (entry.actor === `developer:${developer.id}` ? `${developer.name} (developer)` : entry.actor),
+      fromStatus: entry.fromStatus,
+      toStatus: entry.toStatus,
+      actor: adminEmails.get(entry.actor) ?? (entry.actor === `developer:${developer.id}` ? `${developer.name} (developer)` : entry.actor),
       version: entry.version,
-      reason: entry.reason,
-      at: new Date(entry.created_at),
+      reason: entry.reason ?? null,
+      at: entry.createdAt,
     })),
     lookalikes,
     oauthClient: app.oauthClientId
       ? {
           clientId: app.oauthClientId,
           name: client?.name ?? null,
-          owner: client ? { id: client.developer_id, name: client.developer_name, email: client.email } : null,
+          owner: client ? { id: client.developer.id, name: client.developer.name, email: client.developer.email } : null,
         }
       : null,
     revision: revision
@@ -242,9 +239,9 @@ export async function appDossier(em: EntityManager, id: string): Promise<AppDoss
     resubmission:
       app.status === 'PENDING' && lastRejection
         ? {
-            rejectedAt: new Date(lastRejection.created_at),
-            reason: lastRejection.reason,
-            diff: lastRejection.listing ? diffListings(lastRejection.listing, live) : null,
+            rejectedAt: lastRejection.createdAt,
+            reason: lastRejection.reason ?? null,
+            diff: lastRejection.listing ? diffListings(lastRejection.listing as Listing, live) : null,
           }
         : null,
     actions: appActions(app.status, app.featured),

@@ -1,8 +1,11 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
-import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
+import { containsPattern, totalPages, type ListPage, type ListQuery } from '../../http/console-lists.ts';
 import { waitingFor, type Waiting } from '../apps/review-targets.ts';
-import type { DeveloperStatus } from './developer.entity.ts';
+import { Developer, type DeveloperStatus } from './developer.entity.ts';
+import { App } from '../apps/app.entity.ts';
+import { ApiKey } from '../api-keys/api-key.entity.ts';
+import { OAuthClient } from '../oauth-clients/oauth-client.entity.ts';
 import { developerActionsFrom, type DeveloperAction } from './developers.service.ts';
 
 /**
@@ -23,46 +26,68 @@ export interface DeveloperSummary {
   actions: DeveloperAction[];
 }
 
-interface Row {
-  id: string;
-  name: string;
-  email: string;
-  company_name: string | null;
-  status: DeveloperStatus;
-  created_at: string;
-  app_count: number;
-}
-
-const toSummary = (row: Row): DeveloperSummary => ({
-  id: row.id,
-  name: row.name,
-  email: row.email,
-  companyName: row.company_name,
-  status: row.status,
-  createdAt: new Date(row.created_at),
-  appCount: row.app_count,
-  waiting: row.status === 'PENDING_VERIFICATION' ? waitingFor('verification', row.created_at) : null,
-  actions: developerActionsFrom(row.status),
+const toSummary = (developer: Developer, appCount: number): DeveloperSummary => ({
+  id: developer.id,
+  name: developer.name,
+  email: developer.email,
+  companyName: developer.companyName ?? null,
+  status: developer.status,
+  createdAt: developer.createdAt,
+  appCount,
+  waiting: developer.status === 'PENDING_VERIFICATION' ? waitingFor('verification', developer.createdAt) : null,
+  actions: developerActionsFrom(developer.status),
 });
 
-const COLUMNS = `d.id, d.name, d.email, d.company_name, d.status, d.created_at,
-  (select count(*)::int from apps a where a.developer_id = d.id) as app_count`;
+/** How many apps each of these developers created, by id (one grouped count for a page). */
+async function appCounts(em: EntityManager, ids: string[]): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await em
+    .createQueryBuilder(App, 'a')
+    .select([raw('a.developer_id as developer_id'), raw('count(*)::int as apps')])
+    .where({ developer: { $in: ids } })
+    .groupBy('a.developer')
+    .execute<{ developer_id: string; apps: number }[]>('all', false);
+  return new Map(rows.map((row) => [row.developer_id, row.apps]));
+}
 
-export function listDevelopers(em: EntityManager, filter: ListQuery & { status: DeveloperStatus | null }): Promise<ListPage<DeveloperSummary>> {
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function listDevelopers(em: EntityManager, filter: ListQuery & { status: DeveloperStatus | null }): Promise<ListPage<DeveloperSummary>> {
   const pattern = filter.q && containsPattern(filter.q);
-  const where = whereOf([
-    filter.status && ['d.status = ?', filter.status],
-    pattern && ['d.name ilike ? or d.email ilike ? or d.company_name ilike ? or d.id::text = ?', pattern, pattern, pattern, filter.q!.toLowerCase()],
-  ]);
+  const where: FilterQuery<Developer> = {
+    ...(filter.status && { status: filter.status }),
+    ...(pattern && {
+      $or: [
+        { name: { $ilike: pattern } },
+        { email: { $ilike: pattern } },
+        { companyName: { $ilike: pattern } },
+        // A search term that is an id finds that developer.
+        ...(UUID.test(filter.q!) ? [{ id: filter.q!.toLowerCase() }] : []),
+      ],
+    }),
+  };
   // Awaiting verification first, oldest first; then everyone else, newest first.
-  const orderBy = `d.status = 'PENDING_VERIFICATION' desc, case when d.status = 'PENDING_VERIFICATION' then d.created_at end asc, d.created_at desc, d.id`;
-  return pageOfRows(em, { select: COLUMNS, from: 'developers d', where, orderBy }, filter, toSummary);
+  const [developers, total] = await em.findAndCount(Developer, where, {
+    orderBy: [
+      { [raw((d) => `${d}.status = 'PENDING_VERIFICATION'`)]: 'desc' },
+      { [raw((d) => `case when ${d}.status = 'PENDING_VERIFICATION' then ${d}.created_at end`)]: 'asc' },
+      { createdAt: 'desc' },
+      { id: 'asc' },
+    ],
+    limit: filter.limit,
+    offset: filter.offset,
+  });
+  const counts = await appCounts(
+    em,
+    developers.map((d) => d.id),
+  );
+  return { data: developers.map((d) => toSummary(d, counts.get(d.id) ?? 0)), total, totalPages: totalPages(total, filter.limit) };
 }
 
 export async function developerSummary(em: EntityManager, id: string): Promise<DeveloperSummary> {
-  const [row] = await em.execute<Row[]>(`select ${COLUMNS} from developers d where d.id = ?`, [id]);
-  if (!row) throw notFound('Developer');
-  return toSummary(row);
+  const developer = await em.findOne(Developer, { id }, { refresh: true });
+  if (!developer) throw notFound('Developer');
+  return toSummary(developer, (await appCounts(em, [id])).get(id) ?? 0);
 }
 
 export interface DeveloperDossier extends DeveloperSummary {
@@ -76,33 +101,22 @@ export interface DeveloperDossier extends DeveloperSummary {
 }
 
 export async function developerDossier(em: EntityManager, id: string): Promise<DeveloperDossier> {
-  const summary = await developerSummary(em, id);
-  const [[profile], keys, apps, clients] = await Promise.all([
-    em.execute<{ platform_user_id: string; website_url: string | null; bio: string | null; updated_at: string }[]>(
-      'select platform_user_id, website_url, bio, updated_at from developers where id = ?',
-      [id],
-    ),
-    em.execute<{ count: number }[]>(
-      'select count(*)::int as count from api_keys where developer_id = ? and revoked_at is null and expires_at > now()',
-      [id],
-    ),
-    em.execute<{ id: string; name: string; slug: string; status: string; version: number; updated_at: string }[]>(
-      'select id, name, slug, status, version, updated_at from apps where developer_id = ? order by created_at desc limit 200',
-      [id],
-    ),
-    em.execute<{ client_id: string; name: string; created_at: string }[]>(
-      'select client_id, name, created_at from oauth_clients where developer_id = ? order by created_at',
-      [id],
-    ),
+  const developer = await em.findOne(Developer, { id }, { refresh: true });
+  if (!developer) throw notFound('Developer');
+  const [counts, activeKeyCount, apps, clients] = await Promise.all([
+    appCounts(em, [id]),
+    em.count(ApiKey, { developer: id, revokedAt: null, expiresAt: { $gt: new Date() } }),
+    em.find(App, { developer: id }, { orderBy: { createdAt: 'desc' }, limit: 200 }),
+    em.find(OAuthClient, { developer: id }, { orderBy: { createdAt: 'asc' } }),
   ]);
   return {
-    ...summary,
-    platformUserId: profile!.platform_user_id,
-    websiteUrl: profile!.website_url,
-    bio: profile!.bio,
-    updatedAt: new Date(profile!.updated_at),
-    activeKeyCount: keys[0]?.count ?? 0,
-    apps: apps.map((a) => ({ id: a.id, name: a.name, slug: a.slug, status: a.status, version: a.version, updatedAt: new Date(a.updated_at) })),
-    oauthClients: clients.map((c) => ({ clientId: c.client_id, name: c.name, createdAt: new Date(c.created_at) })),
+    ...toSummary(developer, counts.get(id) ?? 0),
+    platformUserId: developer.platformUserId,
+    websiteUrl: developer.websiteUrl ?? null,
+    bio: developer.bio ?? null,
+    updatedAt: developer.updatedAt,
+    activeKeyCount,
+    apps: apps.map((a) => ({ id: a.id, name: a.name, slug: a.slug, status: a.status, version: a.version, updatedAt: a.updatedAt })),
+    oauthClients: clients.map((c) => ({ clientId: c.clientId, name: c.name, createdAt: c.createdAt })),
   };
 }

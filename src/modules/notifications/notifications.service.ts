@@ -4,6 +4,15 @@ import { renderEmail, type EmailContent, type RenderedEmail } from '../../../vie
 import * as templates from '../../../views/emails/notifications.ts';
 import { maskKey } from '../api-keys/key-format.ts';
 import { LISTING_LABELS, type ListingField } from '../apps/listing-fields.ts';
+import { Admin } from '../admins/admin.entity.ts';
+import { ApiKey } from '../api-keys/api-key.entity.ts';
+import { App } from '../apps/app.entity.ts';
+import { AppRevision } from '../apps/app-revision.entity.ts';
+import { AppTransition } from '../apps/app-transition.entity.ts';
+import { AuditEntry } from '../audit/audit-entry.entity.ts';
+import { Developer } from '../developers/developer.entity.ts';
+import { TeamInvitation, TeamMember } from '../teams/team.entity.ts';
+import { WebhookEndpoint } from '../webhooks/webhook-endpoint.entity.ts';
 
 /**
  * Notification e-mails. The enqueue helpers run inside the transaction of the state change, so a
@@ -35,14 +44,13 @@ const enqueue = (jobs: JobQueue, tx: EntityManager, job: MailJob) => jobs.send(t
  * and maintainer of its team, once each (one message id per recipient), for a team app.
  */
 async function enqueueAboutApp(jobs: JobQueue, tx: EntityManager, appId: string, job: AppMailJob): Promise<void> {
-  const recipients = await tx.execute<{ developer_id: string }[]>(
-    `select m.developer_id from apps a join team_members m on m.team_id = a.team_id
-     where a.id = ? and m.role in ('owner', 'maintainer') order by m.developer_id`,
-    [appId],
-  );
+  const app = await tx.findOne(App, { id: appId });
+  const recipients = app?.teamId
+    ? await tx.find(TeamMember, { team: app.teamId, role: { $in: ['owner', 'maintainer'] } }, { orderBy: { developer: 'asc' } })
+    : [];
   if (recipients.length === 0) return enqueue(jobs, tx, job);
-  for (const { developer_id } of recipients) {
-    await enqueue(jobs, tx, { ...job, messageId: `${job.messageId}:to:${developer_id}`, recipientId: developer_id });
+  for (const { developer } of recipients) {
+    await enqueue(jobs, tx, { ...job, messageId: `${job.messageId}:to:${developer.id}`, recipientId: developer.id });
   }
 }
 
@@ -71,9 +79,9 @@ export const notifyAppDecision = (jobs: JobQueue, tx: EntityManager, appId: stri
   });
 
 export async function notifyRevisionDecision(jobs: JobQueue, tx: EntityManager, revisionId: string, decision: Decision): Promise<void> {
-  const [revision] = await tx.execute<{ app_id: string }[]>('select app_id from app_revisions where id = ?', [revisionId]);
+  const revision = await tx.findOne(AppRevision, { id: revisionId });
   if (!revision) return;
-  await enqueueAboutApp(jobs, tx, revision.app_id, { messageId: `revision-${decision}:${revisionId}`, kind: `revision-${decision}`, revisionId });
+  await enqueueAboutApp(jobs, tx, revision.appId, { messageId: `revision-${decision}:${revisionId}`, kind: `revision-${decision}`, revisionId });
 }
 
 /** A support edit of a live listing: the message lists the audited changes (one message per edit). */
@@ -99,22 +107,19 @@ export const notifyWebhookDisabled = (jobs: JobQueue, tx: EntityManager, endpoin
   enqueue(jobs, tx, { messageId: `webhook-disabled:${endpointId}:${disabledAt.getTime()}`, kind: 'webhook-disabled', endpointId });
 
 async function overdueItems(em: EntityManager): Promise<templates.AdminDigestData> {
+  const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000);
   const [developers, apps] = await Promise.all([
-    em.execute<{ label: string; since: string }[]>(
-      `select name || ' <' || email || '>' as label, created_at as since from developers
-       where status = 'PENDING_VERIFICATION' and created_at < now() - make_interval(hours => ?)
-       order by created_at limit 50`,
-      [VERIFICATION_TARGET_HOURS],
+    em.find(
+      Developer,
+      { status: 'PENDING_VERIFICATION', createdAt: { $lt: hoursAgo(VERIFICATION_TARGET_HOURS) } },
+      { orderBy: { createdAt: 'asc' }, limit: 50 },
     ),
-    em.execute<{ label: string; since: string }[]>(
-      `select name || ' (' || slug || ')' as label, submitted_at as since from apps
-       where status = 'PENDING' and submitted_at < now() - make_interval(hours => ?)
-       order by submitted_at limit 50`,
-      [REVIEW_TARGET_HOURS],
-    ),
+    em.find(App, { status: 'PENDING', submittedAt: { $lt: hoursAgo(REVIEW_TARGET_HOURS) } }, { orderBy: { submittedAt: 'asc' }, limit: 50 }),
   ]);
-  const toItem = (row: { label: string; since: string }) => ({ label: row.label, since: new Date(row.since) });
-  return { developers: developers.map(toItem), apps: apps.map(toItem) };
+  return {
+    developers: developers.map((d) => ({ label: `${d.name} <${d.email}>`, since: d.createdAt })),
+    apps: apps.map((a) => ({ label: `${a.name} (${a.slug})`, since: a.submittedAt! })),
+  };
 }
 
 export interface ComposedMail extends RenderedEmail {
@@ -124,42 +129,40 @@ export interface ComposedMail extends RenderedEmail {
 }
 
 interface Recipient {
-  developer_id: string;
-  developer_name: string;
+  developerId: string;
+  developerName: string;
   email: string;
 }
 
 interface AppRecipient extends Recipient {
-  app_id: string;
-  app_name: string;
+  appId: string;
+  appName: string;
 }
 
+const recipientOf = (developer: Developer): Recipient => ({ developerId: developer.id, developerName: developer.name, email: developer.email });
+
 /** The app's developer, or the team member the message was addressed to (null once they left the team). */
-const appRecipient = async (em: EntityManager, appId: string, recipientId?: string) =>
-  (
-    await em.execute<AppRecipient[]>(
-      recipientId
-        ? `select a.id as app_id, a.name as app_name, d.id as developer_id, d.name as developer_name, d.email
-           from apps a join team_members m on m.team_id = a.team_id join developers d on d.id = m.developer_id
-           where a.id = ? and d.id = ?`
-        : `select a.id as app_id, a.name as app_name, d.id as developer_id, d.name as developer_name, d.email
-           from apps a join developers d on d.id = a.developer_id where a.id = ?`,
-      recipientId ? [appId, recipientId] : [appId],
-    )
-  )[0];
+async function appRecipient(em: EntityManager, appId: string, recipientId?: string): Promise<AppRecipient | undefined> {
+  const app = await em.findOne(App, { id: appId }, { populate: ['developer'] });
+  if (!app) return undefined;
+  const member = recipientId
+    ? app.teamId && (await em.findOne(TeamMember, { team: app.teamId, developer: recipientId }, { populate: ['developer'] }))
+    : undefined;
+  if (recipientId && !member) return undefined;
+  return { ...recipientOf(member ? member.developer : app.developer), appId: app.id, appName: app.name };
+}
 
 /**
  * The decision's own reason, from its transition row: the app's `rejection_reason` is cleared
  * by the next submission, which may come before a retried message is sent.
  */
 async function appRejectionReason(em: EntityManager, appId: string, version: number, decidedAt: string): Promise<string> {
-  const [row] = await em.execute<{ reason: string | null }[]>(
-    `select reason from app_transitions
-     where app_id = ? and action = 'reject' and version = ? and created_at >= ?
-     order by created_at limit 1`,
-    [appId, version, decidedAt],
+  const transition = await em.findOne(
+    AppTransition,
+    { appId, action: 'reject', version, createdAt: { $gte: new Date(decidedAt) } },
+    { orderBy: { createdAt: 'asc' } },
   );
-  return row?.reason ?? '';
+  return transition?.reason ?? '';
 }
 
 interface Composed {
@@ -172,7 +175,7 @@ interface Composed {
 
 const toDeveloper = (recipient: Recipient, appId: string | null, content: EmailContent): Composed => ({
   to: recipient.email,
-  developerId: recipient.developer_id,
+  developerId: recipient.developerId,
   appId,
   content,
 });
@@ -180,52 +183,43 @@ const toDeveloper = (recipient: Recipient, appId: string | null, content: EmailC
 async function compose(em: EntityManager, job: MailJob): Promise<Composed | null> {
   switch (job.kind) {
     case 'developer-verified': {
-      const [recipient] = await em.execute<Recipient[]>('select id as developer_id, name as developer_name, email from developers where id = ?', [
-        job.developerId,
-      ]);
-      if (!recipient) return null;
-      return toDeveloper(recipient, null, templates.developerVerified({ developerName: recipient.developer_name }));
+      const developer = await em.findOne(Developer, { id: job.developerId });
+      if (!developer) return null;
+      return toDeveloper(recipientOf(developer), null, templates.developerVerified({ developerName: developer.name }));
     }
     case 'developer-email-changed': {
-      const [change] = await em.execute<{ developer_id: string; developer_name: string; before: { email: string }; after: { email: string } }[]>(
-        `select d.id as developer_id, d.name as developer_name, l.before, l.after
-         from audit_log l join developers d on l.subject_id = d.id::text where l.id = ?`,
-        [job.auditEntryId],
-      );
-      if (!change) return null;
-      const recipient = { developer_id: change.developer_id, developer_name: change.developer_name, email: change.before.email };
-      return toDeveloper(recipient, null, templates.emailChanged({ developerName: change.developer_name, newEmail: change.after.email }));
+      const change = await em.findOne(AuditEntry, { id: job.auditEntryId });
+      const developer = change && (await em.findOne(Developer, { id: change.subjectId }));
+      if (!change || !developer) return null;
+      const [before, after] = [change.before as { email: string }, change.after as { email: string }];
+      const recipient = { ...recipientOf(developer), email: before.email };
+      return toDeveloper(recipient, null, templates.emailChanged({ developerName: developer.name, newEmail: after.email }));
     }
     case 'app-approved':
     case 'app-rejected': {
       const recipient = await appRecipient(em, job.appId, job.recipientId);
       if (!recipient) return null;
-      const data = { developerName: recipient.developer_name, appName: recipient.app_name, appId: recipient.app_id };
+      const data = { developerName: recipient.developerName, appName: recipient.appName, appId: recipient.appId };
       const content =
         job.kind === 'app-approved'
           ? templates.appApproved(data)
           : templates.appRejected({ ...data, reason: await appRejectionReason(em, job.appId, job.version, job.decidedAt) });
-      return toDeveloper(recipient, recipient.app_id, content);
+      return toDeveloper(recipient, recipient.appId, content);
     }
     case 'api-key-expiring': {
       // A key revoked or already expired by the time the job runs needs no reminder.
-      const [key] = await em.execute<(Recipient & { name: string; last4: string; expires_at: string })[]>(
-        `select k.name, k.last4, k.expires_at, d.id as developer_id, d.name as developer_name, d.email
-         from api_keys k join developers d on d.id = k.developer_id
-         where k.id = ? and k.revoked_at is null and k.expires_at > now()`,
-        [job.apiKeyId],
-      );
+      const key = await em.findOne(ApiKey, { id: job.apiKeyId, revokedAt: null, expiresAt: { $gt: new Date() } }, { populate: ['developer'] });
       if (!key) return null;
       const content = templates.apiKeyExpiring({
-        developerName: key.developer_name,
+        developerName: key.developer.name,
         keyName: key.name,
         maskedKey: maskKey(key.last4),
-        expiresAt: new Date(key.expires_at),
+        expiresAt: key.expiresAt,
       });
-      return toDeveloper(key, null, content);
+      return toDeveloper(recipientOf(key.developer), null, content);
     }
     case 'admin-digest': {
-      const [admin] = await em.execute<{ email: string }[]>('select email from admins where id = ?', [job.adminId]);
+      const admin = await em.findOne(Admin, { id: job.adminId });
       if (!admin) return null;
       const overdue = await overdueItems(em);
       // Nothing overdue, nothing to say.
@@ -234,14 +228,11 @@ async function compose(em: EntityManager, job: MailJob): Promise<Composed | null
     }
     case 'listing-edited': {
       const recipient = await appRecipient(em, job.appId, job.recipientId);
-      const [entry] = await em.execute<{ before: Record<string, unknown> | null; after: Record<string, unknown> | null; reason: string | null }[]>(
-        `select before, after, reason from audit_log where id = ? and action = 'app.support-edit'`,
-        [job.auditId],
-      );
+      const entry = await em.findOne(AuditEntry, { id: job.auditId, action: 'app.support-edit' });
       if (!recipient || !entry) return null;
       const content = templates.listingEdited({
-        developerName: recipient.developer_name,
-        appName: recipient.app_name,
+        developerName: recipient.developerName,
+        appName: recipient.appName,
         changes: Object.keys(entry.after ?? {})
           .filter((field) => field in LISTING_LABELS)
           .map((field) => ({
@@ -249,56 +240,45 @@ async function compose(em: EntityManager, job: MailJob): Promise<Composed | null
             before: (entry.before?.[field] as string | null | undefined) ?? null,
             after: (entry.after?.[field] as string | null | undefined) ?? null,
           })),
-        note: entry.reason,
+        note: entry.reason ?? null,
       });
-      return toDeveloper(recipient, recipient.app_id, content);
+      return toDeveloper(recipient, recipient.appId, content);
     }
     case 'webhook-disabled': {
-      const [endpoint] = await em.execute<(Recipient & { url: string; failing_since: string | null })[]>(
-        `select w.url, w.failing_since, d.id as developer_id, d.name as developer_name, d.email
-         from webhook_endpoints w join developers d on d.id = w.developer_id where w.id = ?`,
-        [job.endpointId],
-      );
+      const endpoint = await em.findOne(WebhookEndpoint, { id: job.endpointId }, { populate: ['developer'] });
       if (!endpoint) return null;
       const content = templates.webhookDisabled({
-        developerName: endpoint.developer_name,
+        developerName: endpoint.developer.name,
         url: endpoint.url,
         endpointId: job.endpointId,
-        failingSince: endpoint.failing_since ? new Date(endpoint.failing_since) : null,
+        failingSince: endpoint.failingSince ?? null,
       });
-      return toDeveloper(endpoint, null, content);
+      return toDeveloper(recipientOf(endpoint.developer), null, content);
     }
     case 'team-invitation': {
       // An invitation withdrawn or answered before the message left needs none.
-      const [invitation] = await em.execute<{ email: string; role: string; expires_at: string; team_name: string; inviter_name: string | null }[]>(
-        `select i.email, i.role, i.expires_at, t.name as team_name, d.name as inviter_name
-         from team_invitations i join teams t on t.id = i.team_id left join developers d on d.id = i.invited_by
-         where i.id = ? and i.status = 'PENDING'`,
-        [job.invitationId],
-      );
+      const invitation = await em.findOne(TeamInvitation, { id: job.invitationId, status: 'PENDING' }, { populate: ['team'] });
       if (!invitation) return null;
+      const inviter = invitation.invitedBy ? await em.findOne(Developer, { id: invitation.invitedBy }) : null;
       const content = templates.teamInvitation({
-        teamName: invitation.team_name,
+        teamName: invitation.team.name,
         role: invitation.role,
-        inviterName: invitation.inviter_name,
-        expiresAt: new Date(invitation.expires_at),
+        inviterName: inviter?.name ?? null,
+        expiresAt: invitation.expiresAt,
       });
       return { to: invitation.email, developerId: null, appId: null, content };
     }
     case 'revision-approved':
     case 'revision-rejected': {
-      const [revision] = await em.execute<{ app_id: string; rejection_reason: string | null }[]>(
-        'select app_id, rejection_reason from app_revisions where id = ?',
-        [job.revisionId],
-      );
-      const recipient = revision && (await appRecipient(em, revision.app_id, job.recipientId));
+      const revision = await em.findOne(AppRevision, { id: job.revisionId });
+      const recipient = revision && (await appRecipient(em, revision.appId, job.recipientId));
       if (!revision || !recipient) return null;
-      const data = { developerName: recipient.developer_name, appName: recipient.app_name, appId: recipient.app_id };
+      const data = { developerName: recipient.developerName, appName: recipient.appName, appId: recipient.appId };
       const content =
         job.kind === 'revision-approved'
           ? templates.revisionApproved(data)
-          : templates.revisionRejected({ ...data, reason: revision.rejection_reason ?? '' });
-      return toDeveloper(recipient, recipient.app_id, content);
+          : templates.revisionRejected({ ...data, reason: revision.rejectionReason ?? '' });
+      return toDeveloper(recipient, recipient.appId, content);
     }
   }
 }
