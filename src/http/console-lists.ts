@@ -33,6 +33,9 @@ export const totalPages = (total: number, limit = CONSOLE_PAGE_SIZE) => Math.cei
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** Whether a search term can be an id (compared to a uuid column, anything else is a database error). */
+export const isUuid = (value: string) => UUID.test(value);
+
 /** An id from a console URL: anything that is not a UUID names nothing (404), never a 500. */
 export function idParam(value: string | undefined, what: string): string {
   if (!value || !UUID.test(value)) throw notFound(what);
@@ -56,6 +59,13 @@ export interface ListPage<T> {
   total: number;
   totalPages: number;
 }
+
+/** A page as the console lists show it, from `findAndCount`'s rows (mapped) and total. */
+export const listPageOf = <T>(data: T[], total: number, filter: ListQuery): ListPage<T> => ({
+  data,
+  total,
+  totalPages: totalPages(total, filter.limit),
+});
 
 /** One page of rows and the total they were drawn from, read together from the same FROM and WHERE. */
 export async function pageOfRows<Row, T>(

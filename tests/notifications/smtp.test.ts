@@ -57,7 +57,10 @@ describe('notification e-mails over SMTP', () => {
     expect(mail.from).toBe('App Marketplace <no-reply@marketplace.local>');
     expect(mail.html).toContain('An administrator has verified your developer account');
     expect(mail.text).toContain('You can now create API keys');
-    const [row] = await t.sql('select transport, to_address, developer_id, sent_at from emails where message_id = ?', [mail.messageId]);
+    // The record is written after SMTP accepts the message: wait for it.
+    const row = await eventually(
+      async () => (await t.sql('select transport, to_address, developer_id, sent_at from emails where message_id = ?', [mail.messageId]))[0],
+    );
     expect(row).toMatchObject({ transport: 'smtp', to_address: fresh.email, developer_id: fresh.id });
     expect(row.sent_at).not.toBeNull();
   });
@@ -67,7 +70,8 @@ describe('notification e-mails over SMTP', () => {
     const mail = await mailArrives(dev.email, (m) => m.messageId.startsWith(`app-approved:${app.id}:v${app.version}:`));
     expect(mail.subject).toBe('"Approved Timer" is approved and live');
     expect(mail.text).toContain('Your app "Approved Timer" passed review');
-    const [row] = await t.sql('select app_id, developer_id from emails where message_id = ?', [mail.messageId]);
+    // The record is written after SMTP accepts the message: wait for it.
+    const row = await eventually(async () => (await t.sql('select app_id, developer_id from emails where message_id = ?', [mail.messageId]))[0]);
     expect(row).toEqual({ app_id: app.id, developer_id: dev.id });
   });
 

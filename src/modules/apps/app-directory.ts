@@ -1,7 +1,7 @@
 import { imagesForReview } from './asset-publication.ts';
 import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
-import { containsPattern, totalPages, type ListPage, type ListQuery } from '../../http/console-lists.ts';
+import { containsPattern, isUuid, listPageOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
 import type { DeveloperStatus } from '../developers/developer.entity.ts';
 import { App, type AppStatus, type Category } from './app.entity.ts';
 import { AppRevision } from './app-revision.entity.ts';
@@ -77,8 +77,6 @@ async function summariesOf(em: EntityManager, apps: App[]): Promise<AppSummary[]
   return apps.map((app) => toSummary(app, statsOf.get(app.id), withPending.has(app.id)));
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export async function listApps(
   em: EntityManager,
   filter: ListQuery & { status: AppStatus | null; category: Category | null },
@@ -94,7 +92,7 @@ export async function listApps(
         { developer: { name: { $ilike: pattern } } },
         { developer: { email: { $ilike: pattern } } },
         // A search term that is an id finds that app.
-        ...(UUID.test(filter.q!) ? [{ id: filter.q!.toLowerCase() }] : []),
+        ...(isUuid(filter.q!) ? [{ id: filter.q!.toLowerCase() }] : []),
       ],
     }),
   };
@@ -104,7 +102,7 @@ export async function listApps(
     limit: filter.limit,
     offset: filter.offset,
   });
-  return { data: await summariesOf(em, apps), total, totalPages: totalPages(total, filter.limit) };
+  return listPageOf(await summariesOf(em, apps), total, filter);
 }
 
 export async function appSummary(em: EntityManager, id: string): Promise<AppSummary> {
@@ -179,7 +177,7 @@ export function revisionDiff(live: Listing, changes: UpdateAppInput): FieldChang
 
 /** The e-mail of each admin who acted in this history, by actor (`admin:<id>`). */
 async function adminEmailsOf(em: EntityManager, history: AppTransition[]): Promise<Map<string, string>> {
-  const ids = [...new Set(history.map((entry) => /^admin:(.+)$/.exec(entry.actor)?.[1]).filter((id): id is string => !!id && UUID.test(id)))];
+  const ids = [...new Set(history.map((entry) => /^admin:(.+)$/.exec(entry.actor)?.[1]).filter((id): id is string => !!id && isUuid(id)))];
   if (ids.length === 0) return new Map();
   const admins = await em.find(Admin, { id: { $in: ids } }, { fields: ['email'], disableIdentityMap: true });
   return new Map(admins.map((admin) => [`admin:${admin.id}`, admin.email]));

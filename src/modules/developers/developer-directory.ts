@@ -1,6 +1,6 @@
 import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
-import { containsPattern, totalPages, type ListPage, type ListQuery } from '../../http/console-lists.ts';
+import { containsPattern, isUuid, listPageOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
 import { waitingFor, type Waiting } from '../apps/review-targets.ts';
 import { Developer, type DeveloperStatus } from './developer.entity.ts';
 import { App } from '../apps/app.entity.ts';
@@ -50,8 +50,6 @@ async function appCounts(em: EntityManager, ids: string[]): Promise<Map<string, 
   return new Map(rows.map((row) => [row.developer_id, row.apps]));
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export async function listDevelopers(em: EntityManager, filter: ListQuery & { status: DeveloperStatus | null }): Promise<ListPage<DeveloperSummary>> {
   const pattern = filter.q && containsPattern(filter.q);
   const where: FilterQuery<Developer> = {
@@ -62,7 +60,7 @@ export async function listDevelopers(em: EntityManager, filter: ListQuery & { st
         { email: { $ilike: pattern } },
         { companyName: { $ilike: pattern } },
         // A search term that is an id finds that developer.
-        ...(UUID.test(filter.q!) ? [{ id: filter.q!.toLowerCase() }] : []),
+        ...(isUuid(filter.q!) ? [{ id: filter.q!.toLowerCase() }] : []),
       ],
     }),
   };
@@ -81,7 +79,11 @@ export async function listDevelopers(em: EntityManager, filter: ListQuery & { st
     em,
     developers.map((d) => d.id),
   );
-  return { data: developers.map((d) => toSummary(d, counts.get(d.id) ?? 0)), total, totalPages: totalPages(total, filter.limit) };
+  return listPageOf(
+    developers.map((d) => toSummary(d, counts.get(d.id) ?? 0)),
+    total,
+    filter,
+  );
 }
 
 export async function developerSummary(em: EntityManager, id: string): Promise<DeveloperSummary> {

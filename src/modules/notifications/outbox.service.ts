@@ -1,6 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
-import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
+import { containsPattern, listPageOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
+import { Email, EMAIL_TRANSPORTS } from './email.entity.ts';
 
 /** The e-mails the service sent (SMTP) or kept (the dev outbox), newest first, and one message whole. */
 export interface OutboxEntry {
@@ -12,51 +13,39 @@ export interface OutboxEntry {
   sentAt: Date;
 }
 
-export const TRANSPORTS = ['smtp', 'outbox'] as const;
+export const TRANSPORTS = EMAIL_TRANSPORTS;
 
-export function listOutbox(em: EntityManager, filter: ListQuery & { transport: (typeof TRANSPORTS)[number] | null }): Promise<ListPage<OutboxEntry>> {
+const toEntry = (email: Pick<Email, 'messageId' | 'kind' | 'toAddress' | 'subject' | 'transport' | 'sentAt'>): OutboxEntry => ({
+  messageId: email.messageId,
+  kind: email.kind,
+  to: email.toAddress,
+  subject: email.subject,
+  transport: email.transport,
+  sentAt: email.sentAt,
+});
+
+export async function listOutbox(
+  em: EntityManager,
+  filter: ListQuery & { transport: (typeof TRANSPORTS)[number] | null },
+): Promise<ListPage<OutboxEntry>> {
   const pattern = filter.q && containsPattern(filter.q);
-  const where = whereOf([
-    filter.transport && ['transport = ?', filter.transport],
-    pattern && ['to_address ilike ? or subject ilike ? or message_id ilike ?', pattern, pattern, pattern],
-  ]);
-  return pageOfRows(
-    em,
-    { select: 'message_id, kind, to_address, subject, transport, sent_at', from: 'emails', where, orderBy: 'sent_at desc, message_id' },
-    filter,
-    (row: { message_id: string; kind: string; to_address: string; subject: string; transport: 'smtp' | 'outbox'; sent_at: string }) => ({
-      messageId: row.message_id,
-      kind: row.kind,
-      to: row.to_address,
-      subject: row.subject,
-      transport: row.transport,
-      sentAt: new Date(row.sent_at),
-    }),
-  );
+  const where: FilterQuery<Email> = {
+    ...(filter.transport && { transport: filter.transport }),
+    ...(pattern && { $or: [{ toAddress: { $ilike: pattern } }, { subject: { $ilike: pattern } }, { messageId: { $ilike: pattern } }] }),
+  };
+  // The bodies stay unread: a list shows only the headers.
+  const [emails, total] = await em.findAndCount(Email, where, {
+    exclude: ['html', 'textBody'],
+    orderBy: { sentAt: 'desc', messageId: 'asc' },
+    limit: filter.limit,
+    offset: filter.offset,
+    disableIdentityMap: true,
+  });
+  return listPageOf(emails.map(toEntry), total, filter);
 }
 
 export async function outboxMessage(em: EntityManager, messageId: string): Promise<OutboxEntry & { html: string; text: string }> {
-  const [row] = await em.execute<
-    {
-      message_id: string;
-      kind: string;
-      to_address: string;
-      subject: string;
-      transport: 'smtp' | 'outbox';
-      sent_at: string;
-      html: string;
-      text_body: string;
-    }[]
-  >('select message_id, kind, to_address, subject, transport, sent_at, html, text_body from emails where message_id = ?', [messageId]);
-  if (!row) throw notFound('Message');
-  return {
-    messageId: row.message_id,
-    kind: row.kind,
-    to: row.to_address,
-    subject: row.subject,
-    transport: row.transport,
-    sentAt: new Date(row.sent_at),
-    html: row.html,
-    text: row.text_body,
-  };
+  const email = await em.findOne(Email, { messageId }, { disableIdentityMap: true });
+  if (!email) throw notFound('Message');
+  return { ...toEntry(email), html: email.html, text: email.textBody };
 }

@@ -1,6 +1,6 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
-import { containsPattern, totalPages, type ListPage, type ListQuery } from '../../http/console-lists.ts';
+import { containsPattern, listPageOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
 import { Review } from './review.entity.ts';
 
 /** Reviews as moderators see them: hidden ones included, searchable by text, author and app. */
@@ -50,7 +50,7 @@ export async function listReviewsForModeration(
     limit: filter.limit,
     offset: filter.offset,
   });
-  return { data: reviews.map(toRow), total, totalPages: totalPages(total, filter.limit) };
+  return listPageOf(reviews.map(toRow), total, filter);
 }
 
 export async function reviewForModeration(em: EntityManager, id: string): Promise<ModerationRow> {
