@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { BlockList, isIP } from 'node:net';
+import { addressSet, ipFamily, parseCidr } from './ip-syntax.ts';
 
 /**
  * The only module that reads `process.env`. Everything else receives a validated `Config`.
@@ -368,23 +368,6 @@ function parseRateLimits(raw: string | undefined): RateLimitConfig {
   return limits;
 }
 
-export interface CidrRange {
-  address: string;
-  prefix: number;
-  family: 'ipv4' | 'ipv6';
-}
-
-/** `10.0.0.0/8`, `fd00::/8` or a single address; null for anything else. */
-export function parseCidr(entry: string): CidrRange | null {
-  const [address = '', rawPrefix] = entry.trim().split('/', 2);
-  const version = isIP(address);
-  if (version === 0) return null;
-  const maxPrefix = version === 6 ? 128 : 32;
-  const prefix = rawPrefix === undefined ? maxPrefix : /^\d{1,3}$/.test(rawPrefix) ? Number(rawPrefix) : Number.NaN;
-  if (!(prefix >= 0 && prefix <= maxPrefix)) return null;
-  return { address: address.toLowerCase(), prefix, family: version === 6 ? 'ipv6' : 'ipv4' };
-}
-
 function parseProxies(raw: string | undefined): string[] {
   const entries = list(raw);
   const bad = entries.find((entry) => parseCidr(entry) === null);
@@ -452,20 +435,11 @@ function parseRetention(env: Env): RetentionConfig {
 }
 
 /** Loopback, private (RFC 1918, CGNAT, ULA) and link-local addresses: where a listener without a token may be bound. */
-const INTERNAL_ADDRESSES = new BlockList();
-for (const [address, prefix, family] of [
-  ['127.0.0.0', 8, 'ipv4'],
-  ['10.0.0.0', 8, 'ipv4'],
-  ['172.16.0.0', 12, 'ipv4'],
-  ['192.168.0.0', 16, 'ipv4'],
-  ['100.64.0.0', 10, 'ipv4'],
-  ['169.254.0.0', 16, 'ipv4'],
-  ['::1', 128, 'ipv6'],
-  ['fc00::', 7, 'ipv6'],
-  ['fe80::', 10, 'ipv6'],
-] as const) {
-  INTERNAL_ADDRESSES.addSubnet(address, prefix, family);
-}
+const INTERNAL_ADDRESSES = addressSet(
+  ['127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '::1/128', 'fc00::/7', 'fe80::/10'].map(
+    (range) => parseCidr(range)!,
+  ),
+);
 
 function parseMetrics(env: Env, appEnv: AppEnv, mainPort: number): MetricsConfig {
   const production = appEnv === 'production';
@@ -474,14 +448,13 @@ function parseMetrics(env: Env, appEnv: AppEnv, mainPort: number): MetricsConfig
     throw new ConfigError('METRICS_TOKEN must be at least 32 characters in production');
   }
   const host = env.METRICS_HOST ?? '127.0.0.1';
-  const family = isIP(host);
-  if (family === 0) throw new ConfigError(`METRICS_HOST must be an IP address (got "${host}")`);
+  if (ipFamily(host) === null) throw new ConfigError(`METRICS_HOST must be an IP address (got "${host}")`);
   const port = env.METRICS_PORT === undefined ? undefined : Number(env.METRICS_PORT);
   if (port !== undefined && (port < 1 || port > 65_535 || port === mainPort)) {
     throw new ConfigError(`METRICS_PORT must be a port from 1 to 65535 other than PORT (got "${env.METRICS_PORT}")`);
   }
   // Without a token, the separate listener is the only protection: it must not face the internet.
-  if (port !== undefined && production && token === undefined && !INTERNAL_ADDRESSES.check(host, family === 6 ? 'ipv6' : 'ipv4')) {
+  if (port !== undefined && production && token === undefined && !INTERNAL_ADDRESSES.has(host)) {
     throw new ConfigError(`METRICS_HOST must be a loopback or private address when METRICS_PORT is set without METRICS_TOKEN (got "${host}")`);
   }
   return { token, port, host, onMainPort: port === undefined && (token !== undefined || !production) };

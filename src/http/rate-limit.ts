@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { AppContext } from '../app-context.ts';
-import { createClientAddressResolver, networkOf } from './client-address.ts';
+import { createClientAddressResolver } from './client-address.ts';
+import { networkOf } from '../lib/ip-address.ts';
 import { ApiError } from './problem.ts';
 import { beforeValidation } from './guard.ts';
 import { rateLimitedProblem } from './schemas.ts';

@@ -1,7 +1,8 @@
 import dns from 'node:dns/promises';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
+import { ipFamily, isPublicAddress } from './ip-address.ts';
 
 /**
  * Fetches a URL a caller supplied without letting it reach the service's own network (SSRF).
@@ -111,10 +112,10 @@ interface ResolvedAddress {
 const hostOf = (url: URL) => (url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname);
 
 async function resolveAddress(host: string, allowPrivate: boolean): Promise<ResolvedAddress> {
-  const literalFamily = isIP(host);
+  const literalFamily = ipFamily(host);
   let addresses: { address: string; family: number }[];
   if (literalFamily) {
-    addresses = [{ address: host, family: literalFamily }];
+    addresses = [{ address: host, family: literalFamily === 'ipv6' ? 6 : 4 }];
   } else {
     try {
       addresses = await dns.lookup(host, { all: true });
@@ -244,113 +245,4 @@ function connectionReason(error: NodeJS.ErrnoException): string {
   if (code === 'ETIMEDOUT') return 'timeout';
   if (/TLS|CERT|SSL|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) return 'tls error';
   return 'connection failed';
-}
-
-// ---------------------------------------------------------------------------------------------
-// Address classification
-
-type Cidr4 = readonly [base: number, prefix: number];
-type Cidr6 = readonly [base: bigint, prefix: number];
-
-/** IANA special-purpose IPv4 blocks: none of them is an ordinary host on the internet. */
-const NON_PUBLIC_V4: Cidr4[] = [
-  cidr4('0.0.0.0', 8), // "this network"
-  cidr4('10.0.0.0', 8),
-  cidr4('100.64.0.0', 10), // carrier-grade NAT
-  cidr4('127.0.0.0', 8),
-  cidr4('169.254.0.0', 16), // link-local, cloud metadata services
-  cidr4('172.16.0.0', 12),
-  cidr4('192.0.0.0', 24), // IETF protocol assignments
-  cidr4('192.0.2.0', 24), // documentation
-  cidr4('192.88.99.0', 24), // 6to4 relay anycast
-  cidr4('192.168.0.0', 16),
-  cidr4('198.18.0.0', 15), // benchmarking
-  cidr4('198.51.100.0', 24), // documentation
-  cidr4('203.0.113.0', 24), // documentation
-  cidr4('224.0.0.0', 4), // multicast
-  cidr4('240.0.0.0', 4), // reserved, broadcast
-];
-
-/** IPv6 ranges that carry an IPv4 address: judged by the address they carry. */
-const IPV4_MAPPED = cidr6('::ffff:0:0', 96);
-const NAT64 = cidr6('64:ff9b::', 96);
-const SIX_TO_FOUR = cidr6('2002::', 16);
-/** Only global unicast is public; within it, these are not. */
-const GLOBAL_UNICAST = cidr6('2000::', 3);
-const NON_PUBLIC_GLOBAL_V6: Cidr6[] = [
-  cidr6('2001::', 23), // IETF protocol assignments, Teredo, ORCHID
-  cidr6('2001:db8::', 32), // documentation
-  cidr6('3fff::', 20), // documentation
-];
-
-/**
- * Whether an IP address (IPv4 dotted quad or IPv6, brackets and zone id tolerated) belongs to an
- * ordinary host on the public internet. Anything unparseable is not public.
- */
-export function isPublicAddress(ip: string): boolean {
-  const address = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip;
-  const v4 = parseIPv4(address);
-  if (v4 !== null) return isPublicV4(v4);
-  const v6 = parseIPv6(address);
-  if (v6 === null) return false;
-  if (inCidr6(v6, IPV4_MAPPED) || inCidr6(v6, NAT64)) return isPublicV4(Number(v6 & 0xffff_ffffn));
-  if (inCidr6(v6, SIX_TO_FOUR)) return isPublicV4(Number((v6 >> 80n) & 0xffff_ffffn));
-  return inCidr6(v6, GLOBAL_UNICAST) && !NON_PUBLIC_GLOBAL_V6.some((range) => inCidr6(v6, range));
-}
-
-function isPublicV4(value: number): boolean {
-  return !NON_PUBLIC_V4.some(([base, prefix]) => Math.floor(value / 2 ** (32 - prefix)) === Math.floor(base / 2 ** (32 - prefix)));
-}
-
-function inCidr6(value: bigint, [base, prefix]: Cidr6): boolean {
-  const shift = BigInt(128 - prefix);
-  return value >> shift === base >> shift;
-}
-
-function cidr4(base: string, prefix: number): Cidr4 {
-  return [parseIPv4(base)!, prefix];
-}
-
-function cidr6(base: string, prefix: number): Cidr6 {
-  return [parseIPv6(base)!, prefix];
-}
-
-/** Strict dotted quad (no leading zeros, which some parsers read as octal). */
-function parseIPv4(text: string): number | null {
-  const parts = text.split('.');
-  if (parts.length !== 4) return null;
-  let value = 0;
-  for (const part of parts) {
-    if (!/^(0|[1-9][0-9]{0,2})$/.test(part) || Number(part) > 255) return null;
-    value = value * 256 + Number(part);
-  }
-  return value;
-}
-
-function parseIPv6(text: string): bigint | null {
-  // A zone id only ever qualifies a link-local address, which is refused either way.
-  let address = text.split('%', 1)[0]!;
-  const lastColon = address.lastIndexOf(':');
-  if (lastColon === -1) return null;
-  if (address.includes('.', lastColon)) {
-    const v4 = parseIPv4(address.slice(lastColon + 1));
-    if (v4 === null) return null;
-    address = `${address.slice(0, lastColon + 1)}${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`;
-  }
-  const halves = address.split('::');
-  if (halves.length > 2) return null;
-  const groups = (part: string) => (part === '' ? [] : part.split(':').map((group) => (/^[0-9a-f]{1,4}$/i.test(group) ? parseInt(group, 16) : NaN)));
-  const left = groups(halves[0]!);
-  const right = halves.length === 2 ? groups(halves[1]!) : [];
-  if ([...left, ...right].some(Number.isNaN)) return null;
-  let all: number[];
-  if (halves.length === 1) {
-    if (left.length !== 8) return null;
-    all = left;
-  } else {
-    const missing = 8 - left.length - right.length;
-    if (missing < 1) return null;
-    all = [...left, ...new Array<number>(missing).fill(0), ...right];
-  }
-  return all.reduce((value, group) => (value << 16n) | BigInt(group), 0n);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { isPublicAddress } from '../../src/lib/safe-fetch.ts';
+import { isPublicAddress } from '../../src/lib/ip-address.ts';
 
 describe('isPublicAddress', () => {
   test.each([

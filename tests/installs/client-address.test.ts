@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { createClientAddressResolver, normaliseAddress, parseTrustedProxies } from '../../src/http/client-address.ts';
+import { createClientAddressResolver } from '../../src/http/client-address.ts';
+import { normaliseAddress, trustedProxySet } from '../../src/lib/ip-address.ts';
 
 const request = (forwarded?: string) =>
   new Request('http://localhost/', forwarded === undefined ? {} : { headers: { 'x-forwarded-for': forwarded } });
@@ -62,6 +63,6 @@ describe('client address', () => {
   });
 
   test.each(['10.0.0.0/33', 'fd00::/129', 'example.com', '10.0.0.0/x', ''])('TRUSTED_PROXIES entry %p is refused', (entry) => {
-    expect(() => parseTrustedProxies([entry])).toThrow(/TRUSTED_PROXIES/);
+    expect(() => trustedProxySet([entry])).toThrow(/TRUSTED_PROXIES/);
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { createTestApp, type TestApp } from '../support/harness.ts';
 import { insertApp, insertDeveloper } from '../support/fixtures.ts';
 import { eventually } from '../support/eventually.ts';
-import { networkOf } from '../../src/http/client-address.ts';
+import { networkOf } from '../../src/lib/ip-address.ts';
 import { INSTALLATION_IDS_COUNTED_PER_NETWORK_PER_DAY as BUDGET } from '../../src/modules/installs/installs.service.ts';
 
 /**

@@ -2,7 +2,7 @@ import { LockMode, sql, type EntityManager, type MikroORM } from '@mikro-orm/pos
 import type { EncryptionKey } from '../../config.ts';
 import { ApiError } from '../../http/problem.ts';
 import { postgresAttemptReservations } from '../../http/attempt-reservations.ts';
-import { networkOf } from '../../http/client-address.ts';
+import { networkOf } from '../../lib/ip-address.ts';
 import { sameSecret } from '../../lib/constant-time.ts';
 import { createSemaphore, SemaphoreFullError } from '../../lib/semaphore.ts';
 import { recordAudit } from '../audit/audit.service.ts';

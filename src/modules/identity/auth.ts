@@ -11,7 +11,8 @@ import {
 } from '../../http/rate-limit.ts';
 import { GUARD_PROBLEMS, rateLimitedProblem } from '../../http/schemas.ts';
 import { beforeValidation, type GuardContext } from '../../http/guard.ts';
-import { createClientAddressResolver, networkOf } from '../../http/client-address.ts';
+import { createClientAddressResolver } from '../../http/client-address.ts';
+import { networkOf } from '../../lib/ip-address.ts';
 import type { PlatformIdentity } from './platform-identity.ts';
 import { createApiKeyAuthenticator, type AuthenticatedKey } from '../api-keys/api-key-auth.ts';
 import { isWellFormedKey, looksLikeApiKey } from '../api-keys/key-format.ts';

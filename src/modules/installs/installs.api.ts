@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
 import type { PublicRateLimits } from '../../http/rate-limit.ts';
-import { networkOf } from '../../http/client-address.ts';
+import { networkOf } from '../../lib/ip-address.ts';
 import { problems } from '../../http/schemas.ts';
 import { SlugParams } from '../catalogue/catalogue.model.ts';
 import { InstallBody, InstallResult, UninstallBody, UninstallResult } from './installs.model.ts';
