@@ -1,4 +1,4 @@
-import { ASSET_CHECKS_QUEUE, runAssetChecks } from '../src/modules/apps/asset-checks.service.ts';
+import { assetCheckJobs, runAssetChecks } from '../src/modules/apps/asset-checks.service.ts';
 import { defineQueue } from './queues.ts';
 
 /**
@@ -6,8 +6,8 @@ import { defineQueue } from './queues.ts';
  * in its developer's group and at most 2 of a group run at once across every process, so one
  * developer's slow image hosts (logos trickling a byte a second) hold at most 2 of the workers.
  */
-export const assetChecksQueue = defineQueue<{ appId: string }>({
-  name: ASSET_CHECKS_QUEUE,
+export const assetChecksQueue = defineQueue({
+  queue: assetCheckJobs,
   options: {
     // 'short' lets one job per app wait at a time (the singletonKey above): it reads the app when it runs.
     policy: 'short',

@@ -1,7 +1,7 @@
 import type { AppContext } from '../src/app-context.ts';
 import { deliverNotification, type SendAttempt } from '../src/modules/notifications/mail-delivery.ts';
 import { SEND_TIMEOUT_SECONDS } from '../src/modules/notifications/mailer.ts';
-import { MAIL_QUEUE, type MailJob } from '../src/modules/notifications/notifications.service.ts';
+import { mailJobs, type MailJob } from '../src/modules/notifications/notifications.service.ts';
 import { defineQueue } from './queues.ts';
 
 /**
@@ -24,8 +24,8 @@ const directAttempt = (): SendAttempt => ({ jobId: crypto.randomUUID(), attempt:
 export const sendNotification = (ctx: AppContext, job: MailJob, attempt: SendAttempt = directAttempt()) =>
   deliverNotification({ em: ctx.orm.em.fork(), mailer: ctx.mailer, logger: ctx.logger }, job, attempt);
 
-export const mailQueue = defineQueue<MailJob>({
-  name: MAIL_QUEUE,
+export const mailQueue = defineQueue({
+  queue: mailJobs,
   // One queued or active job per message id (the singleton key).
   options: { ...MAIL_RETRY_POLICY, policy: 'exclusive', expireInSeconds: MAIL_EXPIRY_SECONDS },
   // One job per fetch, so a message that fails is retried alone rather than with its batch.

@@ -2,6 +2,7 @@ import { PgBoss, type Job, type Queue, type QueuePolicy } from 'pg-boss';
 import type { AppContext } from '../src/app-context.ts';
 import type { RetentionConfig } from '../src/config.ts';
 import type { Logger } from '../src/lib/logger.ts';
+import type { QueueHandle } from '../src/lib/job-queue.ts';
 import { migrateQueuePolicy } from './queue-policy.ts';
 
 /**
@@ -30,8 +31,13 @@ export const PGBOSS_SCHEMA = 'pgboss';
 /** Every queue has one: after its last retry a job is copied there, where the console's Jobs page finds it. */
 export const deadLetterOf = (queue: string) => `${queue}.dead`;
 
-export function defineQueue<Payload extends object>(definition: QueueDefinition<Payload>): QueueDefinition<Payload> {
-  return definition;
+/** A queue's policy and handler; given the queue's handle, its name and payload type come from there. */
+export function defineQueue<Payload extends object>(
+  definition: QueueDefinition<Payload> | (Omit<QueueDefinition<Payload>, 'name'> & { queue: QueueHandle<Payload> }),
+): QueueDefinition<Payload> {
+  if (!('queue' in definition)) return definition;
+  const { queue, ...rest } = definition;
+  return { ...rest, name: queue.name };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { QueueCatalog } from '../src/modules/queues/queues.service.ts';
+import type { QueueRegistry } from '../src/modules/queues/queues.service.ts';
 import { deadLetterOf, PGBOSS_SCHEMA, type QueueDefinition } from './queues.ts';
 import { appStatsQueue, categoryCountsQueue, installsRollUpQueue, nightlyStatsQueue } from './stats.ts';
 import { assetChecksQueue } from './asset-checks.ts';
@@ -27,7 +27,7 @@ export const queues: QueueDefinition<any>[] = [
 export const deadLetterQueues = queues.map((queue) => ({ queue: queue.name, deadLetter: deadLetterOf(queue.name) }));
 
 /** Every registered queue and its dead-letter queue, as the admin console's Jobs page and the metrics list them. */
-export const queueCatalog = (): QueueCatalog => ({
+export const queueRegistry = (): QueueRegistry => ({
   schema: PGBOSS_SCHEMA,
   queues: deadLetterQueues.map(({ queue, deadLetter }) => ({ name: queue, deadLetter })),
 });

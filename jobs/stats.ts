@@ -1,7 +1,7 @@
 import {
-  APP_STATS_QUEUE,
-  CATEGORY_COUNTS_QUEUE,
-  INSTALLS_ROLL_UP_QUEUE,
+  appStatsJobs,
+  categoryCountsJobs,
+  installsRollUpJobs,
   NIGHTLY_STATS_QUEUE,
   recomputeAllAppStats,
   recomputeAppStats,
@@ -13,8 +13,8 @@ import { defineQueue } from './queues.ts';
 /** The counter roll-ups (`src/modules/stats`): a batch recomputes each app once. */
 const retries = { retryLimit: 8, retryDelay: 1, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 60 };
 
-export const appStatsQueue = defineQueue<{ appId: string }>({
-  name: APP_STATS_QUEUE,
+export const appStatsQueue = defineQueue({
+  queue: appStatsJobs,
   // 'short' keeps one waiting roll-up per app (the singleton key): a burst of installs joins it.
   options: { ...retries, policy: 'short' },
   // Roll-ups are deferred by a second (see enqueueAppStats), so the poll is what starts them.
@@ -24,8 +24,8 @@ export const appStatsQueue = defineQueue<{ appId: string }>({
   },
 });
 
-export const installsRollUpQueue = defineQueue<Record<string, never>>({
-  name: INSTALLS_ROLL_UP_QUEUE,
+export const installsRollUpQueue = defineQueue({
+  queue: installsRollUpJobs,
   // 'short' keeps one waiting roll-up (the constant singleton key): every install batch joins it.
   options: { ...retries, policy: 'short' },
   work: { batchSize: 10, localConcurrency: 1, pollingIntervalSeconds: 1 },
@@ -34,8 +34,8 @@ export const installsRollUpQueue = defineQueue<Record<string, never>>({
   },
 });
 
-export const categoryCountsQueue = defineQueue<Record<string, never>>({
-  name: CATEGORY_COUNTS_QUEUE,
+export const categoryCountsQueue = defineQueue({
+  queue: categoryCountsJobs,
   options: retries,
   work: { batchSize: 50, localConcurrency: 1 },
   async handler(ctx) {

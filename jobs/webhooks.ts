@@ -1,5 +1,5 @@
 import { attemptDelivery, requeueStaleDeliveries } from '../src/modules/webhooks/webhook-delivery.ts';
-import { WEBHOOK_DELIVERY_QUEUE, type WebhookDeliveryJob } from '../src/modules/webhooks/webhook-events.ts';
+import { webhookDeliveryJobs } from '../src/modules/webhooks/webhook-events.ts';
 import { defineQueue } from './queues.ts';
 
 /**
@@ -8,8 +8,8 @@ import { defineQueue } from './queues.ts';
  * the next one with `startAfter`. pg-boss's retries here only cover the worker failing (the
  * database unreachable while recording), and the delivery row's claim makes a repeated job harmless.
  */
-export const webhookDeliveryQueue = defineQueue<WebhookDeliveryJob>({
-  name: WEBHOOK_DELIVERY_QUEUE,
+export const webhookDeliveryQueue = defineQueue({
+  queue: webhookDeliveryJobs,
   // An attempt takes at most 10 s of HTTP plus two short writes.
   options: { retryLimit: 5, retryDelay: 30, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 60 },
   // One delivery per fetch, several at once: a slow receiver holds up only its own job. Each job is in

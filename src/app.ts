@@ -21,7 +21,7 @@ import { adminConsole } from './modules/admins/console.ts';
 import { metricsApi } from './modules/metrics/metrics.api.ts';
 import { trustedPublishingApi } from './modules/trusted-publishing/trusted-publishing.api.ts';
 import { publishingApi } from './modules/publishing/publishing.api.ts';
-import { queueCatalog } from '../jobs/registry.ts';
+import { queueRegistry } from '../jobs/registry.ts';
 
 /** The whole HTTP surface, built from its dependencies. Tests call `.handle()` on it without listening. */
 export function createApp(ctx: AppContext) {
@@ -49,8 +49,8 @@ export function createApp(ctx: AppContext) {
       .use(trustedPublishingApi(ctx, auth))
       .use(publishingApi())
       .use(teamsApi(ctx, auth))
-      .use(metricsApi(ctx, queueCatalog()))
-      .use(adminConsole(ctx, queueCatalog()))
+      .use(metricsApi(ctx, queueRegistry()))
+      .use(adminConsole(ctx, queueRegistry()))
   );
 }
 

@@ -5,7 +5,7 @@ import { startRuntime } from './runtime.ts';
 import { createApp } from './app.ts';
 import { ensureDevelopmentAdmin } from './modules/admins/admins.service.ts';
 import { serveMetrics } from './modules/metrics/metrics.api.ts';
-import { queueCatalog } from '../jobs/registry.ts';
+import { queueRegistry } from '../jobs/registry.ts';
 import { assertPortFree, startWebProcesses } from './web-processes.ts';
 
 /**
@@ -65,7 +65,7 @@ if (role !== 'worker' && !server) {
 // WEB_CONCURRENCY, the first API process: the others share the API port, not that one).
 let metricsServer: ReturnType<typeof serveMetrics> | undefined;
 try {
-  metricsServer = config.metrics.port === undefined || values['shared-port'] ? undefined : serveMetrics(runtime.ctx, queueCatalog());
+  metricsServer = config.metrics.port === undefined || values['shared-port'] ? undefined : serveMetrics(runtime.ctx, queueRegistry());
 } catch (error) {
   logger.error(`could not listen for metrics on ${config.metrics.host}:${config.metrics.port}`, { error: (error as Error).message });
   await Promise.all([server?.stop(true), runtime.stop()]);

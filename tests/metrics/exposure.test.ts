@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { createTestApp, type TestApp } from '../support/harness.ts';
 import { freePort } from '../../src/db/embedded.ts';
 import { serveMetrics } from '../../src/modules/metrics/metrics.api.ts';
-import { queueCatalog } from '../../jobs/registry.ts';
+import { queueRegistry } from '../../jobs/registry.ts';
 import { PRODUCTION_SETTINGS } from '../support/production.ts';
 
 /** Where `/metrics` is served: on a port of its own when METRICS_PORT is set, and never openly in production. */
@@ -22,7 +22,7 @@ describe('METRICS_PORT', () => {
     const port = await freePort();
     const t = await app({ METRICS_PORT: String(port) });
     expect((await t.call('GET', '/metrics')).status).toBe(404);
-    const server = serveMetrics(t.ctx, queueCatalog());
+    const server = serveMetrics(t.ctx, queueRegistry());
     try {
       const scrape = await fetch(`http://127.0.0.1:${port}/metrics`);
       expect(scrape.status).toBe(200);
@@ -38,7 +38,7 @@ describe('METRICS_PORT', () => {
     const port = await freePort();
     const token = 'another-metrics-token-0123456789abcdef';
     const t = await app({ METRICS_PORT: String(port), METRICS_TOKEN: token });
-    const server = serveMetrics(t.ctx, queueCatalog());
+    const server = serveMetrics(t.ctx, queueRegistry());
     try {
       expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(401);
       expect((await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);

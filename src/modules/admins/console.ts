@@ -13,7 +13,7 @@ import { reviewsAdmin } from '../reviews/reviews.admin.ts';
 import { auditAdmin } from '../audit/audit.admin.ts';
 import { outboxAdmin } from '../notifications/outbox.admin.ts';
 import { adminsAdmin } from './admins.admin.ts';
-import type { QueueCatalog } from '../queues/queues.service.ts';
+import type { QueueRegistry } from '../queues/queues.service.ts';
 import { authAdmin } from './auth.admin.ts';
 import { createConsoleKit } from './console-kit.ts';
 
@@ -22,7 +22,7 @@ import { createConsoleKit } from './console-kit.ts';
  * CSRF, security headers). `queues` is the job registry's list, handed in by the app, so the
  * Jobs page shows whatever queues exist.
  */
-export function adminConsole(ctx: AppContext, queues: QueueCatalog) {
+export function adminConsole(ctx: AppContext, queues: QueueRegistry) {
   const kit = createConsoleKit(ctx);
   // Unknown console paths get a console page (with its headers), not the API's problem+json.
   const notFound = kit.page('view', async () => ({ title: 'Not found', body: errorPage('There is no such page in the console.'), status: 404 }));

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { JobQueue } from '../../lib/job-queue.ts';
+import { queueHandle, type JobQueue } from '../../lib/job-queue.ts';
 import { safeFetch, SafeFetchError } from '../../lib/safe-fetch.ts';
 import { isMirroredFormat } from '../assets/asset-files.ts';
 import { storeAsset } from '../assets/asset-store.ts';
@@ -19,7 +19,8 @@ import { claimRevisionVersion } from './revision-versions.ts';
  * fetched again); an image that could not be stored is tried again on every run. Every new copy
  * moves the version a reviewer's decision must name (`moveReviewedVersions`).
  */
-export const ASSET_CHECKS_QUEUE = 'apps.asset-checks';
+export const assetCheckJobs = queueHandle<{ appId: string }>('apps.asset-checks');
+export const ASSET_CHECKS_QUEUE = assetCheckJobs.name;
 
 /**
  * Call inside the transaction that changed an app's (or its pending revision's) logo, banner or
@@ -29,7 +30,7 @@ export const ASSET_CHECKS_QUEUE = 'apps.asset-checks';
 export async function enqueueAssetChecks(jobs: JobQueue, em: EntityManager, appId: string): Promise<void> {
   const [app] = await em.execute<{ developer_id: string }[]>('select developer_id from apps where id = ?', [appId]);
   if (!app) return;
-  await jobs.send(em, ASSET_CHECKS_QUEUE, { appId }, { singletonKey: appId, group: { id: app.developer_id } });
+  await jobs.send(em, assetCheckJobs, { appId }, { singletonKey: appId, group: { id: app.developer_id } });
 }
 
 /** Call inside the transaction of a submission: the review sees every image as its URL serves it now. */

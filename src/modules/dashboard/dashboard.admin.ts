@@ -2,15 +2,15 @@ import { Elysia } from 'elysia';
 import { dashboardPage } from '../../../views/admin/dashboard.ts';
 import { queueHealthWidget } from '../../../views/admin/jobs.ts';
 import type { ConsoleKit } from '../admins/console-kit.ts';
-import { queueHealth, type QueueCatalog } from '../queues/queues.service.ts';
+import { queueHealth, type QueueRegistry } from '../queues/queues.service.ts';
 import { dashboardFigures } from './dashboard.service.ts';
 
 /** Console: the front page. */
-export function dashboardAdmin(kit: ConsoleKit, catalog: QueueCatalog) {
+export function dashboardAdmin(kit: ConsoleKit, registry: QueueRegistry) {
   return new Elysia().get(
     '/admin',
     kit.page('view', async (c) => {
-      const [figures, health] = await Promise.all([dashboardFigures(c.em), queueHealth(c.em.fork(), catalog)]);
+      const [figures, health] = await Promise.all([dashboardFigures(c.em), queueHealth(c.em.fork(), registry)]);
       return { title: 'Dashboard', body: dashboardPage(figures, queueHealthWidget(health)) };
     }),
     { detail: { hide: true } },

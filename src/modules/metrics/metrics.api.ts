@@ -4,7 +4,7 @@ import type { AppContext } from '../../app-context.ts';
 import { sameSecret } from '../../lib/constant-time.ts';
 import { ApiError } from '../../http/problem.ts';
 import { problemResponse, requestIdOf } from '../../http/lifecycle.ts';
-import type { QueueCatalog } from '../queues/queues.service.ts';
+import type { QueueRegistry } from '../queues/queues.service.ts';
 import { renderMetrics } from './metrics.service.ts';
 
 /**
@@ -15,30 +15,30 @@ import { renderMetrics } from './metrics.service.ts';
  */
 const bearerOf = (request: Request) => request.headers.get('authorization')?.match(/^Bearer[ ]+(\S+)[ ]*$/i)?.[1];
 
-export function metricsHandler(ctx: AppContext, catalog: QueueCatalog) {
+export function metricsHandler(ctx: AppContext, registry: QueueRegistry) {
   const { token } = ctx.config.metrics;
   return async (request: Request): Promise<Response> => {
     if (token !== undefined && !sameSecret(token, bearerOf(request))) {
       return problemResponse(new ApiError(401, 'UNAUTHENTICATED', 'The metrics token is missing or wrong'), requestIdOf(request), '/metrics');
     }
-    const { contentType, body } = await renderMetrics(ctx, catalog);
+    const { contentType, body } = await renderMetrics(ctx, registry);
     return new Response(body, { headers: { 'content-type': contentType, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } });
   };
 }
 
 /** The route on the main port, where the configuration allows it there. */
-export function metricsApi(ctx: AppContext, catalog: QueueCatalog) {
+export function metricsApi(ctx: AppContext, registry: QueueRegistry) {
   const app = new Elysia({ name: 'metrics' });
   if (!ctx.config.metrics.onMainPort) return app;
-  const handle = metricsHandler(ctx, catalog);
+  const handle = metricsHandler(ctx, registry);
   return app.get('/metrics', ({ request }) => handle(request), { detail: { hide: true } });
 }
 
 /** The listener of `METRICS_PORT`: `/metrics` and nothing else. */
-export function serveMetrics(ctx: AppContext, catalog: QueueCatalog): Server<undefined> {
+export function serveMetrics(ctx: AppContext, registry: QueueRegistry): Server<undefined> {
   const { port, host } = ctx.config.metrics;
   if (port === undefined) throw new Error('METRICS_PORT is not set');
-  const handle = metricsHandler(ctx, catalog);
+  const handle = metricsHandler(ctx, registry);
   const log = ctx.logger.child({ component: 'metrics' });
   return Bun.serve({
     hostname: host,

@@ -1,7 +1,7 @@
 import { Gauge, Registry } from 'prom-client';
 import type { AppContext } from '../../app-context.ts';
 import { metricsRegistry } from '../../lib/metrics.ts';
-import { queueHealth, type QueueCatalog } from '../queues/queues.service.ts';
+import { queueHealth, type QueueRegistry } from '../queues/queues.service.ts';
 import { readPoolStats } from './pool-stats.ts';
 
 /**
@@ -12,7 +12,7 @@ import { readPoolStats } from './pool-stats.ts';
  */
 const QUEUE_STATES = ['waiting', 'retrying', 'active', 'failed'] as const;
 
-export async function renderMetrics(ctx: AppContext, catalog: QueueCatalog): Promise<{ contentType: string; body: string }> {
+export async function renderMetrics(ctx: AppContext, registry: QueueRegistry): Promise<{ contentType: string; body: string }> {
   const scrape = new Registry();
   const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [scrape] });
 
@@ -24,7 +24,7 @@ export async function renderMetrics(ctx: AppContext, catalog: QueueCatalog): Pro
 
   const up = gauge('job_queue_metrics_up', 'Whether the queue figures below could be read from PostgreSQL (0: the database is unreachable)');
   try {
-    const health = await queueHealth(ctx.orm.em.fork(), catalog);
+    const health = await queueHealth(ctx.orm.em.fork(), registry);
     const jobs = gauge('job_queue_jobs', 'Jobs in each queue by state (waiting, retrying after a failure, active, failed for good)', [
       'queue',
       'state',

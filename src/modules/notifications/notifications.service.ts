@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { JobQueue } from '../../lib/job-queue.ts';
+import { queueHandle, type JobQueue } from '../../lib/job-queue.ts';
 import { renderEmail, type EmailContent, type RenderedEmail } from '../../../views/emails/layout.ts';
 import * as templates from '../../../views/emails/notifications.ts';
 import { maskKey } from '../api-keys/key-format.ts';
@@ -19,7 +19,8 @@ import { WebhookEndpoint } from '../webhooks/webhook-endpoint.entity.ts';
  * rolled-back change mails nothing; the job carries ids, and `composeNotification` reads what
  * the message says when it is sent. A message id names one event, so it is sent at most once.
  */
-export const MAIL_QUEUE = 'mail.send';
+export const mailJobs = queueHandle<MailJob>('mail.send');
+export const MAIL_QUEUE = mailJobs.name;
 
 export type Decision = 'approved' | 'rejected';
 
@@ -37,7 +38,7 @@ export type MailJob =
 /** The mails about an app, which a team app sends to each of its owners and maintainers. */
 type AppMailJob = Extract<MailJob, { kind: `app-${Decision}` | `revision-${Decision}` | 'listing-edited' }>;
 
-const enqueue = (jobs: JobQueue, tx: EntityManager, job: MailJob) => jobs.send(tx, MAIL_QUEUE, job, { singletonKey: job.messageId });
+const enqueue = (jobs: JobQueue, tx: EntityManager, job: MailJob) => jobs.send(tx, mailJobs, job, { singletonKey: job.messageId });
 
 /**
  * Mail about an app goes to whoever answers for it: its developer for a personal app; each owner

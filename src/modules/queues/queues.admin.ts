@@ -2,22 +2,22 @@ import { Elysia } from 'elysia';
 import { idParam } from '../../http/console-lists.ts';
 import { deadJobRow, jobsPage, queueHealthWidget, retriedRow } from '../../../views/admin/jobs.ts';
 import type { ConsoleKit } from '../admins/console-kit.ts';
-import { listDeadJobs, queueHealth, retryDeadJob, type QueueCatalog } from './queues.service.ts';
+import { listDeadJobs, queueHealth, retryDeadJob, type QueueRegistry } from './queues.service.ts';
 
 /** Console: the Jobs page, the queue-health widget it shares with the dashboard, and "Retry" on a dead job. */
 const hide = { detail: { hide: true } };
 
-export function queuesAdmin(kit: ConsoleKit, catalog: QueueCatalog) {
+export function queuesAdmin(kit: ConsoleKit, registry: QueueRegistry) {
   return new Elysia()
     .get(
       '/admin/queue-health',
-      kit.fragment('view', async (c) => queueHealthWidget(await queueHealth(c.em, catalog))),
+      kit.fragment('view', async (c) => queueHealthWidget(await queueHealth(c.em, registry))),
       hide,
     )
     .get(
       '/admin/jobs',
       kit.page('jobs', async (c) => {
-        const [health, dead] = await Promise.all([queueHealth(c.em, catalog), listDeadJobs(c.em.fork(), catalog)]);
+        const [health, dead] = await Promise.all([queueHealth(c.em, registry), listDeadJobs(c.em.fork(), registry)]);
         return { title: 'Jobs', body: jobsPage({ health: queueHealthWidget(health), dead, form: c.forms }) };
       }),
       hide,
@@ -25,11 +25,11 @@ export function queuesAdmin(kit: ConsoleKit, catalog: QueueCatalog) {
     .post(
       '/admin/jobs/dead/:queue/:id/retry',
       kit.action('jobs', {
-        run: (c) => retryDeadJob(c.deps, catalog, decodeURIComponent(c.params.queue ?? ''), idParam(c.params.id, 'Job'), c.actor),
+        run: (c) => retryDeadJob(c.deps, registry, decodeURIComponent(c.params.queue ?? ''), idParam(c.params.id, 'Job'), c.actor),
         success: (_c, job) => `The ${job.queue} job is back on its queue.`,
         async fragment(c, outcome) {
           if (outcome.ok) return retriedRow(outcome.result!.id, outcome.result!.queue, outcome.message);
-          const [job] = await listDeadJobs(c.em.fork(), catalog, { id: idParam(c.params.id, 'Job') });
+          const [job] = await listDeadJobs(c.em.fork(), registry, { id: idParam(c.params.id, 'Job') });
           return job ? deadJobRow(job, c.forms, outcome.message) : retriedRow(c.params.id ?? '', '', outcome.message);
         },
         redirect: () => '/admin/jobs',

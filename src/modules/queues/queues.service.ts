@@ -9,7 +9,7 @@ import { recordAudit, type Actor } from '../audit/audit.service.ts';
  * error. The list of queues comes from the job registry (passed in by the app), so a queue added
  * there appears here without change.
  */
-export interface QueueCatalog {
+export interface QueueRegistry {
   /** pg-boss's schema. */
   schema: string;
   queues: { name: string; deadLetter: string | null }[];
@@ -31,23 +31,23 @@ export interface QueueHealth {
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
 const inList = (values: readonly unknown[]) => values.map(() => '?').join(', ');
 
-function jobTable(catalog: QueueCatalog): string {
-  if (!SCHEMA_NAME.test(catalog.schema)) throw new Error(`unexpected pg-boss schema name ${catalog.schema}`);
-  return `${catalog.schema}.job`;
+function jobTable(registry: QueueRegistry): string {
+  if (!SCHEMA_NAME.test(registry.schema)) throw new Error(`unexpected pg-boss schema name ${registry.schema}`);
+  return `${registry.schema}.job`;
 }
 
-export async function queueHealth(em: EntityManager, catalog: QueueCatalog): Promise<QueueHealth[]> {
-  const names = catalog.queues.flatMap((q) => (q.deadLetter ? [q.name, q.deadLetter] : [q.name]));
+export async function queueHealth(em: EntityManager, registry: QueueRegistry): Promise<QueueHealth[]> {
+  const names = registry.queues.flatMap((q) => (q.deadLetter ? [q.name, q.deadLetter] : [q.name]));
   // Live states only, which pg-boss indexes per queue; completed jobs are never counted.
   const rows = await em.execute<{ name: string; state: string; count: number; oldest: string | null }[]>(
     `select name, state::text as state, count(*)::int as count, min(created_on) as oldest
-     from ${jobTable(catalog)}
+     from ${jobTable(registry)}
      where name in (${inList(names)}) and state in ('created', 'retry', 'active', 'failed')
      group by name, state`,
     names,
   );
   const count = (name: string, state: string) => rows.find((r) => r.name === name && r.state === state)?.count ?? 0;
-  return catalog.queues.map((queue) => {
+  return registry.queues.map((queue) => {
     const oldest = rows.find((r) => r.name === queue.name && r.state === 'created')?.oldest;
     return {
       name: queue.name,
@@ -79,13 +79,13 @@ function errorText(output: unknown): string {
 }
 
 /** The dead letters of every queue, newest first (at most `limit`), or the one named by `id`. */
-export async function listDeadJobs(em: EntityManager, catalog: QueueCatalog, options: { limit?: number; id?: string } = {}): Promise<DeadJob[]> {
-  const deadLetters = catalog.queues.flatMap((q) => (q.deadLetter ? [q.deadLetter] : []));
+export async function listDeadJobs(em: EntityManager, registry: QueueRegistry, options: { limit?: number; id?: string } = {}): Promise<DeadJob[]> {
+  const deadLetters = registry.queues.flatMap((q) => (q.deadLetter ? [q.deadLetter] : []));
   if (deadLetters.length === 0) return [];
   const rows = await em.execute<
     { id: string; name: string; source_name: string | null; data: unknown; output: unknown; source_retry_count: number | null; created_on: string }[]
   >(
-    `select id, name, source_name, data, coalesce(source_output, output) as output, source_retry_count, created_on from ${jobTable(catalog)}
+    `select id, name, source_name, data, coalesce(source_output, output) as output, source_retry_count, created_on from ${jobTable(registry)}
      where name in (${inList(deadLetters)}) and state in ('created', 'retry') ${options.id ? 'and id = ?' : ''}
      order by created_on desc limit ?`,
     [...deadLetters, ...(options.id ? [options.id] : []), options.limit ?? 50],
@@ -93,7 +93,7 @@ export async function listDeadJobs(em: EntityManager, catalog: QueueCatalog, opt
   return rows.map((row) => ({
     id: row.id,
     deadLetter: row.name,
-    queue: row.source_name ?? catalog.queues.find((q) => q.deadLetter === row.name)?.name ?? row.name,
+    queue: row.source_name ?? registry.queues.find((q) => q.deadLetter === row.name)?.name ?? row.name,
     data: row.data,
     error: errorText(row.output),
     retries: row.source_retry_count ?? 0,
@@ -107,15 +107,15 @@ export async function listDeadJobs(em: EntityManager, catalog: QueueCatalog, opt
  */
 export async function retryDeadJob(
   deps: { em: EntityManager; jobs: JobQueue },
-  catalog: QueueCatalog,
+  registry: QueueRegistry,
   deadLetter: string,
   jobId: string,
   actor: Actor,
 ): Promise<DeadJob> {
-  const queue = catalog.queues.find((q) => q.deadLetter === deadLetter);
+  const queue = registry.queues.find((q) => q.deadLetter === deadLetter);
   if (!queue) throw notFound('Dead-letter queue');
   return deps.em.transactional(async (tx) => {
-    const [job] = await listDeadJobs(tx, { ...catalog, queues: [queue] }, { id: jobId });
+    const [job] = await listDeadJobs(tx, { ...registry, queues: [queue] }, { id: jobId });
     if (!job) throw new ApiError(409, 'CONFLICT', 'This job is no longer dead-lettered (already retried, or dropped by retention)');
     if (!(await deps.jobs.redrive(tx, deadLetter, jobId))) {
       throw new ApiError(409, 'CONFLICT', 'The job could not be re-enqueued (an identical job is already waiting)');

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { JobQueue } from '../../lib/job-queue.ts';
+import { queueHandle, type JobQueue } from '../../lib/job-queue.ts';
 import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
 import { OWNER_JOINS, VISIBLE } from '../catalogue/catalogue-rows.ts';
 import { addActivity, recountActivity, recountReviewDays, type EventRange } from './daily-stats.ts';
@@ -12,10 +12,13 @@ import { addActivity, recountActivity, recountReviewDays, type EventRange } from
  * watermark to their apps' counters. Counters do not move the catalogue version: the public
  * catalogue's caches follow `app_stats.updated_at` instead (`catalogue/counter-changes.ts`).
  */
-export const APP_STATS_QUEUE = 'stats.app';
-export const CATEGORY_COUNTS_QUEUE = 'stats.categories';
+export const appStatsJobs = queueHandle<{ appId: string }>('stats.app');
+export const categoryCountsJobs = queueHandle<Record<string, never>>('stats.categories');
+export const installsRollUpJobs = queueHandle<Record<string, never>>('stats.installs');
+export const APP_STATS_QUEUE = appStatsJobs.name;
+export const CATEGORY_COUNTS_QUEUE = categoryCountsJobs.name;
 export const NIGHTLY_STATS_QUEUE = 'stats.nightly';
-export const INSTALLS_ROLL_UP_QUEUE = 'stats.installs';
+export const INSTALLS_ROLL_UP_QUEUE = installsRollUpJobs.name;
 
 /** The per-app lock: event writers take it shared, a roll-up exclusive. */
 const APP_STATS_LOCK = `hashtext('app-stats'), hashtext(?)`;
@@ -124,7 +127,7 @@ export async function recomputeCategoryCounts(em: EntityManager): Promise<void> 
  */
 export async function enqueueAppStats(jobs: JobQueue, tx: EntityManager, appId: string): Promise<void> {
   await tx.execute(`select pg_advisory_xact_lock_shared(${APP_STATS_LOCK})`, [appId]);
-  await jobs.send(tx, APP_STATS_QUEUE, { appId }, { singletonKey: appId, startAfter: ROLL_UP_DELAY_SECONDS });
+  await jobs.send(tx, appStatsJobs, { appId }, { singletonKey: appId, startAfter: ROLL_UP_DELAY_SECONDS });
 }
 
 /** How long a roll-up waits for more events to join it. */
@@ -139,7 +142,7 @@ export const ROLL_UP_DELAY_SECONDS = 1;
  */
 export async function enqueueInstallRollUp(jobs: JobQueue, tx: EntityManager): Promise<void> {
   await tx.execute(`select pg_advisory_xact_lock_shared(${INSTALLS_LOCK})`);
-  await jobs.send(tx, INSTALLS_ROLL_UP_QUEUE, {}, { singletonKey: 'installs', startAfter: ROLL_UP_DELAY_SECONDS });
+  await jobs.send(tx, installsRollUpJobs, {}, { singletonKey: 'installs', startAfter: ROLL_UP_DELAY_SECONDS });
 }
 
 /** Install ids a roll-up transaction covers at most, so a backlog of millions is worked off in steps of bounded size. */
@@ -223,4 +226,4 @@ async function repairActivity(em: EntityManager, ids: string[]): Promise<number>
 }
 
 /** Call inside the transaction that changed which apps are publicly visible. */
-export const enqueueCategoryCounts = (jobs: JobQueue, em: EntityManager) => jobs.send(em, CATEGORY_COUNTS_QUEUE, {});
+export const enqueueCategoryCounts = (jobs: JobQueue, em: EntityManager) => jobs.send(em, categoryCountsJobs, {});

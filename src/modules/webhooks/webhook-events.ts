@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { JobQueue } from '../../lib/job-queue.ts';
+import { queueHandle, type JobQueue } from '../../lib/job-queue.ts';
 import { App } from '../apps/app.entity.ts';
 import { ApiKey } from '../api-keys/api-key.entity.ts';
 import { toApiKeyView } from '../api-keys/api-keys.service.ts';
@@ -16,7 +16,6 @@ import type { WebhookEventType } from './webhooks.model.ts';
  * one slow or failing endpoint never delays another. A developer with no matching endpoint costs
  * one indexed read and nothing is stored.
  */
-export const WEBHOOK_DELIVERY_QUEUE = 'webhooks.deliver';
 
 export type EventType = WebhookEventType | 'ping';
 
@@ -24,13 +23,16 @@ export interface WebhookDeliveryJob {
   deliveryId: string;
 }
 
+export const webhookDeliveryJobs = queueHandle<WebhookDeliveryJob>('webhooks.deliver');
+export const WEBHOOK_DELIVERY_QUEUE = webhookDeliveryJobs.name;
+
 /**
  * Enqueues an attempt at a delivery in the pg-boss group of the endpoint's owner: the delivery
  * queue's `groupConcurrency` bounds how many workers one developer's receivers can hold at once
  * (`jobs/webhooks.ts`), so a slow receiver fed many events delays only its own developer.
  */
 export const enqueueDelivery = (jobs: JobQueue, tx: EntityManager, deliveryId: string, developerId: string, options: { startAfter?: number } = {}) =>
-  jobs.send(tx, WEBHOOK_DELIVERY_QUEUE, { deliveryId } satisfies WebhookDeliveryJob, { ...options, group: { id: developerId } });
+  jobs.send(tx, webhookDeliveryJobs, { deliveryId }, { ...options, group: { id: developerId } });
 
 export interface NewEvent {
   developerId: string;
