@@ -13,7 +13,7 @@ import { Review } from '../modules/reviews/review.entity.ts';
 import { ReviewReply } from '../modules/reviews/review-reply.entity.ts';
 import { Install } from '../modules/installs/install.entity.ts';
 import { AppStats } from '../modules/stats/app-stats.entity.ts';
-import { WebhookDelivery } from '../modules/webhooks/webhook-delivery.entity.ts';
+import { WebhookDelivery, WebhookEvent } from '../modules/webhooks/webhook-delivery.entity.ts';
 import { Email } from '../modules/notifications/email.entity.ts';
 import { WebhookEndpoint } from '../modules/webhooks/webhook-endpoint.entity.ts';
 import { Team, TeamAuditEntry, TeamInvitation, TeamMember } from '../modules/teams/team.entity.ts';
@@ -41,6 +41,7 @@ export const entities = [
   Review,
   ReviewReply,
   WebhookEndpoint,
+  WebhookEvent,
   WebhookDelivery,
   Email,
   TrustedPublisher,

@@ -1,4 +1,4 @@
-import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import type { EncryptionKey } from '../../config.ts';
 import { ApiError, notFound } from '../../http/problem.ts';
 import { pageOf, pageWindow, type Page, type PageInput } from '../../http/pagination.ts';
@@ -6,6 +6,7 @@ import type { JobQueue } from '../../lib/job-queue.ts';
 import { Developer } from '../developers/developer.entity.ts';
 import { assertVerified } from '../developers/verification.ts';
 import { WebhookEndpoint } from './webhook-endpoint.entity.ts';
+import { WebhookDelivery } from './webhook-delivery.entity.ts';
 import { createDeliveries, enqueueDelivery } from './webhook-events.ts';
 import { generateSecret, ROTATION_OVERLAP_HOURS, sealSecret } from './webhook-secrets.ts';
 import type { WebhookUrlPolicy } from './webhook-urls.ts';
@@ -190,60 +191,40 @@ export async function sendPing(deps: WebhookServiceDeps, caller: Caller, id: str
     );
     return created!.deliveryIds[0]!;
   });
-  return (await deliveryRows(deps.em, 'd.id = ?', [deliveryId], 1, 0))[0]!;
+  const [[delivery]] = await findDeliveries(deps.em, { id: deliveryId }, 1, 0);
+  return toDeliveryView(delivery!);
 }
 
-interface DeliveryRow {
-  id: string;
-  event_id: string;
-  type: string;
-  status: DeliveryView['status'];
-  attempts: number;
-  status_code: number | null;
-  latency_ms: number | null;
-  error: string | null;
-  next_attempt_at: string | null;
-  last_attempt_at: string | null;
-  created_at: string;
-}
-
-const toDeliveryView = (row: DeliveryRow): DeliveryView => ({
-  id: row.id,
-  eventId: row.event_id,
-  eventType: row.type,
-  status: row.status,
-  attempt: row.attempts,
-  statusCode: row.status_code,
-  latencyMs: row.latency_ms,
-  error: row.error,
-  nextAttemptAt: iso(row.next_attempt_at),
-  lastAttemptAt: iso(row.last_attempt_at),
-  createdAt: new Date(row.created_at).toISOString(),
+const toDeliveryView = (delivery: WebhookDelivery): DeliveryView => ({
+  id: delivery.id,
+  eventId: delivery.event.id,
+  eventType: delivery.event.type,
+  status: delivery.status,
+  attempt: delivery.attempts,
+  statusCode: delivery.statusCode ?? null,
+  latencyMs: delivery.latencyMs ?? null,
+  error: delivery.error ?? null,
+  nextAttemptAt: iso(delivery.nextAttemptAt),
+  lastAttemptAt: iso(delivery.lastAttemptAt),
+  createdAt: delivery.createdAt.toISOString(),
 });
 
-const DELIVERY_COLUMNS = `d.id, d.event_id, e.type, d.status, d.attempts, d.status_code, d.latency_ms, d.error,
-  d.next_attempt_at, d.last_attempt_at, d.created_at`;
-
-async function deliveryRows(em: EntityManager, where: string, params: unknown[], limit: number, offset: number): Promise<DeliveryView[]> {
-  const rows = await em.execute<DeliveryRow[]>(
-    `select ${DELIVERY_COLUMNS} from webhook_deliveries d join webhook_events e on e.id = d.event_id
-     where ${where} order by d.created_at desc, d.id desc limit ? offset ?`,
-    [...params, limit, offset],
-  );
-  return rows.map(toDeliveryView);
-}
+/** Deliveries with their events' types, read afresh (workers change them under this request). */
+const findDeliveries = (em: EntityManager, where: FilterQuery<WebhookDelivery>, limit: number, offset: number) =>
+  em.findAndCount(WebhookDelivery, where, {
+    populate: ['event'],
+    orderBy: { createdAt: 'desc', id: 'desc' },
+    limit,
+    offset,
+    disableIdentityMap: true,
+  });
 
 /** The endpoint's deliveries, newest first, optionally only those in one status. */
 export async function listDeliveries(em: EntityManager, caller: Caller, id: string, query: DeliveriesQuery): Promise<Page<DeliveryView>> {
   const { page, limit, offset } = pageWindow(query);
   await findOwn(em, caller, id);
-  const where = query.status ? 'd.endpoint_id = ? and d.status = ?' : 'd.endpoint_id = ?';
-  const params = query.status ? [id, query.status] : [id];
-  const [data, [counted]] = await Promise.all([
-    deliveryRows(em, where, params, limit, offset),
-    em.execute<{ total: number }[]>(`select count(*)::int as total from webhook_deliveries d where ${where}`, params),
-  ]);
-  return pageOf(data, page, limit, counted?.total ?? 0);
+  const [deliveries, total] = await findDeliveries(em, { endpoint: id, ...(query.status && { status: query.status }) }, limit, offset);
+  return pageOf(deliveries.map(toDeliveryView), page, limit, total);
 }
 
 /**
@@ -255,21 +236,24 @@ export async function redeliver(deps: WebhookServiceDeps, caller: Caller, id: st
   return deps.em.transactional(async (tx) => {
     await assertMaySend(tx, caller.developerId);
     const endpoint = await findOwn(tx, caller, id);
-    const [delivery] = await tx.execute<{ status: string; in_flight: boolean }[]>(
-      `select status, coalesce(leased_until > now(), false) as in_flight from webhook_deliveries where id = ? and endpoint_id = ? for update`,
-      [deliveryId, endpoint.id],
+    // The row lock keeps a worker from claiming the delivery while it is rescheduled.
+    const delivery = await tx.findOne(
+      WebhookDelivery,
+      { id: deliveryId, endpoint: endpoint.id },
+      { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
     );
     if (!delivery) throw notFound('Delivery');
     assertEnabled(endpoint);
-    if (delivery.in_flight) throw new ApiError(409, 'CONFLICT', 'An attempt at this delivery is in progress; try again in a few seconds');
-    await tx.execute(
-      `update webhook_deliveries set next_attempt_at = now(), updated_at = now(),
-         retries = case when status = 'pending' then retries else false end, status = 'pending'
-       where id = ?`,
-      [deliveryId],
-    );
+    if (delivery.leasedUntil && delivery.leasedUntil > new Date()) {
+      throw new ApiError(409, 'CONFLICT', 'An attempt at this delivery is in progress; try again in a few seconds');
+    }
+    // A settled delivery gets one more attempt, without retries; a pending one keeps its own.
+    if (delivery.status !== 'pending') delivery.retries = false;
+    delivery.status = 'pending';
+    delivery.nextAttemptAt = new Date();
+    await tx.flush();
     await enqueueDelivery(deps.jobs, tx, deliveryId, endpoint.developer.id);
-    return (await deliveryRows(tx, 'd.id = ?', [deliveryId], 1, 0))[0]!;
+    return toDeliveryView(await tx.populate(delivery, ['event']));
   });
 }
 
@@ -279,25 +263,24 @@ export async function redeliver(deps: WebhookServiceDeps, caller: Caller, id: st
  */
 export async function listFailingDeliveries(em: EntityManager, query: PageInput): Promise<Page<FailingDelivery>> {
   const { page, limit, offset } = pageWindow(query);
-  const [rows, [counted]] = await Promise.all([
-    em.execute<(DeliveryRow & { endpoint_id: string; url: string; developer_id: string; developer_name: string; developer_email: string })[]>(
-      `select ${DELIVERY_COLUMNS}, w.id as endpoint_id, w.url, dev.id as developer_id, dev.name as developer_name, dev.email as developer_email
-       from webhook_deliveries d
-       join webhook_events e on e.id = d.event_id
-       join webhook_endpoints w on w.id = d.endpoint_id
-       join developers dev on dev.id = w.developer_id
-       where d.error is not null order by d.last_attempt_at desc, d.id desc limit ? offset ?`,
-      [limit, offset],
-    ),
-    em.execute<{ total: number }[]>('select count(*)::int as total from webhook_deliveries where error is not null'),
-  ]);
-  const data = rows.map((row) => ({
-    ...toDeliveryView(row),
-    endpointId: row.endpoint_id,
-    url: row.url,
-    developerId: row.developer_id,
-    developerName: row.developer_name,
-    developerEmail: row.developer_email,
+  const [deliveries, total] = await em.findAndCount(
+    WebhookDelivery,
+    { error: { $ne: null } },
+    {
+      populate: ['event', 'endpoint', 'endpoint.developer'],
+      orderBy: { lastAttemptAt: 'desc', id: 'desc' },
+      limit,
+      offset,
+      disableIdentityMap: true,
+    },
+  );
+  const data = deliveries.map((delivery) => ({
+    ...toDeliveryView(delivery),
+    endpointId: delivery.endpoint.id,
+    url: delivery.endpoint.url,
+    developerId: delivery.endpoint.developer.id,
+    developerName: delivery.endpoint.developer.name,
+    developerEmail: delivery.endpoint.developer.email,
   }));
-  return pageOf(data, page, limit, counted?.total ?? 0);
+  return pageOf(data, page, limit, total);
 }
