@@ -108,6 +108,7 @@ export function postgresRateLimiter(orm: MikroORM, name: string, limit: number):
       const now = Date.now();
       const windowStart = now - (now % WINDOW_MS);
       const em = orm.em.fork();
+      // Atomic (raw SQL, D106): the shared counter is bumped and read in one statement.
       const [row] = await em.execute<{ hits: number }[]>(
         `insert into rate_limit_counters (bucket, window_start, hits) values (?, ?, 1)
          on conflict (bucket, window_start) do update set hits = rate_limit_counters.hits + 1

@@ -1,4 +1,5 @@
 import { CliUsageError, runtimeOf, type CliCommand } from '../command.ts';
+import { Email } from '../../modules/notifications/email.entity.ts';
 
 /** The dev outbox (mail kept instead of sent when SMTP_URL is unset), newest first. */
 export const outbox: CliCommand = {
@@ -11,23 +12,17 @@ export const outbox: CliCommand = {
     const em = runtimeOf(input).ctx.orm.em.fork();
     const show = input.values.show;
     if (typeof show === 'string') {
-      const [mail] = await em.execute<{ to_address: string; subject: string; text_body: string }[]>(
-        'select to_address, subject, text_body from emails where message_id = ?',
-        [show],
-      );
+      const mail = await em.findOne(Email, { messageId: show });
       if (!mail) throw new CliUsageError(`No e-mail with message id "${show}"`);
-      input.print(`To: ${mail.to_address}\nSubject: ${mail.subject}\n\n${mail.text_body}`);
+      input.print(`To: ${mail.toAddress}\nSubject: ${mail.subject}\n\n${mail.textBody}`);
       return;
     }
     const raw = (input.values.limit as string | undefined) ?? '20';
     if (!/^[0-9]+$/.test(raw) || Number(raw) < 1 || Number(raw) > 500) throw new CliUsageError('--limit must be a whole number from 1 to 500');
-    const rows = await em.execute<{ message_id: string; to_address: string; subject: string; transport: string; sent_at: string }[]>(
-      'select message_id, to_address, subject, transport, sent_at from emails order by sent_at desc limit ?',
-      [Number(raw)],
-    );
+    const rows = await em.find(Email, {}, { exclude: ['html', 'textBody'], orderBy: { sentAt: 'desc' }, limit: Number(raw) });
     if (rows.length === 0) input.print('no e-mails yet');
     for (const row of rows) {
-      input.print(`${new Date(row.sent_at).toISOString()}  ${row.transport.padEnd(6)}  ${row.to_address}  ${row.subject}  [${row.message_id}]`);
+      input.print(`${row.sentAt.toISOString()}  ${row.transport.padEnd(6)}  ${row.toAddress}  ${row.subject}  [${row.messageId}]`);
     }
   },
 };

@@ -4,6 +4,7 @@ import type { Logger } from '../../lib/logger.ts';
 import type { DeveloperStatus } from '../developers/developer.entity.ts';
 import type { Scope } from './api-key.entity.ts';
 import { hashKey, isWellFormedKey } from './key-format.ts';
+// Raw SQL here is the hot read (D106): key authentication on every API request.
 
 /** A key that was presented, found, unexpired, unrevoked and owned by a developer who is not suspended. */
 export interface AuthenticatedKey {

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+// Raw SQL here is batch work (D106): housekeeping of unreferenced copies.
 
 const BATCH = 500;
 

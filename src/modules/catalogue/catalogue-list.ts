@@ -3,6 +3,7 @@ import type { SqlReader } from '../../lib/sql-reader.ts';
 import { COLUMNS, JOINS, VISIBLE, toSummary, type PublicAppRow } from './catalogue-rows.ts';
 import { filterCondition, orderBy, SORT_KEYS, type CatalogueFilter } from './catalogue-order.ts';
 import type { CatalogueSort, PublicAppSummary } from './catalogue.model.ts';
+// Raw SQL here is the hot public read (D106): the catalogue list, through the SqlReader.
 
 /** The browsing side of the public list (no search): one page of summaries, and a filter's total. */
 export async function listPage(

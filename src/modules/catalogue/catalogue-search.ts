@@ -4,6 +4,7 @@ import { COLUMNS, JOINS, toSummary, type PublicAppRow } from './catalogue-rows.t
 import { filterCondition, orderBy, SORT_KEYS, type CatalogueFilter } from './catalogue-order.ts';
 import type { CatalogueSort, PublicAppSummary } from './catalogue.model.ts';
 import { correctWords, lookUpWords, searchWords, type LookUpWords } from './search-words.ts';
+// Raw SQL here is the hot public read (D106): catalogue search on the narrow table (D104).
 
 /** Searches rank at most this many matching apps (exact names first, then the most installed). */
 export const SEARCH_CANDIDATES = 1_000;

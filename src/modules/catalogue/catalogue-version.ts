@@ -1,6 +1,7 @@
 import type { EntityManager, EventSubscriber, TransactionEventArgs } from '@mikro-orm/postgresql';
 import { namedSql } from '../../lib/named-sql.ts';
 import type { SqlReader } from '../../lib/sql-reader.ts';
+// Raw SQL here is the hot public read (D106): the version check every cached answer makes.
 
 /**
  * The catalogue version: one number in PostgreSQL that every change the public catalogue shows

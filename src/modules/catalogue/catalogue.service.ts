@@ -11,6 +11,7 @@ import type { CatalogueFilter } from './catalogue-order.ts';
 import { searchPage } from './catalogue-search.ts';
 import type { LookUpWords } from './search-words.ts';
 import type { CatalogueQuery, CategoryCount, FeaturedQuery, PublicAppSummary } from './catalogue.model.ts';
+// Raw SQL here is the hot public read (D106): the catalogue, through its SqlReader where replicas serve it.
 
 /**
  * The public catalogue's reads. They take a `SqlReader` (the primary or a replica, never the

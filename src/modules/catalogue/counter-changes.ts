@@ -1,5 +1,6 @@
 import { namedSql } from '../../lib/named-sql.ts';
 import type { SqlReader } from '../../lib/sql-reader.ts';
+// Raw SQL here is the hot public read (D106): the poll that keeps cached answers' counters fresh.
 
 /**
  * Counters (installs, reviews, ratings) change by the thousand while the rest of a listing stays

@@ -1,6 +1,7 @@
 import { editDistance } from '../../lib/edit-distance.ts';
 import { namedSql } from '../../lib/named-sql.ts';
 import type { SqlReader } from '../../lib/sql-reader.ts';
+// Raw SQL here is the hot public read (D106): the word lookups behind catalogue search.
 
 /**
  * Typo tolerance for search: each word of the search that is not a word of the catalogue is

@@ -7,6 +7,7 @@ import { CATEGORIES, ENVIRONMENTS, type Category, type Environment } from '../ap
 import { renderLongDescription } from '../apps/markdown.ts';
 import { RESERVED_SLUGS, slugify } from '../apps/slug.ts';
 import { BRANDS, CATEGORY_WORDS, DEMO_DEVELOPERS, EDITIONS, REVIEWER_NAMES, REVIEW_TITLES, SECOND_SENTENCES } from './seed-words.ts';
+// Raw SQL here is batch work (D106): the demo seed writes thousands of rows set-wise.
 
 /**
  * Demo data: a few verified developers and N approved listings across every category and

@@ -30,6 +30,7 @@ export function healthApi(ctx: AppContext) {
       async () => {
         try {
           // One round trip on each pool: the ORM's and pg-boss's own (listing the queues would count their jobs).
+          // The probe itself is a statement on each pool (D106: no table behind it).
           await withTimeout(Promise.all([ctx.orm.em.fork().execute('select 1'), ctx.boss.getDb().executeSql('select 1')]), READY_TIMEOUT_MS);
         } catch {
           throw new ApiError(503, 'UNAVAILABLE', 'The database or the job queue is not reachable', undefined, { 'retry-after': '5' });

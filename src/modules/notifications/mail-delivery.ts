@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../../lib/logger.ts';
 import { recordEmailFailure } from '../../lib/metrics.ts';
 import type { Mailer } from './mailer.ts';
+import { Email } from './email.entity.ts';
 import { composeNotification, type ComposedMail, type MailJob } from './notifications.service.ts';
 
 /**
@@ -42,9 +43,9 @@ export class MessageClaimedError extends Error {
 /** How long a recorded send keeps retrying its record while PostgreSQL is unreachable (a restart, a failover). */
 const RECORD_RETRY_MS = 30_000;
 
-const isSent = async (em: EntityManager, messageId: string) =>
-  (await em.execute('select 1 from emails where message_id = ?', [messageId])).length > 0;
+const isSent = async (em: EntityManager, messageId: string) => (await em.count(Email, { messageId })) > 0;
 
+// Atomic claim (raw SQL): taken, refused or taken over in one statement.
 async function claim(em: EntityManager, messageId: string, attempt: SendAttempt): Promise<boolean> {
   const rows = await em.execute(
     `insert into email_claims as c (message_id, job_id, attempt, claimed_until)
@@ -58,16 +59,34 @@ async function claim(em: EntityManager, messageId: string, attempt: SendAttempt)
   return rows.length > 0;
 }
 
+// Part of the claim's protocol: only this attempt's claim is dropped.
 const release = (em: EntityManager, messageId: string, attempt: SendAttempt) =>
   em.execute('delete from email_claims where message_id = ? and job_id = ? and attempt = ?', [messageId, attempt.jobId, attempt.attempt]);
 
-async function record(em: EntityManager, job: MailJob, mail: ComposedMail, transport: string, attempt: SendAttempt | null): Promise<void> {
+async function record(
+  em: EntityManager,
+  job: MailJob,
+  mail: ComposedMail,
+  transport: Email['transport'],
+  attempt: SendAttempt | null,
+): Promise<void> {
   await em.transactional(async (tx) => {
-    await tx.execute(
-      `insert into emails (message_id, kind, to_address, subject, html, text_body, transport, app_id, developer_id, sent_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, now())
-       on conflict (message_id) do nothing`,
-      [job.messageId, job.kind, mail.to, mail.subject, mail.html, mail.text, transport, mail.appId, mail.developerId],
+    // A record already there (an earlier attempt's) is kept as it is.
+    await tx.upsert(
+      Email,
+      {
+        messageId: job.messageId,
+        kind: job.kind,
+        toAddress: mail.to,
+        subject: mail.subject,
+        html: mail.html,
+        textBody: mail.text,
+        transport,
+        appId: mail.appId,
+        developerId: mail.developerId,
+        sentAt: new Date(),
+      },
+      { onConflictFields: ['messageId'], onConflictAction: 'ignore', disableIdentityMap: true },
     );
     if (attempt) await release(tx, job.messageId, attempt);
   });

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RetentionConfig } from '../../config.ts';
 import { collectUnreferencedAssets } from '../assets/asset-gc.ts';
+// Raw SQL here is batch work (D106): housekeeping deletes by age in bounded batches.
 
 /**
  * Housekeeping by age, run by one scheduled job across all workers. Each rule deletes the rows

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeNamed } from '../../lib/named-sql.ts';
+// Raw SQL here is batch work (D106): day rows rolled up set-wise for many apps at once.
 
 /**
  * Active installs, uninstalls and the per-day roll-up (`app_daily_stats`). Installs and install

@@ -3,6 +3,7 @@ import { queueHandle, type JobQueue } from '../../lib/job-queue.ts';
 import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
 import { OWNER_JOINS, VISIBLE } from '../catalogue/catalogue-rows.ts';
 import { addActivity, recountActivity, recountReviewDays, type EventRange } from './daily-stats.ts';
+// Raw SQL here is batch work (D106): roll-ups recount counters set-wise under advisory locks.
 
 /**
  * Counters are never UPDATEd in place by requests: installs and reviews are appended as event
