@@ -1,5 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
+import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
+import { containsPattern, listPageOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
+import { App } from '../apps/app.entity.ts';
+import { OAuthClient } from './oauth-client.entity.ts';
 
 /** Registered OAuth clients as support looks them up: by client id, name or the developer's name or e-mail. */
 export interface OAuthClientListing {
@@ -10,37 +12,50 @@ export interface OAuthClientListing {
   createdAt: Date;
 }
 
-interface Row {
-  client_id: string;
-  name: string;
-  developer_id: string;
-  developer_name: string;
-  email: string;
-  app_count: number;
-  created_at: string;
+/** How many apps name each of these clients, by client id (one grouped count for a page). */
+async function appCounts(em: EntityManager, clientIds: string[]): Promise<Map<string, number>> {
+  if (clientIds.length === 0) return new Map();
+  const rows = await em
+    .createQueryBuilder(App, 'a')
+    .select([raw('a.oauth_client_id as client_id'), raw('count(*)::int as n')])
+    .where({ oauthClientId: { $in: clientIds } })
+    .groupBy('a.oauthClientId')
+    .execute<{ client_id: string; n: number }[]>('all', false);
+  return new Map(rows.map((row) => [row.client_id, row.n]));
 }
 
-export function listOAuthClients(em: EntityManager, filter: ListQuery): Promise<ListPage<OAuthClientListing>> {
+export async function listOAuthClients(em: EntityManager, filter: ListQuery): Promise<ListPage<OAuthClientListing>> {
   const pattern = filter.q && containsPattern(filter.q);
-  const where = whereOf([
-    pattern && ['c.client_id ilike ? or c.name ilike ? or d.name ilike ? or d.email ilike ?', pattern, pattern, pattern, pattern],
-  ]);
-  return pageOfRows(
+  const where: FilterQuery<OAuthClient> = pattern
+    ? {
+        $or: [
+          { clientId: { $ilike: pattern } },
+          { name: { $ilike: pattern } },
+          { developer: { name: { $ilike: pattern } } },
+          { developer: { email: { $ilike: pattern } } },
+        ],
+      }
+    : {};
+  const [clients, total] = await em.findAndCount(OAuthClient, where, {
+    populate: ['developer'],
+    orderBy: { createdAt: 'desc', clientId: 'asc' },
+    limit: filter.limit,
+    offset: filter.offset,
+    disableIdentityMap: true,
+  });
+  const counts = await appCounts(
     em,
-    {
-      select: `c.client_id, c.name, d.id as developer_id, d.name as developer_name, d.email, c.created_at,
-               (select count(*)::int from apps a where a.oauth_client_id = c.client_id) as app_count`,
-      from: 'oauth_clients c join developers d on d.id = c.developer_id',
-      where,
-      orderBy: 'c.created_at desc, c.client_id',
-    },
+    clients.map((client) => client.clientId),
+  );
+  return listPageOf(
+    clients.map((client) => ({
+      clientId: client.clientId,
+      name: client.name,
+      developer: { id: client.developer.id, name: client.developer.name, email: client.developer.email },
+      appCount: counts.get(client.clientId) ?? 0,
+      createdAt: client.createdAt,
+    })),
+    total,
     filter,
-    (row: Row) => ({
-      clientId: row.client_id,
-      name: row.name,
-      developer: { id: row.developer_id, name: row.developer_name, email: row.email },
-      appCount: row.app_count,
-      createdAt: new Date(row.created_at),
-    }),
   );
 }

@@ -1,6 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
-import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
+import { containsPattern, isUuid, listPageOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
+import { App } from '../apps/app.entity.ts';
+import { Developer } from '../developers/developer.entity.ts';
+import { Team, TeamAuditEntry, TeamMember } from './team.entity.ts';
 import type { TeamAction } from './team-admin.service.ts';
 
 /** Teams as administrators look them up: a searchable list, and one team with its members, apps and audit. */
@@ -16,43 +19,73 @@ export interface TeamSummary {
   actions: TeamAction[];
 }
 
-interface Row {
-  id: string;
-  name: string;
-  website_url: string | null;
-  verified_domain: string | null;
-  suspended_at: string | null;
-  created_at: string;
-  member_count: number;
-  app_count: number;
-}
-
-const toSummary = (row: Row): TeamSummary => ({
-  id: row.id,
-  name: row.name,
-  websiteUrl: row.website_url,
-  verifiedDomain: row.verified_domain,
-  suspended: row.suspended_at !== null,
-  createdAt: new Date(row.created_at),
-  memberCount: row.member_count,
-  appCount: row.app_count,
-  actions: [row.suspended_at === null ? 'suspend' : 'reinstate'],
+const toSummary = (team: Team, counts: { members: number; apps: number }): TeamSummary => ({
+  id: team.id,
+  name: team.name,
+  websiteUrl: team.websiteUrl ?? null,
+  verifiedDomain: team.verifiedDomain ?? null,
+  suspended: team.suspendedAt != null,
+  createdAt: team.createdAt,
+  memberCount: counts.members,
+  appCount: counts.apps,
+  actions: [team.suspendedAt == null ? 'suspend' : 'reinstate'],
 });
 
-const COLUMNS = `t.id, t.name, t.website_url, t.verified_domain, t.suspended_at, t.created_at,
-  (select count(*)::int from team_members m where m.team_id = t.id) as member_count,
-  (select count(*)::int from apps a where a.team_id = t.id) as app_count`;
+/** Members and apps per team, by id (two grouped counts for a page). */
+async function countsOf(em: EntityManager, ids: string[]): Promise<Map<string, { members: number; apps: number }>> {
+  const counts = new Map(ids.map((id) => [id, { members: 0, apps: 0 }]));
+  if (ids.length === 0) return counts;
+  const [members, apps] = await Promise.all([
+    em
+      .createQueryBuilder(TeamMember, 'm')
+      .select([raw('m.team_id as team_id'), raw('count(*)::int as n')])
+      .where({ team: { $in: ids } })
+      .groupBy('m.team')
+      .execute<{ team_id: string; n: number }[]>('all', false),
+    em
+      .createQueryBuilder(App, 'a')
+      .select([raw('a.team_id as team_id'), raw('count(*)::int as n')])
+      .where({ teamId: { $in: ids } })
+      .groupBy('a.teamId')
+      .execute<{ team_id: string; n: number }[]>('all', false),
+  ]);
+  for (const row of members) counts.get(row.team_id)!.members = row.n;
+  for (const row of apps) counts.get(row.team_id)!.apps = row.n;
+  return counts;
+}
 
-export function listTeamsForAdmin(em: EntityManager, filter: ListQuery): Promise<ListPage<TeamSummary>> {
+export async function listTeamsForAdmin(em: EntityManager, filter: ListQuery): Promise<ListPage<TeamSummary>> {
   const pattern = filter.q && containsPattern(filter.q);
-  const where = whereOf([pattern && ['t.name ilike ? or t.verified_domain ilike ? or t.id::text = ?', pattern, pattern, filter.q!.toLowerCase()]]);
-  return pageOfRows(em, { select: COLUMNS, from: 'teams t', where, orderBy: 't.created_at desc, t.id' }, filter, toSummary);
+  const where: FilterQuery<Team> = pattern
+    ? {
+        $or: [
+          { name: { $ilike: pattern } },
+          { verifiedDomain: { $ilike: pattern } },
+          ...(isUuid(filter.q!) ? [{ id: filter.q!.toLowerCase() }] : []),
+        ],
+      }
+    : {};
+  const [teams, total] = await em.findAndCount(Team, where, {
+    orderBy: { createdAt: 'desc', id: 'asc' },
+    limit: filter.limit,
+    offset: filter.offset,
+    disableIdentityMap: true,
+  });
+  const counts = await countsOf(
+    em,
+    teams.map((team) => team.id),
+  );
+  return listPageOf(
+    teams.map((team) => toSummary(team, counts.get(team.id)!)),
+    total,
+    filter,
+  );
 }
 
 export async function teamSummary(em: EntityManager, id: string): Promise<TeamSummary> {
-  const [row] = await em.execute<Row[]>(`select ${COLUMNS} from teams t where t.id = ?`, [id]);
-  if (!row) throw notFound('Team');
-  return toSummary(row);
+  const team = await em.findOne(Team, { id }, { disableIdentityMap: true });
+  if (!team) throw notFound('Team');
+  return toSummary(team, (await countsOf(em, [id])).get(id)!);
 }
 
 export interface TeamDossier extends TeamSummary {
@@ -64,33 +97,36 @@ export interface TeamDossier extends TeamSummary {
 export async function teamDossier(em: EntityManager, id: string): Promise<TeamDossier> {
   const summary = await teamSummary(em, id);
   const [members, apps, audit] = await Promise.all([
-    em.execute<{ developer_id: string; name: string; email: string; role: string; joined_at: string }[]>(
-      `select m.developer_id, d.name, d.email, m.role, m.joined_at from team_members m join developers d on d.id = m.developer_id
-       where m.team_id = ? order by m.joined_at, m.id`,
-      [id],
-    ),
+    em.find(TeamMember, { team: id }, { populate: ['developer'], orderBy: { joinedAt: 'asc', id: 'asc' }, disableIdentityMap: true }),
     teamApps(em, id),
-    em.execute<{ action: string; actor_name: string | null; target: string | null; created_at: string }[]>(
-      `select a.action, d.name as actor_name, a.target, a.created_at from team_audit a left join developers d on d.id = a.actor_developer_id
-       where a.team_id = ? order by a.created_at desc, a.id desc limit 100`,
-      [id],
-    ),
+    em.find(TeamAuditEntry, { teamId: id }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 100, disableIdentityMap: true }),
   ]);
+  const actorIds = [...new Set(audit.flatMap((a) => (a.actorDeveloperId ? [a.actorDeveloperId] : [])))];
+  const actors = actorIds.length ? await em.find(Developer, { id: { $in: actorIds } }, { disableIdentityMap: true }) : [];
+  const actorName = new Map(actors.map((d) => [d.id, d.name]));
   return {
     ...summary,
-    members: members.map((m) => ({ developerId: m.developer_id, name: m.name, email: m.email, role: m.role, joinedAt: new Date(m.joined_at) })),
+    members: members.map((m) => ({
+      developerId: m.developer.id,
+      name: m.developer.name,
+      email: m.developer.email,
+      role: m.role,
+      joinedAt: m.joinedAt,
+    })),
     apps,
-    audit: audit.map((a) => ({ action: a.action, actorName: a.actor_name, target: a.target, createdAt: new Date(a.created_at) })),
+    audit: audit.map((a) => ({
+      action: a.action,
+      actorName: (a.actorDeveloperId && actorName.get(a.actorDeveloperId)) ?? null,
+      target: a.target ?? null,
+      createdAt: a.createdAt,
+    })),
   };
 }
 
 /** A team's apps, newest first (also for the review page: the publisher's other listings). */
 export async function teamApps(em: EntityManager, teamId: string) {
-  const rows = await em.execute<{ id: string; name: string; slug: string; status: string; updated_at: string }[]>(
-    'select id, name, slug, status, updated_at from apps where team_id = ? order by created_at desc limit 200',
-    [teamId],
-  );
-  return rows.map((a) => ({ id: a.id, name: a.name, slug: a.slug, status: a.status, updatedAt: new Date(a.updated_at) }));
+  const apps = await em.find(App, { teamId }, { orderBy: { createdAt: 'desc' }, limit: 200, disableIdentityMap: true });
+  return apps.map((a) => ({ id: a.id, name: a.name, slug: a.slug, status: a.status as string, updatedAt: a.updatedAt }));
 }
 
 export interface ReviewTeam {
@@ -103,17 +139,15 @@ export interface ReviewTeam {
 
 /** For the review page: the team that publishes the app (null for a personal app), its verified domain and its other apps. */
 export async function reviewTeamOf(em: EntityManager, appId: string): Promise<ReviewTeam | null> {
-  const [row] = await em.execute<{ id: string; name: string; verified_domain: string | null; suspended_at: string | null }[]>(
-    'select t.id, t.name, t.verified_domain, t.suspended_at from apps a join teams t on t.id = a.team_id where a.id = ?',
-    [appId],
-  );
-  if (!row) return null;
-  const apps = await teamApps(em, row.id);
+  const app = await em.findOne(App, { id: appId }, { disableIdentityMap: true });
+  const team = app?.teamId ? await em.findOne(Team, { id: app.teamId }, { disableIdentityMap: true }) : null;
+  if (!team) return null;
+  const apps = await teamApps(em, team.id);
   return {
-    id: row.id,
-    name: row.name,
-    verifiedDomain: row.verified_domain,
-    suspended: row.suspended_at !== null,
+    id: team.id,
+    name: team.name,
+    verifiedDomain: team.verifiedDomain ?? null,
+    suspended: team.suspendedAt != null,
     otherApps: apps.filter((app) => app.id !== appId),
   };
 }
