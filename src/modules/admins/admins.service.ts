@@ -1,4 +1,4 @@
-import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, sql, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
 import { ApiError, notFound } from '../../http/problem.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { Admin, ADMIN_ROLES, type AdminRole } from './admin.entity.ts';
@@ -57,26 +57,21 @@ export interface AdminSummary {
 }
 
 export async function listAdmins(em: EntityManager): Promise<AdminSummary[]> {
-  const rows = await em.execute<{ id: string; email: string; role: AdminRole; totp_enrolled: boolean; disabled: boolean; created_at: string }[]>(
-    `select id, email, role, totp_secret is not null as totp_enrolled, disabled_at is not null as disabled, created_at
-     from admins order by lower(email)`,
-  );
-  return rows.map((row) => ({
-    id: row.id,
-    email: row.email,
-    role: row.role,
-    totpEnrolled: row.totp_enrolled,
-    disabled: row.disabled,
-    createdAt: new Date(row.created_at),
+  const admins = await em.find(Admin, {}, { orderBy: { [sql.lower('email')]: 'asc' }, disableIdentityMap: true });
+  return admins.map((admin) => ({
+    id: admin.id,
+    email: admin.email,
+    role: admin.role,
+    totpEnrolled: admin.totpSecret != null,
+    disabled: admin.disabledAt != null,
+    createdAt: admin.createdAt,
   }));
 }
 
 /** Locks every owner row (so two owners acting on each other at once cannot both succeed) and returns the enabled ones. */
 async function lockOwners(tx: EntityManager): Promise<string[]> {
-  const owners = await tx.execute<{ id: string; enabled: boolean }[]>(
-    `select id, disabled_at is null as enabled from admins where role = 'owner' for update`,
-  );
-  return owners.filter((owner) => owner.enabled).map((owner) => owner.id);
+  const owners = await tx.find(Admin, { role: 'owner' }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  return owners.filter((owner) => owner.disabledAt == null).map((owner) => owner.id);
 }
 
 /** Changes an admin's role (sessions follow at once: the role is read on every request). There is always an owner left. */
@@ -118,9 +113,9 @@ export async function resetSecondFactor(em: EntityManager, adminId: string, acto
 
 /** The admin an e-mail address names (any case), for the CLI. */
 export async function adminIdByEmail(em: EntityManager, email: string): Promise<string> {
-  const [row] = await em.execute<{ id: string }[]>('select id from admins where lower(email) = lower(?)', [email.trim()]);
-  if (!row) throw notFound('Admin');
-  return row.id;
+  const admin = await em.findOne(Admin, { [sql.lower('email')]: email.trim().toLowerCase() }, { disableIdentityMap: true });
+  if (!admin) throw notFound('Admin');
+  return admin.id;
 }
 
 /**

@@ -1,4 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { raw, type EntityManager, type SelectQueryBuilder } from '@mikro-orm/postgresql';
+import { App } from '../apps/app.entity.ts';
+import { AppRevision } from '../apps/app-revision.entity.ts';
+import { Developer } from '../developers/developer.entity.ts';
 import { waitingFor, type Waiting } from '../apps/review-targets.ts';
 
 /**
@@ -19,23 +22,24 @@ export interface DashboardFigures {
   activityByDay: { date: string; installs: number; uninstalls: number }[];
 }
 
-const backlog = (row: { count: number; oldest: string | null } | undefined, kind: 'verification' | 'review'): Backlog => ({
+const backlog = (row: { count: number; oldest: string | Date | null } | undefined, kind: 'verification' | 'review'): Backlog => ({
   count: row?.count ?? 0,
   oldest: row?.oldest ? waitingFor(kind, row.oldest) : null,
 });
 
+/** How many rows a query matches and the oldest value of `column` among them. */
+const countAndOldest = async (qb: SelectQueryBuilder<any>, column: string) =>
+  (await qb
+    .select([raw('count(*)::int as count'), raw(`min(${column}) as oldest`)])
+    .execute<{ count: number; oldest: string | Date | null }>('get', false)) ?? undefined;
+
 export async function dashboardFigures(em: EntityManager): Promise<DashboardFigures> {
   const [developers, apps, revisions, approved, activity] = await Promise.all([
-    em.execute<{ count: number; oldest: string | null }[]>(
-      `select count(*)::int as count, min(created_at) as oldest from developers where status = 'PENDING_VERIFICATION'`,
-    ),
-    em.execute<{ count: number; oldest: string | null }[]>(
-      `select count(*)::int as count, min(submitted_at) as oldest from apps where status = 'PENDING'`,
-    ),
-    em.execute<{ count: number; oldest: string | null }[]>(
-      `select count(*)::int as count, min(created_at) as oldest from app_revisions where status = 'PENDING'`,
-    ),
-    em.execute<{ count: number }[]>(`select count(*)::int as count from apps where status = 'APPROVED'`),
+    countAndOldest(em.createQueryBuilder(Developer, 'd').where({ status: 'PENDING_VERIFICATION' }), 'd.created_at'),
+    countAndOldest(em.createQueryBuilder(App, 'a').where({ status: 'PENDING' }), 'a.submitted_at'),
+    countAndOldest(em.createQueryBuilder(AppRevision, 'r').where({ status: 'PENDING' }), 'r.created_at'),
+    em.count(App, { status: 'APPROVED' }),
+    // A calendar of 30 days over the roll-up's day rows (generate_series): batch-shaped, so SQL (D106).
     em.execute<{ date: string; installs: number; uninstalls: number }[]>(
       `select to_char(d.day, 'YYYY-MM-DD') as date, coalesce(s.installs, 0)::int as installs, coalesce(s.uninstalls, 0)::int as uninstalls
        from generate_series((now() at time zone 'utc')::date - 29, (now() at time zone 'utc')::date, interval '1 day') as d(day)
@@ -45,10 +49,10 @@ export async function dashboardFigures(em: EntityManager): Promise<DashboardFigu
     ),
   ]);
   return {
-    developersAwaitingVerification: backlog(developers[0], 'verification'),
-    appsAwaitingReview: backlog(apps[0], 'review'),
-    revisionsAwaitingReview: backlog(revisions[0], 'review'),
-    approvedApps: approved[0]?.count ?? 0,
+    developersAwaitingVerification: backlog(developers, 'verification'),
+    appsAwaitingReview: backlog(apps, 'review'),
+    revisionsAwaitingReview: backlog(revisions, 'review'),
+    approvedApps: approved,
     activityByDay: activity,
   };
 }
