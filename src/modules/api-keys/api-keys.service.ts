@@ -35,10 +35,9 @@ const lockDeveloper = (tx: EntityManager, developerId: string) =>
 
 /** The minting key, read again under the developer lock: revoked or expired since it authenticated is 401. */
 async function assertParentStillValid(tx: EntityManager, parentKeyId: string): Promise<void> {
-  const [parent] = await tx.execute<{ valid: boolean }[]>('select revoked_at is null and expires_at > now() as valid from api_keys where id = ?', [
-    parentKeyId,
-  ]);
-  if (!parent?.valid) throw new ApiError(401, 'UNAUTHENTICATED', 'The API key is invalid, expired or revoked');
+  const parent = await tx.findOne(ApiKey, { id: parentKeyId }, { disableIdentityMap: true });
+  if (!parent || parent.revokedAt || parent.expiresAt <= new Date())
+    throw new ApiError(401, 'UNAUTHENTICATED', 'The API key is invalid, expired or revoked');
 }
 
 /**
@@ -112,6 +111,7 @@ export async function revokeApiKey(em: EntityManager, principal: DeveloperPrinci
     const key = await tx.findOne(ApiKey, { id: keyId, developer: principal.developerId });
     if (!key) throw notFound('API key');
     if (principal.via === 'apiKey' && key.id !== principal.key.id) {
+      // A recursive walk up the key's lineage (raw SQL, D106: no entity form for WITH RECURSIVE).
       const [lineage] = await tx.execute<{ found: boolean }[]>(
         `with recursive ancestors as (
            select id, parent_key_id from api_keys where id = ?
@@ -123,6 +123,7 @@ export async function revokeApiKey(em: EntityManager, principal: DeveloperPrinci
       );
       if (!lineage?.found) throw notFound('API key');
     }
+    // Batch work (raw SQL, D106): the key and every key minted from it, revoked in one statement.
     await tx.execute(
       `with recursive lineage as (
          select id from api_keys where id = ?

@@ -9,6 +9,7 @@ import { assertSubmittable } from './completeness.ts';
 import { withDeclaredPermissions } from './disclosure.ts';
 import type { PlatformScope } from '../../config.ts';
 import { App } from './app.entity.ts';
+import { TeamMember } from '../teams/team.entity.ts';
 import { applyAppChanges, assertListingUrls, normaliseScreenshots } from './app-changes.ts';
 import { authorizeApp, authorizeTeam, lockAppFor, type Caller } from '../teams/access.ts';
 import { recordTeamAudit } from '../teams/team-audit.ts';
@@ -52,6 +53,7 @@ export async function createApp(
     else if (caller.keyTeamId !== null) throw notFound('Team');
     // The developer row lock serialises this developer's creations, so the cap holds under concurrency
     // (NO KEY UPDATE: rows that merely reference the developer are not held up).
+    // A lock (raw SQL, D106): FOR NO KEY UPDATE has no entity form.
     await tx.execute('select 1 from developers where id = ? for no key update', [caller.developerId]);
     if ((await tx.count(App, { developer: caller.developerId })) >= maxApps) {
       throw new ApiError(409, 'LIMIT_EXCEEDED', `At most ${maxApps} apps per developer; delete one first`);
@@ -110,11 +112,8 @@ export async function listOwnApps(em: EntityManager, caller: Caller, query: Page
 
 /** The teams a developer acts for: their memberships, less suspended teams. */
 async function actingTeamIds(em: EntityManager, developerId: string): Promise<string[]> {
-  const rows = await em.execute<{ team_id: string }[]>(
-    'select m.team_id from team_members m join teams t on t.id = m.team_id where m.developer_id = ? and t.suspended_at is null',
-    [developerId],
-  );
-  return rows.map((row) => row.team_id);
+  const memberships = await em.find(TeamMember, { developer: developerId, team: { suspendedAt: null } }, { disableIdentityMap: true });
+  return memberships.map((membership) => membership.team.id);
 }
 
 export async function getOwnApp(em: EntityManager, caller: Caller, appId: string): Promise<OwnerAppView> {

@@ -1,4 +1,4 @@
-import { LockMode, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, sql, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
 import { ApiError, notFound, validationFailed } from '../../http/problem.ts';
 import type { DeveloperPrincipal } from '../identity/auth.ts';
 import { recordAudit, type Actor } from '../audit/audit.service.ts';
@@ -29,8 +29,8 @@ export function toProfile(developer: Developer): DeveloperProfile {
 const developerExists = () => new ApiError(409, 'DEVELOPER_EXISTS', 'A developer with this platform account or e-mail address already exists');
 
 export async function findDeveloperIdByPlatformUser(em: EntityManager, platformUserId: string): Promise<string | null> {
-  const rows = await em.execute<{ id: string }[]>('select id from developers where platform_user_id = ?', [platformUserId]);
-  return rows[0]?.id ?? null;
+  const developer = await em.findOne(Developer, { platformUserId }, { fields: ['id'], disableIdentityMap: true });
+  return developer?.id ?? null;
 }
 
 export async function getDeveloper(em: EntityManager, id: string): Promise<Developer> {
@@ -50,7 +50,7 @@ async function flushUnique(em: EntityManager): Promise<void> {
 }
 
 async function emailTaken(em: EntityManager, email: string, exceptId?: string): Promise<boolean> {
-  const rows = await em.execute<{ id: string }[]>('select id from developers where lower(email) = lower(?)', [email]);
+  const rows = await em.find(Developer, { [sql.lower('email')]: email.toLowerCase() }, { fields: ['id'], disableIdentityMap: true });
   return rows.some((row) => row.id !== exceptId);
 }
 

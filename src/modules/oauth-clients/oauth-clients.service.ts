@@ -55,11 +55,7 @@ export async function registerOAuthClient(
 
 /** An app may name only a client registered to its own developer. */
 export async function assertClientBelongsTo(em: EntityManager, clientId: string, developerId: string): Promise<void> {
-  const rows = await em.execute<{ client_id: string }[]>('select client_id from oauth_clients where client_id = ? and developer_id = ?', [
-    clientId,
-    developerId,
-  ]);
-  if (rows.length === 0) {
+  if ((await em.count(OAuthClient, { clientId, developer: developerId })) === 0) {
     throw new ApiError(400, 'UNKNOWN_OAUTH_CLIENT', 'oauthClientId does not name an OAuth client registered to you', [
       { path: 'oauthClientId', message: 'no such OAuth client is registered to you; ask support to register it' },
     ]);

@@ -1,9 +1,10 @@
-import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
 import { containsPattern, isUuid, listPageOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
 import { App } from '../apps/app.entity.ts';
-import { Developer } from '../developers/developer.entity.ts';
 import { Team, TeamAuditEntry, TeamMember } from './team.entity.ts';
+import { actorNamesOf } from './team-audit.ts';
+import { teamCounts } from './team-counts.ts';
 import type { TeamAction } from './team-admin.service.ts';
 
 /** Teams as administrators look them up: a searchable list, and one team with its members, apps and audit. */
@@ -31,29 +32,6 @@ const toSummary = (team: Team, counts: { members: number; apps: number }): TeamS
   actions: [team.suspendedAt == null ? 'suspend' : 'reinstate'],
 });
 
-/** Members and apps per team, by id (two grouped counts for a page). */
-async function countsOf(em: EntityManager, ids: string[]): Promise<Map<string, { members: number; apps: number }>> {
-  const counts = new Map(ids.map((id) => [id, { members: 0, apps: 0 }]));
-  if (ids.length === 0) return counts;
-  const [members, apps] = await Promise.all([
-    em
-      .createQueryBuilder(TeamMember, 'm')
-      .select([raw('m.team_id as team_id'), raw('count(*)::int as n')])
-      .where({ team: { $in: ids } })
-      .groupBy('m.team')
-      .execute<{ team_id: string; n: number }[]>('all', false),
-    em
-      .createQueryBuilder(App, 'a')
-      .select([raw('a.team_id as team_id'), raw('count(*)::int as n')])
-      .where({ teamId: { $in: ids } })
-      .groupBy('a.teamId')
-      .execute<{ team_id: string; n: number }[]>('all', false),
-  ]);
-  for (const row of members) counts.get(row.team_id)!.members = row.n;
-  for (const row of apps) counts.get(row.team_id)!.apps = row.n;
-  return counts;
-}
-
 export async function listTeamsForAdmin(em: EntityManager, filter: ListQuery): Promise<ListPage<TeamSummary>> {
   const pattern = filter.q && containsPattern(filter.q);
   const where: FilterQuery<Team> = pattern
@@ -71,7 +49,7 @@ export async function listTeamsForAdmin(em: EntityManager, filter: ListQuery): P
     offset: filter.offset,
     disableIdentityMap: true,
   });
-  const counts = await countsOf(
+  const counts = await teamCounts(
     em,
     teams.map((team) => team.id),
   );
@@ -85,7 +63,7 @@ export async function listTeamsForAdmin(em: EntityManager, filter: ListQuery): P
 export async function teamSummary(em: EntityManager, id: string): Promise<TeamSummary> {
   const team = await em.findOne(Team, { id }, { disableIdentityMap: true });
   if (!team) throw notFound('Team');
-  return toSummary(team, (await countsOf(em, [id])).get(id)!);
+  return toSummary(team, (await teamCounts(em, [id])).get(id)!);
 }
 
 export interface TeamDossier extends TeamSummary {
@@ -101,9 +79,7 @@ export async function teamDossier(em: EntityManager, id: string): Promise<TeamDo
     teamApps(em, id),
     em.find(TeamAuditEntry, { teamId: id }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 100, disableIdentityMap: true }),
   ]);
-  const actorIds = [...new Set(audit.flatMap((a) => (a.actorDeveloperId ? [a.actorDeveloperId] : [])))];
-  const actors = actorIds.length ? await em.find(Developer, { id: { $in: actorIds } }, { disableIdentityMap: true }) : [];
-  const actorName = new Map(actors.map((d) => [d.id, d.name]));
+  const actorName = await actorNamesOf(em, audit);
   return {
     ...summary,
     members: members.map((m) => ({

@@ -1,9 +1,10 @@
-import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { ApiError, notFound } from '../../http/problem.ts';
 import { Developer } from '../developers/developer.entity.ts';
 import { assertVerified } from '../developers/verification.ts';
 import { authorizeTeam, type Caller } from './access.ts';
 import { recordTeamAudit } from './team-audit.ts';
+import { teamCounts } from './team-counts.ts';
 import { Team, TeamMember, type TeamRole } from './team.entity.ts';
 import type { CreateTeamInput, TeamView, UpdateTeamInput } from './teams.model.ts';
 
@@ -11,40 +12,36 @@ import type { CreateTeamInput, TeamView, UpdateTeamInput } from './teams.model.t
 export const MAX_TEAMS_PER_DEVELOPER = 50;
 export const MAX_MEMBERS_PER_TEAM = 100;
 
-interface TeamRow {
-  id: string;
-  name: string;
-  website_url: string | null;
-  verified_domain: string | null;
-  role: TeamRole;
-  member_count: number;
-  app_count: number;
-  created_at: string;
-  updated_at: string;
-}
-
-const toTeamView = (row: TeamRow): TeamView => ({
-  id: row.id,
-  name: row.name,
-  websiteUrl: row.website_url,
-  role: row.role,
-  memberCount: row.member_count,
-  appCount: row.app_count,
-  verifiedDomain: row.verified_domain,
-  createdAt: new Date(row.created_at).toISOString(),
-  updatedAt: new Date(row.updated_at).toISOString(),
+const toTeamView = (team: Team, role: TeamRole, counts: { members: number; apps: number }): TeamView => ({
+  id: team.id,
+  name: team.name,
+  websiteUrl: team.websiteUrl ?? null,
+  role,
+  memberCount: counts.members,
+  appCount: counts.apps,
+  verifiedDomain: team.verifiedDomain ?? null,
+  createdAt: team.createdAt.toISOString(),
+  updatedAt: team.updatedAt.toISOString(),
 });
 
-// Raw SQL: the counts of every listed team in one statement.
-const TEAM_ROWS = `select t.id, t.name, t.website_url, t.verified_domain, m.role, t.created_at, t.updated_at,
-    (select count(*)::int from team_members x where x.team_id = t.id) as member_count,
-    (select count(*)::int from apps a where a.team_id = t.id) as app_count
-  from team_members m join teams t on t.id = m.team_id`;
+/** The teams these memberships name, as their member sees them, oldest first; read afresh (a change may just have been written). */
+async function teamViews(em: EntityManager, where: FilterQuery<TeamMember>): Promise<TeamView[]> {
+  const memberships = await em.find(TeamMember, where, {
+    populate: ['team'],
+    orderBy: { team: { createdAt: 'asc', id: 'asc' } },
+    disableIdentityMap: true,
+  });
+  const counts = await teamCounts(
+    em,
+    memberships.map((membership) => membership.team.id),
+  );
+  return memberships.map((membership) => toTeamView(membership.team, membership.role, counts.get(membership.team.id)!));
+}
 
 export async function teamViewFor(em: EntityManager, developerId: string, teamId: string): Promise<TeamView> {
-  const [row] = await em.execute<TeamRow[]>(`${TEAM_ROWS} where m.developer_id = ? and t.id = ?`, [developerId, teamId]);
-  if (!row) throw notFound('Team');
-  return toTeamView(row);
+  const [view] = await teamViews(em, { developer: developerId, team: teamId });
+  if (!view) throw notFound('Team');
+  return view;
 }
 
 /** A developer may belong to at most 50 teams: checked under their row lock, so concurrent joins cannot pass it together. */
@@ -77,11 +74,7 @@ export async function createTeam(em: EntityManager, caller: Caller, input: Creat
 }
 
 export async function listTeams(em: EntityManager, caller: Caller): Promise<TeamView[]> {
-  const rows = await em.execute<TeamRow[]>(
-    `${TEAM_ROWS} where m.developer_id = ?${caller.keyTeamId ? ' and t.id = ?' : ''} order by t.created_at, t.id`,
-    caller.keyTeamId ? [caller.developerId, caller.keyTeamId] : [caller.developerId],
-  );
-  return rows.map(toTeamView);
+  return teamViews(em, { developer: caller.developerId, ...(caller.keyTeamId && { team: caller.keyTeamId }) });
 }
 
 export async function getTeam(em: EntityManager, caller: Caller, teamId: string): Promise<TeamView> {
