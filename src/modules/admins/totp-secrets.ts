@@ -26,6 +26,7 @@ export async function resealTotpSecrets(em: EntityManager, keys: EncryptionKey[]
   if (!keys[0]) throw new Error('No encryption key configured');
   const pattern = currentKeyPattern(keys);
   const again = (stored: string, adminId: string) => sealTotpSecret(keys, openTotpSecret(keys, stored, adminId), adminId);
+  // Batch work (raw SQL, D106): a scan for secrets sealed under an old key, each resealed under its row lock.
   const stale = await em.execute<{ id: string }[]>('select id from admins where totp_secret is not null and totp_secret not like ?', [pattern]);
   for (const { id } of stale) {
     await em.transactional(async (tx) => {

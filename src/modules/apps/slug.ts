@@ -44,6 +44,7 @@ export async function reserveSlug(em: EntityManager, name: string, appId: string
     const candidates = Array.from({ length: CANDIDATES_PER_QUERY }, (_, i) => candidate(base, first + i)).filter(
       (slug) => !RESERVED_SLUGS.includes(slug),
     );
+    // Atomic reservation (raw SQL, D106): candidates read, then claimed with insert-or-nothing below.
     const taken = await em.execute<{ slug: string; app_id: string | null }[]>(
       `select slug, app_id from app_slugs where slug in (${candidates.map(() => '?').join(', ')})`,
       candidates,
@@ -64,6 +65,7 @@ export async function reserveSlug(em: EntityManager, name: string, appId: string
 
 /** Links a slug reserved before its app row existed to that app. */
 export async function attachSlug(em: EntityManager, slug: string, appId: string): Promise<void> {
+  // Part of the reservation protocol (raw SQL, D106): app_slugs is written only here.
   await em.execute('update app_slugs set app_id = ? where slug = ?', [appId, slug]);
 }
 

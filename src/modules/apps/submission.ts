@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FieldError } from '../../http/problem.ts';
-import type { DeveloperStatus } from '../developers/developer.entity.ts';
+import { Developer, type DeveloperStatus } from '../developers/developer.entity.ts';
 import { assertVerified } from '../developers/verification.ts';
 import { APP_TRANSITIONS, nextStatus, type AppAction } from './app-state.ts';
 import type { AppStatus } from './app.entity.ts';
@@ -21,8 +21,8 @@ import { emitAppEvent } from '../webhooks/webhook-events.ts';
 const developerActor = (developerId: string) => `developer:${developerId}`;
 
 async function developerStatus(em: EntityManager, developerId: string): Promise<DeveloperStatus | undefined> {
-  const rows = await em.execute<{ status: DeveloperStatus }[]>('select status from developers where id = ?', [developerId]);
-  return rows[0]?.status;
+  const developer = await em.findOne(Developer, { id: developerId }, { fields: ['status'], disableIdentityMap: true });
+  return developer?.status;
 }
 
 /**

@@ -36,8 +36,8 @@ function normaliseDomain(domain: string, policy: DomainPolicy): string {
 const urlOf = (domain: string, policy: DomainPolicy) => `${policy.allowPrivate ? 'http' : 'https'}://${domain}${WELL_KNOWN_PATH}`;
 
 async function assertNotTaken(em: EntityManager, teamId: string, domain: string): Promise<void> {
-  const [other] = await em.execute('select 1 from teams where verified_domain = ? and id <> ?', [domain, teamId]);
-  if (other) throw new ApiError(409, 'DOMAIN_TAKEN', `${domain} is verified by another team`);
+  if ((await em.count(Team, { verifiedDomain: domain, id: { $ne: teamId } })) > 0)
+    throw new ApiError(409, 'DOMAIN_TAKEN', `${domain} is verified by another team`);
 }
 
 /** Starts (or restarts) a claim: a fresh token to serve. Owners only. */

@@ -227,6 +227,7 @@ export async function removeMember(em: EntityManager, caller: Caller, teamId: st
     const member = await lockedMember(tx, teamId, developerId);
     await assertAnotherOwner(tx, teamId, member, leaving ? 'leave' : 'be removed');
     await tx.nativeDelete(TeamMember, { team: teamId, developer: developerId });
+    // Batch work (raw SQL, D106): every team key of the leaving member revoked in one statement.
     await tx.execute('update api_keys set revoked_at = now() where team_id = ? and developer_id = ? and revoked_at is null', [teamId, developerId]);
     recordTeamAudit(tx, {
       teamId,

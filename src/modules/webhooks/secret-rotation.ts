@@ -12,6 +12,7 @@ import { resealSecret } from './webhook-secrets.ts';
 export async function resealWebhookSecrets(em: EntityManager, keys: EncryptionKey[]): Promise<{ resealed: number; current: number }> {
   if (!keys[0]) throw new Error('No encryption key configured');
   const prefix = currentKeyPattern(keys);
+  // Batch work (raw SQL, D106): a scan for secrets sealed under an old key, each resealed under its row lock.
   const stale = await em.execute<{ id: string }[]>(
     `select id from webhook_endpoints
      where secret_sealed not like ? or (previous_secret_sealed is not null and previous_secret_sealed not like ?)`,
