@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { consoleMirrorPath, mirrorUrl, parseAssetFile } from '../assets/asset-files.ts';
 import type { OwnerAppView } from './apps.model.ts';
 import { listedAssets, type ListedAsset, type ListingImages } from './listed-assets.ts';
+// Raw SQL here is batch work (D106): an approved listing's published images replaced set-wise.
 
 /**
  * What the public sees of a listing's images is fixed when an app or a revision is approved:

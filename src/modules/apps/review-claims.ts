@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+// Raw SQL here is atomic claims and leases (D106): a reviewer's claim is taken, renewed or released in one statement.
 
 /**
  * Who is reviewing what, so two reviewers do not decide the same item at once. Claims are

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OWNER_JOINS, VISIBLE } from '../catalogue/catalogue-rows.ts';
 import { MIRRORED_FORMATS, type MirroredFormat } from './asset-files.ts';
+// Raw SQL here is an atomic insert-or-nothing of a content-addressed copy, and the hot read that serves it (D106).
 
 /**
  * The default store: bytes in PostgreSQL, so every process serves them and backups hold them.

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeNamed } from '../../lib/named-sql.ts';
+// Raw SQL here is atomic (D106): an install or reinstall decided and written in one statement, racing ones retried.
 
 /**
  * What an installer did after installing: uninstalls and reinstalls, appended to `install_events`

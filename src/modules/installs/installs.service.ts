@@ -6,6 +6,7 @@ import type { InstallResult } from './installs.model.ts';
 import { executeNamed as execute } from '../../lib/named-sql.ts';
 import { Install } from './install.entity.ts';
 import { reinstall } from './install-acts.ts';
+// Raw SQL here is atomic (D106): installs are counted against their budgets under advisory locks, many in one statement.
 
 /**
  * Who installed, from the strongest evidence there is: the platform user (with their token),

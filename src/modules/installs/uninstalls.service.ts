@@ -6,6 +6,7 @@ import { findPublicAppId } from '../catalogue/catalogue.service.ts';
 import { uninstall } from './install-acts.ts';
 import { INSTALLATION_IDS_COUNTED_PER_NETWORK_PER_DAY, installerKey, type Installer } from './installs.service.ts';
 import type { UninstallResult } from './installs.model.ts';
+// Raw SQL here is a lock (D106): the uninstall budget's advisory lock has no entity form.
 
 /** Only an installer with a lasting identity can uninstall: a network's install is a per-day count, not an installation. */
 export type Uninstaller = Exclude<Installer, { kind: 'network' }>;

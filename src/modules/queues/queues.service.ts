@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError, notFound } from '../../http/problem.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { recordAudit, type Actor } from '../audit/audit.service.ts';
+// Raw SQL here reads pg-boss's own tables (D106), which the service does not own and maps no entity to.
 
 /**
  * Queue health as administrators see it, read from pg-boss's own tables: how many jobs wait, run

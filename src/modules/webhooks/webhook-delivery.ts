@@ -7,6 +7,7 @@ import { notifyWebhookDisabled } from '../notifications/notifications.service.ts
 import { MAX_ATTEMPTS, retryDelaySeconds } from './retry-schedule.ts';
 import { enqueueDelivery } from './webhook-events.ts';
 import { signedHeaders } from './webhook-secrets.ts';
+// Raw SQL here is atomic claims and leases (D106): an attempt claims its delivery, and settles it only while it still owns it.
 
 /**
  * One attempt at one delivery. The attempt is claimed first (an UPDATE that only one worker can

@@ -5,6 +5,7 @@ import { ApiKey } from '../api-keys/api-key.entity.ts';
 import { toApiKeyView } from '../api-keys/api-keys.service.ts';
 import { toOwnerView } from '../apps/owner-views.ts';
 import type { WebhookEventType } from './webhooks.model.ts';
+// Raw SQL here is batch work and an atomic insert (D106): one event stored once (dedupe key), fanned out to every endpoint in one statement.
 
 /**
  * Emitting an event: called inside the transaction of the change that causes it, so a committed
