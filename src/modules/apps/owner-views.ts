@@ -8,6 +8,9 @@ import { listedAssets, proposedAssets, sameAsset, type ListedAsset } from './lis
 import { addedPermissions } from './disclosure.ts';
 import type { Permission } from './app.entity.ts';
 import { medianDecisionMs, queueEntriesOf, standingOf, type QueueEntry } from './review-queue.ts';
+import { AppRevision } from './app-revision.entity.ts';
+import { AppStats as AppStatsRow } from '../stats/app-stats.entity.ts';
+import { Team } from '../teams/team.entity.ts';
 
 /** What the owning developer (and admins) see of apps: the entity plus stats, asset checks and any pending revision. */
 interface AssetCheckRow {
@@ -22,15 +25,6 @@ interface AssetCheckRow {
   sha256: string | null;
   extension: string | null;
   checked_at: Date;
-}
-
-interface PendingRevisionRow {
-  id: string;
-  app_id: string;
-  version: number;
-  changes: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
 }
 
 const inList = (values: readonly unknown[]) => values.map(() => '?').join(', ');
@@ -59,24 +53,21 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
   if (apps.length === 0) return [];
   const ids = apps.map((app) => app.id);
   const teamIds = [...new Set(apps.flatMap((app) => (app.teamId ? [app.teamId] : [])))];
+  // Read past the identity map: a caller may just have written these rows in its transaction.
+  const fresh = { disableIdentityMap: true } as const;
   const [stats, checks, revisions, teams] = await Promise.all([
-    em.execute<{ app_id: string; install_count: number; active_installs: number; review_count: number; average_rating: string }[]>(
-      `select app_id, install_count, active_installs, review_count, average_rating from app_stats where app_id in (${inList(ids)})`,
-      ids,
-    ),
+    em.find(AppStatsRow, { appId: { $in: ids } }, fresh),
+    // No entity maps asset checks yet: a cold read joined to the stored copies, still to be converted (D106).
     em.execute<AssetCheckRow[]>(
       `select c.app_id, c.field, c.url, c.ok, c.format, c.width, c.height, c.problems, c.sha256, s.extension, c.checked_at
        from asset_checks c left join assets s on s.sha256 = c.sha256
        where c.app_id in (${inList(ids)}) order by c.field`,
       ids,
     ),
-    em.execute<PendingRevisionRow[]>(
-      `select id, app_id, changes, version, created_at, updated_at from app_revisions where status = 'PENDING' and app_id in (${inList(ids)})`,
-      ids,
-    ),
-    teamIds.length > 0 ? em.execute<{ id: string; name: string }[]>(`select id, name from teams where id in (${inList(teamIds)})`, teamIds) : [],
+    em.find(AppRevision, { appId: { $in: ids }, status: 'PENDING' }, fresh),
+    teamIds.length > 0 ? em.find(Team, { id: { $in: teamIds } }, fresh) : [],
   ]);
-  const queued = apps.filter((app) => app.status === 'PENDING' || revisions.some((row) => row.app_id === app.id));
+  const queued = apps.filter((app) => app.status === 'PENDING' || revisions.some((row) => row.appId === app.id));
   const entries = await queueEntriesOf(
     em,
     queued.map((app) => app.id),
@@ -87,17 +78,17 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
     return entry ? standingOf(entry, median) : null;
   };
   return apps.map((app) => {
-    const stat = stats.find((row) => row.app_id === app.id);
+    const stat = stats.find((row) => row.appId === app.id);
     const appStats: AppStats = stat
       ? {
-          installCount: stat.install_count,
-          activeInstalls: stat.active_installs,
-          reviewCount: stat.review_count,
-          averageRating: Number(stat.average_rating),
+          installCount: stat.installCount,
+          activeInstalls: stat.activeInstalls,
+          reviewCount: stat.reviewCount,
+          averageRating: Number(stat.averageRating),
         }
       : NO_STATS;
     const appChecks = checks.filter((row) => row.app_id === app.id);
-    const revision = revisions.find((row) => row.app_id === app.id);
+    const revision = revisions.find((row) => row.appId === app.id);
     const pendingRevision = revision
       ? {
           id: revision.id,
@@ -111,15 +102,15 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
             queuePosition: entries.length + 1,
             expectedDecisionBy: new Date(Date.now() + median).toISOString(),
           },
-          createdAt: new Date(revision.created_at).toISOString(),
-          updatedAt: new Date(revision.updated_at).toISOString(),
+          createdAt: revision.createdAt.toISOString(),
+          updatedAt: revision.updatedAt.toISOString(),
         }
       : null;
     return toOwnerAppView(app, appStats, {
       assetChecks: checksOf(appChecks, listedAssets(app)),
       pendingRevision,
       review: app.status === 'PENDING' ? standing('app', app.id) : null,
-      team: teams.find((team) => team.id === app.teamId) ?? null,
+      team: teams.map((team) => ({ id: team.id, name: team.name })).find((team) => team.id === app.teamId) ?? null,
     });
   });
 }
