@@ -7,7 +7,7 @@ import { App, type AppStatus, type Category } from './app.entity.ts';
 import { AppRevision } from './app-revision.entity.ts';
 import { AppTransition } from './app-transition.entity.ts';
 import { AppStats } from '../stats/app-stats.entity.ts';
-import { Admin } from '../admins/admin.entity.ts';
+import { adminEmailsOf } from '../audit/audit-log.ts';
 import { OAuthClient } from '../oauth-clients/oauth-client.entity.ts';
 import { adminActionsFrom, FEATURABLE_STATUSES, type AppAction } from './app-state.ts';
 import type { OwnerAppView, UpdateAppInput } from './apps.model.ts';
@@ -175,14 +175,6 @@ export function revisionDiff(live: Listing, changes: UpdateAppInput): FieldChang
   );
 }
 
-/** The e-mail of each admin who acted in this history, by actor (`admin:<id>`). */
-async function adminEmailsOf(em: EntityManager, history: AppTransition[]): Promise<Map<string, string>> {
-  const ids = [...new Set(history.map((entry) => /^admin:(.+)$/.exec(entry.actor)?.[1]).filter((id): id is string => !!id && isUuid(id)))];
-  if (ids.length === 0) return new Map();
-  const admins = await em.find(Admin, { id: { $in: ids } }, { fields: ['email'], disableIdentityMap: true });
-  return new Map(admins.map((admin) => [`admin:${admin.id}`, admin.email]));
-}
-
 export async function appDossier(em: EntityManager, id: string): Promise<AppDossier> {
   const app = await em.findOne(App, { id }, { populate: ['developer'] });
   if (!app) throw notFound('App');
@@ -196,7 +188,10 @@ export async function appDossier(em: EntityManager, id: string): Promise<AppDoss
   const live = listingOf(app);
   const lastRejection = history.find((entry) => entry.action === 'reject');
   const developer = app.developer;
-  const adminEmails = await adminEmailsOf(em, history);
+  const adminEmails = await adminEmailsOf(
+    em,
+    history.map((entry) => entry.actor),
+  );
   return {
     app: view,
     images: imagesForReview(view),

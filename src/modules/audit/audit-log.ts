@@ -1,5 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
+import { raw, sql, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
+import { containsPattern, isUuid, listPageOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
+import { Admin } from '../admins/admin.entity.ts';
+import { AuditEntry } from './audit-entry.entity.ts';
 
 /**
  * The audit log as the console reads it, newest first, filtered by who, what and on which
@@ -33,6 +35,7 @@ export interface AuditFilter extends ListQuery {
  * (a loose index scan) instead of reading every entry: the log only grows.
  */
 async function distinctValues(em: EntityManager, column: 'action' | 'subject_type'): Promise<string[]> {
+  // A recursive index walk (raw SQL, D106): WITH RECURSIVE has no entity form.
   const rows = await em.execute<{ value: string }[]>(
     `with recursive walk(value) as (
        (select ${column} from audit_log order by ${column} limit 1)
@@ -43,56 +46,65 @@ async function distinctValues(em: EntityManager, column: 'action' | 'subject_typ
   return rows.map((row) => row.value);
 }
 
-interface Row {
-  id: string;
-  actor: string;
-  email: string | null;
-  actor_role: string | null;
-  action: string;
-  subject_type: string;
-  subject_id: string;
-  reason: string | null;
-  before: unknown;
-  after: unknown;
-  created_at: string;
+/** The e-mail of each admin among these actors (`admin:<id>`), by actor; other actors are absent. */
+export async function adminEmailsOf(em: EntityManager, actors: string[]): Promise<Map<string, string>> {
+  const ids = [...new Set(actors.map((actor) => /^admin:(.+)$/.exec(actor)?.[1]).filter((id): id is string => !!id && isUuid(id)))];
+  if (ids.length === 0) return new Map();
+  const admins = await em.find(Admin, { id: { $in: ids } }, { fields: ['email'], disableIdentityMap: true });
+  return new Map(admins.map((admin) => [`admin:${admin.id}`, admin.email]));
 }
 
-const toRow = (row: Row): AuditRow => ({
-  id: row.id,
-  actor: row.actor,
-  actorEmail: row.email,
-  role: row.actor_role,
-  action: row.action,
-  subjectType: row.subject_type,
-  subjectId: row.subject_id,
-  reason: row.reason,
-  before: row.before,
-  after: row.after,
-  at: new Date(row.created_at),
-});
+/** Who `actor` names in the filter: that actor as recorded, or the admin with that e-mail address. */
+async function actorFilter(em: EntityManager, actor: string): Promise<FilterQuery<AuditEntry>> {
+  const admins = await em.find(Admin, { [sql.lower('email')]: actor.toLowerCase() }, { fields: ['id'], disableIdentityMap: true });
+  return { actor: { $in: [actor, ...admins.map((admin) => `admin:${admin.id}`)] } };
+}
 
 export async function listAudit(em: EntityManager, filter: AuditFilter): Promise<ListPage<AuditRow> & { actions: string[]; subjectTypes: string[] }> {
   const pattern = filter.q && containsPattern(filter.q);
-  const where = whereOf([
-    filter.action && ['l.action = ?', filter.action],
-    filter.subjectType && ['l.subject_type = ?', filter.subjectType],
-    filter.actor && ['l.actor = ? or lower(a.email) = lower(?)', filter.actor, filter.actor],
-    pattern && ['l.subject_id = ? or l.reason ilike ? or l.before::text ilike ? or l.after::text ilike ?', filter.q, pattern, pattern, pattern],
-  ]);
-  const [page, actions, subjectTypes] = await Promise.all([
-    pageOfRows(
-      em,
-      {
-        select: 'l.id, l.actor, a.email, l.actor_role, l.action, l.subject_type, l.subject_id, l.reason, l.before, l.after, l.created_at',
-        from: `audit_log l left join admins a on l.actor = 'admin:' || a.id::text`,
-        where,
-        orderBy: 'l.created_at desc, l.id desc',
-      },
-      filter,
-      toRow,
-    ),
+  const where: FilterQuery<AuditEntry> = {
+    $and: [
+      filter.action ? { action: filter.action } : {},
+      filter.subjectType ? { subjectType: filter.subjectType } : {},
+      filter.actor ? await actorFilter(em, filter.actor) : {},
+      pattern
+        ? {
+            $or: [
+              { subjectId: filter.q! },
+              { reason: { $ilike: pattern } },
+              { [raw((l) => `${l}.before::text`)]: { $ilike: pattern } },
+              { [raw((l) => `${l}.after::text`)]: { $ilike: pattern } },
+            ],
+          }
+        : {},
+    ],
+  };
+  const [[entries, total], actions, subjectTypes] = await Promise.all([
+    em.findAndCount(AuditEntry, where, {
+      orderBy: { createdAt: 'desc', id: 'desc' },
+      limit: filter.limit,
+      offset: filter.offset,
+      disableIdentityMap: true,
+    }),
     distinctValues(em, 'action'),
     distinctValues(em, 'subject_type'),
   ]);
-  return { ...page, actions, subjectTypes };
+  const emails = await adminEmailsOf(
+    em,
+    entries.map((entry) => entry.actor),
+  );
+  const data = entries.map((entry) => ({
+    id: entry.id,
+    actor: entry.actor,
+    actorEmail: emails.get(entry.actor) ?? null,
+    role: entry.actorRole ?? null,
+    action: entry.action,
+    subjectType: entry.subjectType,
+    subjectId: entry.subjectId,
+    reason: entry.reason ?? null,
+    before: entry.before ?? null,
+    after: entry.after ?? null,
+    at: entry.createdAt,
+  }));
+  return { ...listPageOf(data, total, filter), actions, subjectTypes };
 }
