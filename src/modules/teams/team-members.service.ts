@@ -1,4 +1,4 @@
-import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, sql, type EntityManager } from '@mikro-orm/postgresql';
 import { ApiError, notFound } from '../../http/problem.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { Developer } from '../developers/developer.entity.ts';
@@ -44,10 +44,7 @@ export async function inviteMember(
 ): Promise<InvitationView> {
   return em.transactional(async (tx) => {
     const { teamName } = await authorizeTeam(tx, caller, teamId, 'manage', { lock: true });
-    const [member] = await tx.execute(
-      'select 1 from team_members m join developers d on d.id = m.developer_id where m.team_id = ? and lower(d.email) = ?',
-      [teamId, lowerEmail(input.email)],
-    );
+    const member = await tx.count(TeamMember, { team: teamId, developer: { [sql.lower('email')]: lowerEmail(input.email) } });
     if (member) throw new ApiError(409, 'ALREADY_MEMBER', 'A member of this team already has that e-mail address');
     await assertMemberRoom(tx, teamId);
     // A new invitation to the same address replaces the pending one (its role, its expiry).
@@ -160,38 +157,39 @@ export async function declineInvitation(em: EntityManager, caller: Caller, invit
   });
 }
 
-interface MemberRow {
-  developer_id: string;
+interface Member {
+  developerId: string;
   name: string;
   email: string;
   role: TeamRole;
-  joined_at: string;
+  joinedAt: Date;
 }
 
-const MEMBER_ROWS = `select m.developer_id, d.name, d.email, m.role, m.joined_at
-  from team_members m join developers d on d.id = m.developer_id where m.team_id = ?`;
+/** A team's members (or the one developer among them) with their developers, read afresh, oldest member first. */
+async function membersOf(em: EntityManager, teamId: string, developerId?: string): Promise<Member[]> {
+  const members = await em.find(TeamMember, developerId ? { team: teamId, developer: developerId } : { team: teamId }, {
+    populate: ['developer'],
+    orderBy: { joinedAt: 'asc', id: 'asc' },
+    disableIdentityMap: true,
+  });
+  return members.map((m) => ({ developerId: m.developer.id, name: m.developer.name, email: m.developer.email, role: m.role, joinedAt: m.joinedAt }));
+}
 
-const toMemberView = (row: MemberRow): MemberView => ({
-  developerId: row.developer_id,
-  name: row.name,
-  email: row.email,
-  role: row.role,
-  joinedAt: new Date(row.joined_at).toISOString(),
-});
+const toMemberView = (member: Member): MemberView => ({ ...member, joinedAt: member.joinedAt.toISOString() });
 
 export async function listMembers(em: EntityManager, caller: Caller, teamId: string): Promise<MemberView[]> {
   await authorizeTeam(em, caller, teamId, 'read');
-  const rows = await em.execute<MemberRow[]>(`${MEMBER_ROWS} order by m.joined_at, m.id`, [teamId]);
-  return rows.map(toMemberView);
+  return (await membersOf(em, teamId)).map(toMemberView);
 }
 
-async function lockedMember(tx: EntityManager, teamId: string, developerId: string): Promise<MemberRow> {
-  const [row] = await tx.execute<MemberRow[]>(`${MEMBER_ROWS} and m.developer_id = ?`, [teamId, developerId]);
-  if (!row) throw notFound('Member');
-  return row;
+/** The member (the caller holds the team's lock, so it cannot change under them). */
+async function lockedMember(tx: EntityManager, teamId: string, developerId: string): Promise<Member> {
+  const [member] = await membersOf(tx, teamId, developerId);
+  if (!member) throw notFound('Member');
+  return member;
 }
 
-async function assertAnotherOwner(tx: EntityManager, teamId: string, member: MemberRow, doing: string): Promise<void> {
+async function assertAnotherOwner(tx: EntityManager, teamId: string, member: Member, doing: string): Promise<void> {
   if (member.role !== 'owner') return;
   if ((await tx.count(TeamMember, { team: teamId, role: 'owner' })) <= 1) {
     throw new ApiError(409, 'LAST_OWNER', `The team's last owner cannot ${doing}: make another member an owner first`);
