@@ -2,7 +2,7 @@ import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { Developer } from '../modules/developers/developer.entity.ts';
 import { ApiKey } from '../modules/api-keys/api-key.entity.ts';
-import { Admin } from '../modules/admins/admin.entity.ts';
+import { Admin } from '../modules/admin-accounts/admin.entity.ts';
 import { AuditEntry } from '../modules/audit/audit-entry.entity.ts';
 import { App } from '../modules/apps/app.entity.ts';
 import { AppTransition } from '../modules/apps/app-transition.entity.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { createTestApp, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { eventually } from '../support/eventually.ts';
 import { insertApp, insertDeveloper } from '../support/fixtures.ts';
-import { createAdmin } from '../../src/modules/admins/admins.service.ts';
+import { createAdmin } from '../../src/modules/admin-accounts/admins.service.ts';
 import { ADMIN_DIGEST_QUEUE } from '../../jobs/admin-digest.ts';
 import { enqueueAdminDigests } from '../../src/modules/notifications/admin-digest.service.ts';
 

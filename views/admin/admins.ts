@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from '../html.ts';
-import type { AdminSummary } from '../../src/modules/admins/admins.service.ts';
+import type { AdminSummary } from '../../src/modules/admin-accounts/admins.service.ts';
 import { actionButton, badge, dataTable, hiddenFields, notice, type FormContext } from './components.ts';
 import { formatTime } from './format.ts';
 

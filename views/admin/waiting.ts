@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from '../html.ts';
-import type { Waiting } from '../../src/modules/apps/review-targets.ts';
+import type { Waiting } from '../../src/modules/listing-review/review-targets.ts';
 import { formatDuration, formatTime } from './format.ts';
 
 /** How long something has waited, against its target; overdue items stand out. */

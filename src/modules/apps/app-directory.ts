@@ -1,7 +1,7 @@
-import { imagesForReview } from './asset-publication.ts';
+import { imagesForReview } from '../assets/asset-publication.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
-import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
+import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
 import type { DeveloperStatus } from '../developers/developer.entity.ts';
 import { App, type AppStatus, type Category } from './app.entity.ts';
 import { AppRevision } from './app-revision.entity.ts';

@@ -1,11 +1,11 @@
 import { recentActivity } from '../analytics/analytics.service.ts';
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
-import { idParam, listQuery, oneOf } from '../../http/console-lists.ts';
+import { idParam, listQuery, oneOf } from '../console/console-lists.ts';
 import { appActionsPanel, appList, appPage, appRow, supportEditForm, type AppButtons, type SupportEditField } from '../../../views/admin/apps.ts';
-import type { Capabilities } from '../admins/capabilities.ts';
-import type { ConsoleKit, ConsoleRequest, Outcome } from '../admins/console-kit.ts';
-import { field, type FormFields } from '../../http/console-forms.ts';
+import type { Capabilities } from '../admin-accounts/capabilities.ts';
+import type { ConsoleKit, ConsoleRequest, Outcome } from '../console/console-plugin.ts';
+import { field, type FormFields } from '../console/console-forms.ts';
 import { decideApp, setFeatured } from './app-admin.service.ts';
 import { appDossier, appSummary, listApps, type AppDossier, type AppSummary } from './app-directory.ts';
 import { APP_STATUSES, CATEGORIES } from './app.entity.ts';

@@ -4,10 +4,10 @@ import type { App } from './app.entity.ts';
 import { NO_STATS, toOwnerAppView, type AppStats } from './app-view.ts';
 import type { AssetCheckView, OwnerAppView, UpdateAppInput } from './apps.model.ts';
 import { mirrorUrl } from '../assets/asset-files.ts';
-import { listedAssets, proposedAssets, sameAsset, type ListedAsset } from './listed-assets.ts';
+import { listedAssets, proposedAssets, sameAsset, type ListedAsset } from '../assets/listed-assets.ts';
 import { addedPermissions } from './disclosure.ts';
 import type { Permission } from './app.entity.ts';
-import { medianDecisionMs, queueEntriesOf, standingOf, type QueueEntry } from './review-queue.ts';
+import { medianDecisionMs, queueEntriesOf, standingOf, type QueueEntry } from '../listing-review/review-queue.ts';
 
 /** What the owning developer (and admins) see of apps: the entity plus stats, asset checks and any pending revision. */
 interface AssetCheckRow {

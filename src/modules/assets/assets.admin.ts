@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import { notFound } from '../../http/problem.ts';
-import type { ConsoleKit } from '../admins/console-kit.ts';
+import type { ConsoleKit } from '../console/console-plugin.ts';
 import { parseAssetFile } from './asset-files.ts';
 import { readAsset, unpublishedCopyResponse } from './asset-store.ts';
 

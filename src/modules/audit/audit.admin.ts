@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia';
-import { listQuery } from '../../http/console-lists.ts';
+import { listQuery } from '../console/console-lists.ts';
 import { auditPage } from '../../../views/admin/audit.ts';
-import type { ConsoleKit } from '../admins/console-kit.ts';
-import { listAdmins } from '../admins/admins.service.ts';
+import type { ConsoleKit } from '../console/console-plugin.ts';
+import { listAdmins } from '../admin-accounts/admins.service.ts';
 import { listAudit } from './audit-log.ts';
 
 /** Console: the audit log, read-only (there is no route that changes it). */

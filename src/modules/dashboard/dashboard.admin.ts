@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import { dashboardPage } from '../../../views/admin/dashboard.ts';
 import { queueHealthWidget } from '../../../views/admin/jobs.ts';
-import type { ConsoleKit } from '../admins/console-kit.ts';
+import type { ConsoleKit } from '../console/console-plugin.ts';
 import { queueHealth, type QueueCatalog } from '../queues/queues.service.ts';
 import { dashboardFigures } from './dashboard.service.ts';
 

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { waitingFor, type Waiting } from '../apps/review-targets.ts';
+import { waitingFor, type Waiting } from '../listing-review/review-targets.ts';
 
 /**
  * The numbers on the console's front page: what waits for an admin (and the oldest of each

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
-import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
-import { waitingFor, type Waiting } from '../apps/review-targets.ts';
+import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
+import { waitingFor, type Waiting } from '../listing-review/review-targets.ts';
 import type { DeveloperStatus } from './developer.entity.ts';
 import { developerActionsFrom, type DeveloperAction } from './developers.service.ts';
 

@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia';
-import { idParam, listQuery, oneOf } from '../../http/console-lists.ts';
+import { idParam, listQuery, oneOf } from '../console/console-lists.ts';
 import { developerActionsPanel, developerList, developerPage, developerRow } from '../../../views/admin/developers.ts';
-import type { ConsoleKit, ConsoleRequest } from '../admins/console-kit.ts';
-import type { Capabilities, Capability } from '../admins/capabilities.ts';
+import type { ConsoleKit, ConsoleRequest } from '../console/console-plugin.ts';
+import type { Capabilities, Capability } from '../admin-accounts/capabilities.ts';
 import { DEVELOPER_STATUSES } from './developer.entity.ts';
 import { developerDossier, developerSummary, listDevelopers, type DeveloperSummary } from './developer-directory.ts';
 import { transitionDeveloper, type DeveloperAction } from './developers.service.ts';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { JobQueue } from '../../lib/job-queue.ts';
-import { Admin } from '../admins/admin.entity.ts';
+import { Admin } from '../admin-accounts/admin.entity.ts';
 import { notifyAdminDigest } from './notifications.service.ts';
 
 /**

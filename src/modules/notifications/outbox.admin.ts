@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
-import { listQuery, oneOf } from '../../http/console-lists.ts';
+import { listQuery, oneOf } from '../console/console-lists.ts';
 import { outboxMessagePage, outboxPage } from '../../../views/admin/outbox.ts';
-import type { ConsoleKit } from '../admins/console-kit.ts';
+import type { ConsoleKit } from '../console/console-plugin.ts';
 import { listOutbox, outboxMessage, TRANSPORTS } from './outbox.service.ts';
 
 /**

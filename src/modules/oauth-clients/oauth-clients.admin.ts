@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia';
-import { listQuery } from '../../http/console-lists.ts';
+import { listQuery } from '../console/console-lists.ts';
 import { oauthClientsPage, registerClientForm } from '../../../views/admin/oauth-clients.ts';
-import type { ConsoleKit, ConsoleRequest, Outcome } from '../admins/console-kit.ts';
-import { field } from '../../http/console-forms.ts';
+import type { ConsoleKit, ConsoleRequest, Outcome } from '../console/console-plugin.ts';
+import { field } from '../console/console-forms.ts';
 import { listOAuthClients } from './oauth-client-directory.ts';
 import { registerOAuthClient } from './oauth-clients.service.ts';
 

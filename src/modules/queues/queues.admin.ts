@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
-import { idParam } from '../../http/console-lists.ts';
+import { idParam } from '../console/console-lists.ts';
 import { deadJobRow, jobsPage, queueHealthWidget, retriedRow } from '../../../views/admin/jobs.ts';
-import type { ConsoleKit } from '../admins/console-kit.ts';
+import type { ConsoleKit } from '../console/console-plugin.ts';
 import { listDeadJobs, queueHealth, retryDeadJob, type QueueCatalog } from './queues.service.ts';
 
 /** Console: the Jobs page, the queue-health widget it shares with the dashboard, and "Retry" on a dead job. */

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
-import { idParam, listQuery, oneOf } from '../../http/console-lists.ts';
+import { idParam, listQuery, oneOf } from '../console/console-lists.ts';
 import { reviewRow, reviewsPage } from '../../../views/admin/reviews.ts';
-import type { ConsoleKit } from '../admins/console-kit.ts';
+import type { ConsoleKit } from '../console/console-plugin.ts';
 import { listReviewsForModeration, reviewForModeration, VISIBILITIES } from './review-moderation.ts';
 import { setReviewHidden } from './reviews.service.ts';
 

@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia';
-import { idParam, listQuery } from '../../http/console-lists.ts';
+import { idParam, listQuery } from '../console/console-lists.ts';
 import { teamActionsPanel, teamList, teamPage, teamRow } from '../../../views/admin/teams.ts';
-import type { ConsoleKit, ConsoleRequest } from '../admins/console-kit.ts';
-import type { Capabilities } from '../admins/capabilities.ts';
+import type { ConsoleKit, ConsoleRequest } from '../console/console-plugin.ts';
+import type { Capabilities } from '../admin-accounts/capabilities.ts';
 import { transitionTeam, type TeamAction } from './team-admin.service.ts';
 import { listTeamsForAdmin, teamDossier, teamSummary, type TeamSummary } from './team-directory.ts';
 

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { consoleMirrorPath, mirrorUrl, parseAssetFile } from '../assets/asset-files.ts';
-import type { OwnerAppView } from './apps.model.ts';
+import { consoleMirrorPath, mirrorUrl, parseAssetFile } from './asset-files.ts';
+import type { OwnerAppView } from '../apps/apps.model.ts';
 import { listedAssets, type ListedAsset, type ListingImages } from './listed-assets.ts';
 
 /**

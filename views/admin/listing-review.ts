@@ -1,9 +1,9 @@
 import { html, type SafeHtml } from '../html.ts';
 import type { AppDossier } from '../../src/modules/apps/app-directory.ts';
-import type { Claim } from '../../src/modules/apps/review-claims.ts';
-import type { QueueFlag } from '../../src/modules/apps/review-queue.ts';
-import type { ReviewWarning } from '../../src/modules/apps/review-warnings.ts';
-import type { Waiting } from '../../src/modules/apps/review-targets.ts';
+import type { Claim } from '../../src/modules/listing-review/review-claims.ts';
+import type { QueueFlag } from '../../src/modules/listing-review/review-queue.ts';
+import type { ReviewWarning } from '../../src/modules/listing-review/review-warnings.ts';
+import type { Waiting } from '../../src/modules/listing-review/review-targets.ts';
 import { actionButton, badge, dataTable, filterForm, hiddenFields, notice, pager, type FormContext, type Paging } from './components.ts';
 import { formatTime } from './format.ts';
 import {

@@ -3,8 +3,8 @@ import { ApiError, notFound } from '../../http/problem.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { Admin, ADMIN_ROLES, type AdminRole } from './admin.entity.ts';
 import { recordAudit, type Actor } from '../audit/audit.service.ts';
-import { endSessionsOf } from './sessions.service.ts';
-import { ENROLMENT_CODE_HOURS, hashEnrolmentCode, newEnrolmentCode } from './enrolment-code.ts';
+import { endSessionsOf } from '../admin-sign-in/sessions.service.ts';
+import { ENROLMENT_CODE_HOURS, hashEnrolmentCode, newEnrolmentCode } from '../admin-sign-in/enrolment-code.ts';
 
 export const MIN_PASSWORD_LENGTH = 12;
 

@@ -1,21 +1,21 @@
 import { Elysia } from 'elysia';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { idParam, listQuery, oneOf } from '../../http/console-lists.ts';
+import { idParam, listQuery, oneOf } from '../console/console-lists.ts';
 import { ApiError, validationFailed } from '../../http/problem.ts';
 import { html } from '../../../views/html.ts';
 import { notice } from '../../../views/admin/components.ts';
-import { claimPanel, queuePage, reviewPage, reviewPath, type QueueItem, type QueueLinks } from '../../../views/admin/review.ts';
-import type { ConsoleKit, ConsoleRequest, Outcome } from '../admins/console-kit.ts';
-import { field, fieldList } from '../../http/console-forms.ts';
-import { decideApp } from './app-admin.service.ts';
-import { appDossier, type AppDossier } from './app-directory.ts';
+import { claimPanel, queuePage, reviewPage, reviewPath, type QueueItem, type QueueLinks } from '../../../views/admin/listing-review.ts';
+import type { ConsoleKit, ConsoleRequest, Outcome } from '../console/console-plugin.ts';
+import { field, fieldList } from '../console/console-forms.ts';
+import { decideApp } from '../apps/app-admin.service.ts';
+import { appDossier, type AppDossier } from '../apps/app-directory.ts';
 import { claim, claimsOn, claimSubject, releaseClaim, releaseOwnClaim, renewOwnClaim, type Claim } from './review-claims.ts';
 import { nextUnclaimed, QUEUE_FLAGS, queueNeighbours, reviewQueuePage, type QueueEntry, type QueueFilter } from './review-queue.ts';
 import { waitingFor } from './review-targets.ts';
 import { reviewWarnings } from './review-warnings.ts';
 import { CANNED_REASONS, composeRejectionReason } from './rejection-reasons.ts';
-import { decideRevision } from './revisions.service.ts';
-import type { OwnerAppView } from './apps.model.ts';
+import { decideRevision } from '../apps/revisions.service.ts';
+import type { OwnerAppView } from '../apps/apps.model.ts';
 import { reviewTeamOf } from '../teams/team-directory.ts';
 
 /**
@@ -83,7 +83,7 @@ function versionOf(c: ConsoleRequest): number {
   return Number(raw);
 }
 
-export function reviewAdmin(kit: ConsoleKit) {
+export function listingReviewAdmin(kit: ConsoleKit) {
   async function renderReview(c: ConsoleRequest, kind: Kind, filter: QueueFilter, outcome?: Outcome<unknown>) {
     const appId = idParam(c.params.id, 'App');
     const dossier = await appDossier(c.em.fork(), appId);

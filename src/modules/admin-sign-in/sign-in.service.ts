@@ -6,7 +6,7 @@ import { networkOf } from '../../http/client-address.ts';
 import { sameSecret } from '../../lib/constant-time.ts';
 import { createSemaphore, SemaphoreFullError } from '../../lib/semaphore.ts';
 import { recordAudit } from '../audit/audit.service.ts';
-import type { AdminRole } from './admin.entity.ts';
+import type { AdminRole } from '../admin-accounts/admin.entity.ts';
 import { hashEnrolmentCode } from './enrolment-code.ts';
 import { endSession, hashSessionToken, openSession, setFlash, type AdminSession, type SessionStage } from './sessions.service.ts';
 import { matchTotp, newTotpSecret } from './totp.ts';

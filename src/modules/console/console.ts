@@ -7,15 +7,15 @@ import { teamsAdmin } from '../teams/teams.admin.ts';
 import { queuesAdmin } from '../queues/queues.admin.ts';
 import { appsAdmin } from '../apps/apps.admin.ts';
 import { assetsAdmin } from '../assets/assets.admin.ts';
-import { reviewAdmin } from '../apps/review.admin.ts';
+import { listingReviewAdmin } from '../listing-review/listing-review.admin.ts';
 import { oauthClientsAdmin } from '../oauth-clients/oauth-clients.admin.ts';
 import { reviewsAdmin } from '../reviews/reviews.admin.ts';
 import { auditAdmin } from '../audit/audit.admin.ts';
 import { outboxAdmin } from '../notifications/outbox.admin.ts';
-import { adminsAdmin } from './admins.admin.ts';
+import { adminsAdmin } from '../admin-accounts/admins.admin.ts';
 import type { QueueCatalog } from '../queues/queues.service.ts';
-import { authAdmin } from './auth.admin.ts';
-import { createConsoleKit } from './console-kit.ts';
+import { signInAdmin } from '../admin-sign-in/sign-in.admin.ts';
+import { createConsoleKit } from './console-plugin.ts';
 
 /**
  * The admin console at `/admin`: every feature's `*.admin.ts` routes on one kit (sessions, roles,
@@ -28,11 +28,11 @@ export function adminConsole(ctx: AppContext, queues: QueueCatalog) {
   const notFound = kit.page('view', async () => ({ title: 'Not found', body: errorPage('There is no such page in the console.'), status: 404 }));
   return new Elysia()
     .use(kit.assetRoutes)
-    .use(authAdmin(ctx, kit))
+    .use(signInAdmin(ctx, kit))
     .use(dashboardAdmin(kit, queues))
     .use(developersAdmin(kit))
     .use(teamsAdmin(kit))
-    .use(reviewAdmin(kit))
+    .use(listingReviewAdmin(kit))
     .use(appsAdmin(ctx, kit))
     .use(assetsAdmin(kit))
     .use(oauthClientsAdmin(kit))

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AdminRole } from './admin.entity.ts';
+import type { AdminRole } from '../admin-accounts/admin.entity.ts';
 
 /**
  * Admin console sessions, kept in PostgreSQL so every process sees a sign-out at once. The cookie

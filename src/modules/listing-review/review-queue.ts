@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
+import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
 import { REVIEW_TARGET_HOURS } from '../notifications/notifications.service.ts';
 import { consoleMirrorPath } from '../assets/asset-files.ts';
 

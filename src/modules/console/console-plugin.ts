@@ -11,8 +11,8 @@ import {
   safeReturnPath,
   serializeCookie,
   type ResponseExtras,
-} from '../../http/console-response.ts';
-import { consoleAssets } from '../../http/console-assets.ts';
+} from './console-response.ts';
+import { consoleAssets } from './console-assets.ts';
 import { createClientAddressResolver } from '../../http/client-address.ts';
 import { sameSecret } from '../../lib/constant-time.ts';
 import type { Server } from 'bun';
@@ -22,10 +22,10 @@ import { confirmationPage, errorPage } from '../../../views/admin/errors.ts';
 import { notice, type FormContext } from '../../../views/admin/components.ts';
 import type { Actor } from '../audit/audit.service.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
-import { field, formOf, type FormFields } from '../../http/console-forms.ts';
-import { capabilitiesOf, holds, type Capabilities, type Capability } from './capabilities.ts';
+import { field, formOf, type FormFields } from './console-forms.ts';
+import { capabilitiesOf, holds, type Capabilities, type Capability } from '../admin-accounts/capabilities.ts';
 import { navFor } from './console-nav.ts';
-import { clearFlash, findSession, setFlash, type AdminSession, type Flash } from './sessions.service.ts';
+import { clearFlash, findSession, setFlash, type AdminSession, type Flash } from '../admin-sign-in/sessions.service.ts';
 
 /**
  * How every console route is built. A route names the capability it needs and gets a handler

@@ -3,11 +3,11 @@ import type { Server } from 'bun';
 import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../http/problem.ts';
 import { createClientAddressResolver } from '../../http/client-address.ts';
-import { safeReturnPath } from '../../http/console-response.ts';
+import { safeReturnPath } from '../console/console-response.ts';
 import { errorPage } from '../../../views/admin/errors.ts';
 import { accountPage, codeForm, enrolmentForm, loginForm, type Enrolment } from '../../../views/admin/sign-in.ts';
-import type { ConsoleKit } from './console-kit.ts';
-import { field, formOf } from '../../http/console-forms.ts';
+import type { ConsoleKit } from '../console/console-plugin.ts';
+import { field, formOf } from '../console/console-forms.ts';
 import { sameSecret } from '../../lib/constant-time.ts';
 import { setPendingTotpSecret, type AdminSession } from './sessions.service.ts';
 import { completeSecondFactor, confirmEnrolment, createSignInGuard, recentFailures, signInWithPassword, signOut } from './sign-in.service.ts';
@@ -30,7 +30,7 @@ interface Route {
 const nextOf = (value: unknown) => safeReturnPath(value) ?? '/admin';
 const hide = { detail: { hide: true } };
 
-export function authAdmin(ctx: AppContext, kit: ConsoleKit) {
+export function signInAdmin(ctx: AppContext, kit: ConsoleKit) {
   const keys = ctx.config.webhookEncryptionKeys;
   const guard = createSignInGuard(ctx.orm, ctx.config.rateLimits.signInFailuresPerMinute);
   const addressOf = createClientAddressResolver(ctx.config.trustedProxies);

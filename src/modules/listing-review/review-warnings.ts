@@ -1,4 +1,4 @@
-import type { AppDossier } from './app-directory.ts';
+import type { AppDossier } from '../apps/app-directory.ts';
 
 /**
  * What a reviewer must have looked at before approving: image problems, look-alike names and (for a

@@ -1,12 +1,12 @@
 import { Elysia } from 'elysia';
-import { idParam } from '../../http/console-lists.ts';
+import { idParam } from '../console/console-lists.ts';
 import { validationFailed } from '../../http/problem.ts';
 import { adminRow, adminsPage } from '../../../views/admin/admins.ts';
 import { ADMIN_ROLES, type AdminRole } from './admin.entity.ts';
 import { createAdmin, disableAdmin, enableAdmin, listAdmins, resetSecondFactor, setAdminRole } from './admins.service.ts';
-import { ENROLMENT_CODE_HOURS } from './enrolment-code.ts';
-import type { ConsoleKit, ConsoleRequest, Outcome } from './console-kit.ts';
-import { field } from '../../http/console-forms.ts';
+import { ENROLMENT_CODE_HOURS } from '../admin-sign-in/enrolment-code.ts';
+import type { ConsoleKit, ConsoleRequest, Outcome } from '../console/console-plugin.ts';
+import { field } from '../console/console-forms.ts';
 
 /** Console (owners only): admins, their roles, second factors and whether they may sign in. */
 const hide = { detail: { hide: true } };
