@@ -106,6 +106,7 @@ export function signInAdmin(ctx: AppContext, kit: ConsoleKit) {
   }
 
   return new Elysia()
+    .use(kit.plugin)
     .get(
       '/admin/login',
       async ({ request, query }) => {
@@ -187,7 +188,7 @@ export function signInAdmin(ctx: AppContext, kit: ConsoleKit) {
     )
     .get(
       '/admin/account',
-      kit.page('view', async (c) => ({
+      kit.page(async (c) => ({
         title: 'Your account',
         body: accountPage({
           email: c.session.admin.email,
@@ -198,20 +199,20 @@ export function signInAdmin(ctx: AppContext, kit: ConsoleKit) {
           failures: await recentFailures(c.em, c.session.admin.id),
         }),
       })),
-      hide,
+      { capability: 'view' },
     )
     .post(
       '/admin/account/totp/start',
-      kit.action('view', {
+      kit.action({
         run: (c) => setPendingTotpSecret(c.em, c.session.tokenHash, sealTotpSecret(keys, newTotpSecret(), c.session.admin.id)),
         success: () => 'Scan the code below with your authenticator app, then enter the code it shows.',
         redirect: () => '/admin/account',
       }),
-      hide,
+      { capability: 'view' },
     )
     .post(
       '/admin/account/totp/confirm',
-      kit.action('view', {
+      kit.action({
         run: (c) =>
           confirmEnrolment(c.em, guard, keys, c.session, {
             code: field(c.form, 'code') ?? '',
@@ -221,6 +222,6 @@ export function signInAdmin(ctx: AppContext, kit: ConsoleKit) {
         success: () => 'Two-factor sign-in is on.',
         redirect: () => '/admin/account',
       }),
-      hide,
+      { capability: 'view' },
     );
 }

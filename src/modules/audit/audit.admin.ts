@@ -7,9 +7,9 @@ import { listAudit } from './audit-log.ts';
 
 /** Console: the audit log, read-only (there is no route that changes it). */
 export function auditAdmin(kit: ConsoleKit) {
-  return new Elysia().get(
+  return new Elysia().use(kit.plugin).get(
     '/admin/audit',
-    kit.page('view', async (c) => {
+    kit.page(async (c) => {
       const query = listQuery(c.query);
       const short = (value: string | undefined) => value?.trim().slice(0, 100) || null;
       const [list, admins] = await Promise.all([
@@ -28,6 +28,6 @@ export function auditAdmin(kit: ConsoleKit) {
         }),
       };
     }),
-    { detail: { hide: true } },
+    { capability: 'view' },
   );
 }

@@ -25,7 +25,7 @@ import { createConsoleKit } from './console-plugin.ts';
 export function adminConsole(ctx: AppContext, queues: QueueCatalog) {
   const kit = createConsoleKit(ctx);
   // Unknown console paths get a console page (with its headers), not the API's problem+json.
-  const notFound = kit.page('view', async () => ({ title: 'Not found', body: errorPage('There is no such page in the console.'), status: 404 }));
+  const notFound = kit.page(async () => ({ title: 'Not found', body: errorPage('There is no such page in the console.'), status: 404 }));
   return new Elysia()
     .use(kit.assetRoutes)
     .use(signInAdmin(ctx, kit))
@@ -41,6 +41,7 @@ export function adminConsole(ctx: AppContext, queues: QueueCatalog) {
     .use(outboxAdmin(kit))
     .use(auditAdmin(kit))
     .use(adminsAdmin(kit))
-    .get('/admin/*', notFound, { detail: { hide: true } })
-    .post('/admin/*', notFound, { detail: { hide: true } });
+    .use(kit.plugin)
+    .get('/admin/*', notFound, { capability: 'view' })
+    .post('/admin/*', notFound, { capability: 'view' });
 }

@@ -7,12 +7,12 @@ import { dashboardFigures } from './dashboard.service.ts';
 
 /** Console: the front page. */
 export function dashboardAdmin(kit: ConsoleKit, catalog: QueueCatalog) {
-  return new Elysia().get(
+  return new Elysia().use(kit.plugin).get(
     '/admin',
-    kit.page('view', async (c) => {
+    kit.page(async (c) => {
       const [figures, health] = await Promise.all([dashboardFigures(c.em), queueHealth(c.em.fork(), catalog)]);
       return { title: 'Dashboard', body: dashboardPage(figures, queueHealthWidget(health)) };
     }),
-    { detail: { hide: true } },
+    { capability: 'view' },
   );
 }

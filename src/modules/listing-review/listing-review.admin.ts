@@ -27,7 +27,8 @@ import { reviewTeamOf } from '../teams/team-directory.ts';
  */
 type Kind = 'app' | 'revision';
 const KINDS = ['app', 'revision'] as const;
-const hide = { detail: { hide: true } };
+const viewer = { capability: 'view' } as const;
+const decider = { capability: 'apps.decide' } as const;
 
 function queueFilterOf(params: Record<string, string | undefined>): QueueFilter {
   return { ...listQuery(params), kind: oneOf(params.kind, KINDS), flag: oneOf(params.flag, QUEUE_FLAGS) };
@@ -137,7 +138,7 @@ export function listingReviewAdmin(kit: ConsoleKit) {
   }
 
   const page = (kind: Kind) =>
-    kit.page('view', async (c) => {
+    kit.page(async (c) => {
       const filter = queueFilterOf(c.query);
       const { dossier, markup } = await renderReview(c, kind, filter);
       const queue = queueQueryOf(filter);
@@ -149,7 +150,7 @@ export function listingReviewAdmin(kit: ConsoleKit) {
     });
 
   const decide = (kind: Kind, decision: 'approve' | 'reject') =>
-    kit.action('apps.decide', {
+    kit.action({
       async run(c): Promise<{ app: OwnerAppView; next: string | null }> {
         const appId = idParam(c.params.id, 'App');
         const version = versionOf(c);
@@ -201,7 +202,7 @@ export function listingReviewAdmin(kit: ConsoleKit) {
   };
 
   const claimAction = (kind: Kind, change: 'start' | 'take-over' | 'release', success: string) =>
-    kit.action('apps.decide', {
+    kit.action({
       run: claimFragment(kind, change),
       success: () => success,
       fragment: async (_c, outcome) => outcome.result ?? html`<div id="claim">${notice(outcome.message)}</div>`,
@@ -211,19 +212,21 @@ export function listingReviewAdmin(kit: ConsoleKit) {
   const routesFor = (kind: Kind) => {
     const base = `/admin/review/${kind === 'app' ? 'apps' : 'revisions'}/:id`;
     return new Elysia()
-      .get(base, page(kind), hide)
-      .post(`${base}/approve`, decide(kind, 'approve'), hide)
-      .post(`${base}/reject`, decide(kind, 'reject'), hide)
-      .get(`${base}/claim`, kit.fragment('view', claimFragment(kind, 'renew')), hide)
-      .post(`${base}/claim`, claimAction(kind, 'start', 'You are reviewing this now.'), hide)
-      .post(`${base}/claim/take-over`, claimAction(kind, 'take-over', 'You are reviewing this now.'), hide)
-      .post(`${base}/claim/release`, claimAction(kind, 'release', 'Released: others see that nobody is reviewing this.'), hide);
+      .use(kit.plugin)
+      .get(base, page(kind), viewer)
+      .post(`${base}/approve`, decide(kind, 'approve'), decider)
+      .post(`${base}/reject`, decide(kind, 'reject'), decider)
+      .get(`${base}/claim`, kit.fragment(claimFragment(kind, 'renew')), viewer)
+      .post(`${base}/claim`, claimAction(kind, 'start', 'You are reviewing this now.'), decider)
+      .post(`${base}/claim/take-over`, claimAction(kind, 'take-over', 'You are reviewing this now.'), decider)
+      .post(`${base}/claim/release`, claimAction(kind, 'release', 'Released: others see that nobody is reviewing this.'), decider);
   };
 
   return new Elysia()
+    .use(kit.plugin)
     .get(
       '/admin/review',
-      kit.page('view', async (c) => {
+      kit.page(async (c) => {
         const filter = queueFilterOf(c.query);
         const { items, total, totalPages } = await queuePageData(c.em, c.session.admin.id, filter);
         const queue = queueQueryOf(filter);
@@ -237,7 +240,7 @@ export function listingReviewAdmin(kit: ConsoleKit) {
           }),
         };
       }),
-      hide,
+      { capability: 'view' },
     )
     .use(routesFor('app'))
     .use(routesFor('revision'));

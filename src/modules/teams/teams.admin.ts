@@ -8,11 +8,11 @@ import { listTeamsForAdmin, teamDossier, teamSummary, type TeamSummary } from '.
 
 /** Console: the team list, one team (members, apps, audit), and suspend / reinstate (the same service as the CLI). */
 const allowed = (team: TeamSummary, can: Capabilities) => (can['developers.suspend'] ? team.actions : []);
-const hide = { detail: { hide: true } };
+const suspender = { capability: 'developers.suspend' } as const;
 
 function transition(kit: ConsoleKit, action: TeamAction) {
   const id = (c: ConsoleRequest) => idParam(c.params.id, 'Team');
-  return kit.action('developers.suspend', {
+  return kit.action({
     confirm: () => `${action === 'suspend' ? 'Suspend' : 'Reinstate'} this team?`,
     run: (c) => transitionTeam(c.deps, id(c), action, c.actor),
     success: (_c, team) => `${team.name} is ${action === 'suspend' ? 'suspended' : 'reinstated'}.`,
@@ -27,9 +27,10 @@ function transition(kit: ConsoleKit, action: TeamAction) {
 
 export function teamsAdmin(kit: ConsoleKit) {
   return new Elysia()
+    .use(kit.plugin)
     .get(
       '/admin/teams',
-      kit.page('view', async (c) => {
+      kit.page(async (c) => {
         const query = listQuery(c.query);
         const list = await listTeamsForAdmin(c.em, query);
         return {
@@ -42,16 +43,16 @@ export function teamsAdmin(kit: ConsoleKit) {
           }),
         };
       }),
-      hide,
+      { capability: 'view' },
     )
     .get(
       '/admin/teams/:id',
-      kit.page('view', async (c) => {
+      kit.page(async (c) => {
         const team = await teamDossier(c.em, idParam(c.params.id, 'Team'));
         return { title: team.name, back: { href: '/admin/teams', label: 'Teams' }, body: teamPage(team, allowed(team, c.can), c.forms) };
       }),
-      hide,
+      { capability: 'view' },
     )
-    .post('/admin/teams/:id/suspend', transition(kit, 'suspend'), hide)
-    .post('/admin/teams/:id/reinstate', transition(kit, 'reinstate'), hide);
+    .post('/admin/teams/:id/suspend', transition(kit, 'suspend'), suspender)
+    .post('/admin/teams/:id/reinstate', transition(kit, 'reinstate'), suspender);
 }
