@@ -1,8 +1,24 @@
 import { html, trustedHtml, type SafeHtml } from '../html.ts';
 import type { AppDossier, HistoryEntry, Lookalike } from '../../src/modules/apps/app-directory.ts';
-import type { FieldChange } from '../../src/modules/apps/listing-diff.ts';
 import { badge, dataTable, definitionList, externalLink } from './components.ts';
 import { formatTime, statusLabel } from './format.ts';
+
+/**
+ * Field-by-field differences between two versions of a listing, as a reviewer reads them: for a
+ * revision, the live listing against the proposed change set; for a resubmission, the version
+ * last rejected against the one submitted now. Long texts also get a line diff.
+ */
+export type LineChange = { kind: 'same' | 'add' | 'del'; text: string };
+
+export interface FieldChange {
+  /** The listing field's name (`longDescription`, `logoUrl`, …). */
+  field: string;
+  label: string;
+  before: string | null;
+  after: string | null;
+  /** For multi-line text: the lines removed, added and kept (null when too long to compare). */
+  lines: LineChange[] | null;
+}
 
 /**
  * One app as the review and detail pages show it: the listing as users will see it (its images

@@ -34,7 +34,9 @@ import { clearFlash, findSession, setFlash, type AdminSession, type Flash } from
  * redirects to the sign-in, anything else is 403), checks the CSRF token of every state-changing
  * request (hidden field `_csrf` or header `X-CSRF-Token`) and the role, then resolves `admin`
  * (the request as the console reads it). The handler is `page`, `fragment` or `action`, which need
- * `admin`, so a route without the macro does not compile. Domain errors become HTML (a page, or
+ * `admin`, so a route without the macro does not compile (nor run: `checked` refuses). Write the
+ * options inline on each route: Elysia rewrites the object it is given, so one shared between
+ * routes breaks the second. Domain errors become HTML (a page, or
  * the fragment htmx swaps); every response carries the console's security headers.
  */
 export interface ConsoleRequest {

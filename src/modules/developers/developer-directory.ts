@@ -1,27 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
 import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
-import { waitingFor, type Waiting } from '../listing-review/review-targets.ts';
+import { waitingFor } from '../listing-review/review-targets.ts';
 import type { DeveloperStatus } from './developer.entity.ts';
-import { developerActionsFrom, type DeveloperAction } from './developers.service.ts';
-
-/**
- * Developers as administrators look them up: a searchable, filterable list (awaiting verification
- * first, oldest first) and one developer with their apps, OAuth clients and key count — never
- * key material.
- */
-export interface DeveloperSummary {
-  id: string;
-  name: string;
-  email: string;
-  companyName: string | null;
-  status: DeveloperStatus;
-  createdAt: Date;
-  appCount: number;
-  /** Only while awaiting verification. */
-  waiting: Waiting | null;
-  actions: DeveloperAction[];
-}
+import { developerActionsFrom } from './developers.service.ts';
+import type { DeveloperSummary, DeveloperDossier } from '../../../views/admin/developers.ts';
+export type { DeveloperSummary, DeveloperDossier } from '../../../views/admin/developers.ts';
 
 interface Row {
   id: string;
@@ -63,16 +47,6 @@ export async function developerSummary(em: EntityManager, id: string): Promise<D
   const [row] = await em.execute<Row[]>(`select ${COLUMNS} from developers d where d.id = ?`, [id]);
   if (!row) throw notFound('Developer');
   return toSummary(row);
-}
-
-export interface DeveloperDossier extends DeveloperSummary {
-  platformUserId: string;
-  websiteUrl: string | null;
-  bio: string | null;
-  updatedAt: Date;
-  activeKeyCount: number;
-  apps: { id: string; name: string; slug: string; status: string; version: number; updatedAt: Date }[];
-  oauthClients: { clientId: string; name: string; createdAt: Date }[];
 }
 
 export async function developerDossier(em: EntityManager, id: string): Promise<DeveloperDossier> {

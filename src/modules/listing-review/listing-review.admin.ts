@@ -27,8 +27,6 @@ import { reviewTeamOf } from '../teams/team-directory.ts';
  */
 type Kind = 'app' | 'revision';
 const KINDS = ['app', 'revision'] as const;
-const viewer = { capability: 'view' } as const;
-const decider = { capability: 'apps.decide' } as const;
 
 function queueFilterOf(params: Record<string, string | undefined>): QueueFilter {
   return { ...listQuery(params), kind: oneOf(params.kind, KINDS), flag: oneOf(params.flag, QUEUE_FLAGS) };
@@ -213,13 +211,15 @@ export function listingReviewAdmin(kit: ConsoleKit) {
     const base = `/admin/review/${kind === 'app' ? 'apps' : 'revisions'}/:id`;
     return new Elysia()
       .use(kit.plugin)
-      .get(base, page(kind), viewer)
-      .post(`${base}/approve`, decide(kind, 'approve'), decider)
-      .post(`${base}/reject`, decide(kind, 'reject'), decider)
-      .get(`${base}/claim`, kit.fragment(claimFragment(kind, 'renew')), viewer)
-      .post(`${base}/claim`, claimAction(kind, 'start', 'You are reviewing this now.'), decider)
-      .post(`${base}/claim/take-over`, claimAction(kind, 'take-over', 'You are reviewing this now.'), decider)
-      .post(`${base}/claim/release`, claimAction(kind, 'release', 'Released: others see that nobody is reviewing this.'), decider);
+      .get(base, page(kind), { capability: 'view' })
+      .post(`${base}/approve`, decide(kind, 'approve'), { capability: 'apps.decide' })
+      .post(`${base}/reject`, decide(kind, 'reject'), { capability: 'apps.decide' })
+      .get(`${base}/claim`, kit.fragment(claimFragment(kind, 'renew')), { capability: 'view' })
+      .post(`${base}/claim`, claimAction(kind, 'start', 'You are reviewing this now.'), { capability: 'apps.decide' })
+      .post(`${base}/claim/take-over`, claimAction(kind, 'take-over', 'You are reviewing this now.'), { capability: 'apps.decide' })
+      .post(`${base}/claim/release`, claimAction(kind, 'release', 'Released: others see that nobody is reviewing this.'), {
+        capability: 'apps.decide',
+      });
   };
 
   return new Elysia()

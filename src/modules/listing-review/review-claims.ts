@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Claim } from '../../../views/admin/listing-review.ts';
+export type { Claim } from '../../../views/admin/listing-review.ts';
 
 /**
  * Who is reviewing what, so two reviewers do not decide the same item at once. Claims are
@@ -8,13 +10,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * version check on decisions keeps a late decision from landing on a listing nobody reviewed.
  */
 export const CLAIM_MINUTES = 10;
-
-export interface Claim {
-  subject: string;
-  adminId: string;
-  adminEmail: string;
-  expiresAt: Date;
-}
 
 export const claimSubject = (kind: 'app' | 'revision', id: string) => `${kind}:${id}`;
 

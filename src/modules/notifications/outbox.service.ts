@@ -1,16 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
 import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
-
-/** The e-mails the service sent (SMTP) or kept (the dev outbox), newest first, and one message whole. */
-export interface OutboxEntry {
-  messageId: string;
-  kind: string;
-  to: string;
-  subject: string;
-  transport: 'smtp' | 'outbox';
-  sentAt: Date;
-}
+import type { OutboxEntry } from '../../../views/admin/outbox.ts';
+export type { OutboxEntry } from '../../../views/admin/outbox.ts';
 
 export const TRANSPORTS = ['smtp', 'outbox'] as const;
 

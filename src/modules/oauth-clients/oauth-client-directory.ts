@@ -1,14 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
-
-/** Registered OAuth clients as support looks them up: by client id, name or the developer's name or e-mail. */
-export interface OAuthClientListing {
-  clientId: string;
-  name: string;
-  developer: { id: string; name: string; email: string };
-  appCount: number;
-  createdAt: Date;
-}
+import type { OAuthClientListing } from '../../../views/admin/oauth-clients.ts';
+export type { OAuthClientListing } from '../../../views/admin/oauth-clients.ts';
 
 interface Row {
   client_id: string;

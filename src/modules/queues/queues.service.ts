@@ -2,6 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError, notFound } from '../../http/problem.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { recordAudit, type Actor } from '../audit/audit.service.ts';
+import type { QueueHealth, DeadJob } from '../../../views/admin/jobs.ts';
+export type { QueueHealth, DeadJob } from '../../../views/admin/jobs.ts';
 
 /**
  * Queue health as administrators see it, read from pg-boss's own tables: how many jobs wait, run
@@ -13,19 +15,6 @@ export interface QueueCatalog {
   /** pg-boss's schema. */
   schema: string;
   queues: { name: string; deadLetter: string | null }[];
-}
-
-export interface QueueHealth {
-  name: string;
-  deadLetter: string | null;
-  waiting: number;
-  /** Failed attempts waiting for their next retry. */
-  retrying: number;
-  active: number;
-  /** Failed for good (kept until pg-boss's retention drops them). */
-  failed: number;
-  deadLetters: number;
-  oldestWaitingSince: Date | null;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
@@ -60,17 +49,6 @@ export async function queueHealth(em: EntityManager, catalog: QueueCatalog): Pro
       oldestWaitingSince: oldest ? new Date(oldest) : null,
     };
   });
-}
-
-export interface DeadJob {
-  id: string;
-  queue: string;
-  deadLetter: string;
-  data: unknown;
-  /** The last attempt's error, as the worker threw it. */
-  error: string;
-  retries: number;
-  diedAt: Date;
 }
 
 function errorText(output: unknown): string {

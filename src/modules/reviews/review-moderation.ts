@@ -1,18 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
 import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
-
-/** Reviews as moderators see them: hidden ones included, searchable by text, author and app. */
-export interface ModerationRow {
-  id: string;
-  rating: number;
-  title: string | null;
-  body: string | null;
-  authorName: string | null;
-  hidden: boolean;
-  app: { id: string; name: string; slug: string };
-  updatedAt: Date;
-}
+import type { ModerationRow } from '../../../views/admin/reviews.ts';
+export type { ModerationRow } from '../../../views/admin/reviews.ts';
 
 interface Row {
   id: string;

@@ -6,7 +6,6 @@ import { listReviewsForModeration, reviewForModeration, VISIBILITIES } from './r
 import { setReviewHidden } from './reviews.service.ts';
 
 /** Console: reviews with search, and hiding one (it leaves the public list and the rating; audited). */
-const moderator = { capability: 'reviews.moderate' } as const;
 
 const moderate = (kit: ConsoleKit, hidden: boolean) =>
   kit.action({
@@ -37,6 +36,6 @@ export function reviewsAdmin(kit: ConsoleKit) {
       }),
       { capability: 'view' },
     )
-    .post('/admin/reviews/:id/hide', moderate(kit, true), moderator)
-    .post('/admin/reviews/:id/unhide', moderate(kit, false), moderator);
+    .post('/admin/reviews/:id/hide', moderate(kit, true), { capability: 'reviews.moderate' })
+    .post('/admin/reviews/:id/unhide', moderate(kit, false), { capability: 'reviews.moderate' });
 }

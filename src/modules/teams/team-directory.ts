@@ -1,20 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
 import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
-import type { TeamAction } from './team-admin.service.ts';
-
-/** Teams as administrators look them up: a searchable list, and one team with its members, apps and audit. */
-export interface TeamSummary {
-  id: string;
-  name: string;
-  websiteUrl: string | null;
-  verifiedDomain: string | null;
-  suspended: boolean;
-  createdAt: Date;
-  memberCount: number;
-  appCount: number;
-  actions: TeamAction[];
-}
+import type { TeamSummary, TeamDossier, ReviewTeam } from '../../../views/admin/teams.ts';
+export type { TeamSummary, TeamDossier, ReviewTeam } from '../../../views/admin/teams.ts';
 
 interface Row {
   id: string;
@@ -55,12 +43,6 @@ export async function teamSummary(em: EntityManager, id: string): Promise<TeamSu
   return toSummary(row);
 }
 
-export interface TeamDossier extends TeamSummary {
-  members: { developerId: string; name: string; email: string; role: string; joinedAt: Date }[];
-  apps: { id: string; name: string; slug: string; status: string; updatedAt: Date }[];
-  audit: { action: string; actorName: string | null; target: string | null; createdAt: Date }[];
-}
-
 export async function teamDossier(em: EntityManager, id: string): Promise<TeamDossier> {
   const summary = await teamSummary(em, id);
   const [members, apps, audit] = await Promise.all([
@@ -91,14 +73,6 @@ export async function teamApps(em: EntityManager, teamId: string) {
     [teamId],
   );
   return rows.map((a) => ({ id: a.id, name: a.name, slug: a.slug, status: a.status, updatedAt: new Date(a.updated_at) }));
-}
-
-export interface ReviewTeam {
-  id: string;
-  name: string;
-  verifiedDomain: string | null;
-  suspended: boolean;
-  otherApps: TeamDossier['apps'];
 }
 
 /** For the review page: the team that publishes the app (null for a personal app), its verified domain and its other apps. */

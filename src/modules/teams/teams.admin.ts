@@ -8,7 +8,6 @@ import { listTeamsForAdmin, teamDossier, teamSummary, type TeamSummary } from '.
 
 /** Console: the team list, one team (members, apps, audit), and suspend / reinstate (the same service as the CLI). */
 const allowed = (team: TeamSummary, can: Capabilities) => (can['developers.suspend'] ? team.actions : []);
-const suspender = { capability: 'developers.suspend' } as const;
 
 function transition(kit: ConsoleKit, action: TeamAction) {
   const id = (c: ConsoleRequest) => idParam(c.params.id, 'Team');
@@ -53,6 +52,6 @@ export function teamsAdmin(kit: ConsoleKit) {
       }),
       { capability: 'view' },
     )
-    .post('/admin/teams/:id/suspend', transition(kit, 'suspend'), suspender)
-    .post('/admin/teams/:id/reinstate', transition(kit, 'reinstate'), suspender);
+    .post('/admin/teams/:id/suspend', transition(kit, 'suspend'), { capability: 'developers.suspend' })
+    .post('/admin/teams/:id/reinstate', transition(kit, 'reinstate'), { capability: 'developers.suspend' });
 }
