@@ -1,5 +1,4 @@
 import { html, type SafeHtml } from '../html.ts';
-import type { AppDossier } from '../../src/modules/apps/app-directory.ts';
 import { actionButton, badge, dataTable, filterForm, hiddenFields, notice, pager, type FormContext, type Paging } from './components.ts';
 import { formatTime } from './format.ts';
 import {
@@ -11,6 +10,7 @@ import {
   listingPreview,
   lookalikeWarning,
   reviewerContext,
+  type AppDossier,
 } from './listing.ts';
 import { waitingBadge, type Waiting } from './waiting.ts';
 import { reviewTeamPanel, type ReviewTeam } from './teams.ts';

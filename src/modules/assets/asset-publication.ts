@@ -2,6 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { consoleMirrorPath, mirrorUrl, parseAssetFile } from './asset-files.ts';
 import type { OwnerAppView } from '../apps/apps.model.ts';
 import { listedAssets, type ListedAsset, type ListingImages } from './listed-assets.ts';
+import type { ShownImage } from '../../../views/admin/listing.ts';
+export type { ShownImage };
 
 /**
  * What the public sees of a listing's images is fixed when an app or a revision is approved:
@@ -49,9 +51,6 @@ export function withPublishedAssets<T extends ListingImages>(listing: T, publish
     screenshots: screenshots.map((screenshot, index) => ({ ...screenshot, url: shown(`screenshots[${index}]`, screenshot.url) })),
   };
 }
-
-/** An image as a reviewer is shown it: the stored copy when the check made one, else nothing to load. */
-export type ShownImage = { mirrored: true; url: string } | { mirrored: false; sourceUrl: string };
 
 /**
  * The listing's images as the reviewer sees them: each image whose check stored a copy of the URL

@@ -36,8 +36,8 @@ import { clearFlash, findSession, setFlash, type AdminSession, type Flash } from
  * (the request as the console reads it). The handler is `page`, `fragment` or `action`, which need
  * `admin`, so a route without the macro does not compile (nor run: `checked` refuses). Write the
  * options inline on each route: Elysia rewrites the object it is given, so one shared between
- * routes breaks the second. Domain errors become HTML (a page, or
- * the fragment htmx swaps); every response carries the console's security headers.
+ * routes breaks the second. Domain errors become HTML (a page, or the fragment htmx swaps);
+ * every response carries the console's security headers.
  */
 export interface ConsoleRequest {
   request: Request;
