@@ -18,9 +18,9 @@ import { signInAdmin } from '../admin-sign-in/sign-in.admin.ts';
 import { createConsoleKit } from './console-plugin.ts';
 
 /**
- * The admin console at `/admin`: every feature's `*.admin.ts` routes on one kit (sessions, roles,
- * CSRF, security headers). `queues` is the job registry's list, handed in by the app, so the
- * Jobs page shows whatever queues exist.
+ * The admin console at `/admin`: every feature's `*.admin.ts` routes, each behind the console
+ * plugin's `{ capability }` check (`console-plugin.ts`). `queues` is the job registry's list,
+ * handed in by the app, so the Jobs page shows whatever queues exist.
  */
 export function adminConsole(ctx: AppContext, queues: QueueCatalog) {
   const kit = createConsoleKit(ctx);
