@@ -85,6 +85,7 @@ export async function startRuntime(config: Config, logger: Logger, options: Runt
       supervise: options.role !== 'api',
       migrate: options.migrate ?? !production,
       poolMax: pools.jobsPoolMax,
+      superviseSeconds: config.jobsSuperviseSeconds,
     });
     if (options.jobs ?? true) {
       await boss.start();
