@@ -59,13 +59,18 @@ test('every console route answers hostile ids, queries and forms without a 5xx; 
         .replace(':queue', 'stats.app.dead')
         .replace(/:[a-zA-Z]+/g, id)
         .replace('*', 'nothing');
+      if (route.method === 'GET') {
+        // Reads change nothing, so one route's hostile queries are asked at once.
+        await Promise.all(
+          VALUES.map(async (value) => {
+            const query = FIELDS.map((field) => `${field}=${encodeURIComponent(value)}`).join('&');
+            const response = await owner.get(`${path}?${query}`);
+            if (response.status >= 500) failures.push(`GET ${route.path} ${JSON.stringify(value.slice(0, 20))} → ${response.status}`);
+          }),
+        );
+        continue;
+      }
       for (const value of VALUES) {
-        if (route.method === 'GET') {
-          const query = FIELDS.map((field) => `${field}=${encodeURIComponent(value)}`).join('&');
-          const response = await owner.get(`${path}?${query}`);
-          if (response.status >= 500) failures.push(`GET ${route.path} ${JSON.stringify(value.slice(0, 20))} → ${response.status}`);
-          continue;
-        }
         const before = await written();
         const response = await owner.post(path, Object.fromEntries(FIELDS.map((field) => [field, value])));
         if (response.status >= 500) failures.push(`POST ${route.path} ${JSON.stringify(value.slice(0, 20))} → ${response.status}`);
