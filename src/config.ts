@@ -108,6 +108,8 @@ export interface RateLimitConfig {
   revisionsPerMinute: number;
   /** Webhook test pings and redeliveries per developer, shared like the limits above. */
   webhookSendsPerMinute: number;
+  /** Refused trusted-publishing token exchanges per client address, shared like the limits above. */
+  exchangeFailuresPerMinute: number;
 }
 
 export interface MailConfig {
@@ -347,6 +349,7 @@ const RATE_LIMIT_NAMES = {
   submissions: ['submissionsPerMinute', 10],
   revisions: ['revisionsPerMinute', 10],
   'webhook-sends': ['webhookSendsPerMinute', 10],
+  exchanges: ['exchangeFailuresPerMinute', 10],
 } as const satisfies Record<string, readonly [keyof RateLimitConfig, number]>;
 
 const RATE_LIMITS_EXAMPLE = Object.entries(RATE_LIMIT_NAMES)
