@@ -115,9 +115,7 @@ describe('the console in a browser', () => {
       // A day's installs above the axis and its uninstalls below it, for each of the 30 days.
       expect(await dashboard.locator('figure.chart svg rect.bar:not(.down)').count()).toBe(30);
       expect(await dashboard.locator('figure.chart svg rect.bar.down').count()).toBe(30);
-      await dashboard.evaluate(() => {
-        document.querySelector('#queue-health')!.textContent = 'before the poll';
-      });
+      await dashboard.evaluate("document.querySelector('#queue-health').textContent = 'before the poll'");
       const polled = dashboard.waitForResponse((response) => response.url().endsWith('/admin/queue-health'), { timeout: 15_000 });
       await dashboard.clock.fastForward(10_000);
       expect((await polled).status()).toBe(200);
