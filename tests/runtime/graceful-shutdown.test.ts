@@ -7,7 +7,7 @@ import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
 import { startSmtpPeer, type SmtpPeer } from '../notifications/smtp-peer.ts';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { approvedApp, completeApp, deps } from '../apps/fixtures.ts';
-import { spawnService, within } from './service-process.ts';
+import { spawnService, untilReady, within } from './service-process.ts';
 import { toApiError } from '../../src/http/lifecycle.ts';
 
 /**
@@ -42,15 +42,7 @@ test('SIGTERM: new connections are refused, the in-flight request and job finish
     env: { PORT: String(port), METRICS_PORT: String(metricsPort), SMTP_URL: peer.url, RATE_LIMITS: 'off' },
   });
   const base = `http://127.0.0.1:${port}`;
-  await within(
-    20_000,
-    'the service becoming ready',
-    async () =>
-      (await fetch(`${base}/readyz`).then(
-        (r) => r.status,
-        () => 0,
-      )) === 200,
-  );
+  await untilReady(base);
   // Its metrics listener answers too, and only there.
   expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status).toBe(200);
   expect((await fetch(`${base}/metrics`)).status).toBe(404);
@@ -133,15 +125,7 @@ test('SIGTERM: queued catalogue reads whose clients have gone drain before the p
   const log = new Response(reader.stderr).text();
   try {
     const base = `http://127.0.0.1:${port}`;
-    await within(
-      20_000,
-      'the reader becoming ready',
-      async () =>
-        (await fetch(`${base}/readyz`).then(
-          (r) => r.status,
-          () => 0,
-        )) === 200,
-    );
+    await untilReady(base);
     // Every read below misses the cache and reads the apps table, which this transaction holds.
     const holder = new pg.Client({ connectionString: t.runtime.databaseUrl });
     await holder.connect();

@@ -38,3 +38,15 @@ export async function within<T>(ms: number, what: string, check: () => Promise<T
     await Bun.sleep(100);
   }
 }
+
+/** Waits until the service at `base` answers `/readyz` with 200 (20 s at most). */
+export const untilReady = (base: string) =>
+  within(
+    20_000,
+    `the service at ${base} becoming ready`,
+    async () =>
+      (await fetch(`${base}/readyz`).then(
+        (r) => r.status,
+        () => 0,
+      )) === 200,
+  );
