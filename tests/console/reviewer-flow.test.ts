@@ -32,10 +32,12 @@ const url = (path: string) => `${server.baseUrl}${path}`;
 const textOf = async (locator: Locator) => (await locator.textContent()) ?? '';
 const top = async (locator: Locator) => (await locator.boundingBox())!.y;
 
+/** Waits for `check`; on a timeout the error carries what the page's main area then said. */
 async function until(check: () => Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what} on ${page.url()}; the page said: ${(await textOf(page.locator('main'))).replace(/\s+/g, ' ')}`);
     await Bun.sleep(50);
   }
 }

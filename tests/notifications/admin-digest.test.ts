@@ -52,6 +52,16 @@ test('each admin gets one digest a day listing developers and apps past their re
   expect(await digests()).toHaveLength(2);
 });
 
+test('a disabled admin gets no digest', async () => {
+  await createAdmin(t.ctx.orm.em.fork(), { email: 'departed@example.com', password: 'correct horse battery', role: 'reviewer' });
+  await t.sql(`update admins set disabled_at = now() where email = 'departed@example.com'`);
+  // Something is still overdue from the test above, so every admin who is considered is written to.
+  expect(await enqueueAdminDigests({ em: t.ctx.orm.em, jobs: t.ctx.jobs }, '2026-01-03')).toBe(2);
+  await digestJobsDone('2026-01-03');
+  const sent = (await digests()).filter((row) => row.message_id.endsWith(':2026-01-03'));
+  expect(sent.map((row) => row.to_address).sort()).toEqual(['quiet@example.com', 'reviewer@example.com']);
+});
+
 test('the digest is scheduled daily by the workers', async () => {
   expect((await t.ctx.boss.getSchedules(ADMIN_DIGEST_QUEUE)).map((s) => s.cron)).toEqual(['0 7 * * *']);
 });
