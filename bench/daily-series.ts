@@ -11,9 +11,11 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { Elysia } from 'elysia';
 import { freePort, startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { start, waitForHttp } from './processes.ts';
+import { DailySeries, type DailyAnalytics } from '../src/modules/analytics/analytics.model.ts';
 
 const { values: options } = parseArgs({
   options: {
@@ -59,19 +61,60 @@ async function call(path: string, init: { token: string; method?: string; body?:
   return text;
 }
 
-/** Latencies of `count` sequential requests (after 5 not measured), in ms: median, min, max, p90. */
-async function time(path: string, token: string, accept?: string) {
-  for (let i = 0; i < 5; i++) await call(path, { token, accept });
-  const samples: number[] = [];
-  let bytes = 0;
-  for (let i = 0; i < REQUESTS; i++) {
-    const started = performance.now();
-    bytes = (await call(path, { token, accept })).length;
-    samples.push(performance.now() - started);
-  }
+interface Timed {
+  median: number;
+  min: number;
+  max: number;
+  p90: number;
+  bytes: number;
+}
+
+const summarise = (samples: number[], bytes: number): Timed => {
   samples.sort((a, b) => a - b);
   const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))]!;
   return { median: at(0.5), min: samples[0]!, max: samples.at(-1)!, p90: at(0.9), bytes };
+};
+
+/**
+ * Latencies in ms of `REQUESTS` sequential requests to each path, the paths taken in turn (after 5
+ * rounds not measured): every path sees the same moments of the run, so one timed first does not
+ * alone pay for what the database is still doing after the roll-ups and VACUUM.
+ */
+async function time(requests: { path: string; accept?: string }[], token: string): Promise<Timed[]> {
+  for (let i = 0; i < 5; i++) for (const { path, accept } of requests) await call(path, { token, accept });
+  const samples = requests.map(() => [] as number[]);
+  const bytes = requests.map(() => 0);
+  for (let i = 0; i < REQUESTS; i++) {
+    for (const [n, { path, accept }] of requests.entries()) {
+      const started = performance.now();
+      bytes[n] = (await call(path, { token, accept })).length;
+      samples[n]!.push(performance.now() - started);
+    }
+  }
+  return samples.map((taken, n) => summarise(taken, bytes[n]!));
+}
+
+/**
+ * What the JSON answer costs in Elysia after its query, in this process (no HTTP, no database):
+ * the same body answered by a route with the series' response schema (validation and
+ * serialisation) and by one without (serialisation only), 300 requests each, in turn.
+ */
+async function elysiaCost(body: DailyAnalytics): Promise<{ validated: Timed; bare: Timed }> {
+  const routes = [
+    new Elysia({ normalize: false }).get('/', () => body, { response: { 200: DailySeries } }),
+    new Elysia({ normalize: false }).get('/', () => body),
+  ];
+  const samples = routes.map(() => [] as number[]);
+  for (let i = 0; i < 350; i++) {
+    for (const [n, route] of routes.entries()) {
+      const started = performance.now();
+      const response = await route.handle(new Request('http://localhost/'));
+      await response.text();
+      if (response.status !== 200) throw new Error(`the in-process route answered ${response.status}`);
+      if (i >= 50) samples[n]!.push(performance.now() - started);
+    }
+  }
+  return { validated: summarise(samples[0]!, 0), bare: summarise(samples[1]!, 0) };
 }
 
 try {
@@ -156,20 +199,27 @@ try {
 
   const series = `/api/dev/apps/${app.id}/analytics/daily?from=${day(365)}&to=${day(0)}`;
   log(`load average before timing: ${load()}`);
-  const json = await time(series, key);
-  const csv = await time(series, key, 'text/csv');
-  const month = await time(`/api/dev/apps/${app.id}/analytics/daily`, key);
-  const summary = await time(`/api/dev/apps/${app.id}/analytics`, key);
-  const fmt = (r: Awaited<ReturnType<typeof time>>) =>
+  const [json, csv, month, summary] = (await time(
+    [
+      { path: series },
+      { path: series, accept: 'text/csv' },
+      { path: `/api/dev/apps/${app.id}/analytics/daily` },
+      { path: `/api/dev/apps/${app.id}/analytics` },
+    ],
+    key,
+  )) as [Timed, Timed, Timed, Timed];
+  const elysia = await elysiaCost(JSON.parse(await call(series, { token: key })));
+  const fmt = (r: Timed) =>
     `median ${r.median.toFixed(1)} ms, range ${r.min.toFixed(1)}–${r.max.toFixed(1)} ms, p90 ${r.p90.toFixed(1)} ms, ${r.bytes.toLocaleString('en')} bytes`;
   const report = [
     `# daily series bench, ${new Date().toISOString()}`,
     `app: ${INSTALLS.toLocaleString('en')} installs, ${shape[0].days} day rows; seeded in ${seeded.toFixed(1)} s, rolled up by the jobs in ${rolledUp.toFixed(1)} s`,
-    `${REQUESTS} sequential requests each, after 5 not measured; load average (1, 5, 15 min) at the end: ${load()}`,
+    `${REQUESTS} sequential requests each, the four paths in turn, after 5 rounds not measured; load average (1, 5, 15 min) at the end: ${load()}`,
     `GET …/analytics/daily, 366 days (JSON): ${fmt(json)}`,
     `GET …/analytics/daily, 366 days (CSV):  ${fmt(csv)}`,
     `GET …/analytics/daily, default 30 days:  ${fmt(month)}`,
     `GET …/analytics:                        ${fmt(summary)}`,
+    `the 366-day JSON body in Elysia, in this process (300 each): with the response schema median ${elysia.validated.median.toFixed(3)} ms (min ${elysia.validated.min.toFixed(3)}), without ${elysia.bare.median.toFixed(3)} ms (min ${elysia.bare.min.toFixed(3)})`,
     `for comparison, 366 days counted from the installs in SQL (one query): ${scanMs.toFixed(0)} ms`,
   ];
   process.stdout.write(`${report.join('\n')}\n`);

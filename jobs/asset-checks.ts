@@ -1,8 +1,8 @@
-import { assetCheckJobs, runAssetChecks } from '../src/modules/apps/asset-checks.service.ts';
+import { assetCheckJobs, runAssetChecks } from '../src/modules/assets/asset-checks.service.ts';
 import { defineQueue } from './queues.ts';
 
 /**
- * Advisory asset checks (`src/modules/apps/asset-checks.service.ts`), one app per job. Each job is
+ * Advisory asset checks (`src/modules/assets/asset-checks.service.ts`), one app per job. Each job is
  * in its developer's group and at most 2 of a group run at once across every process, so one
  * developer's slow image hosts (logos trickling a byte a second) hold at most 2 of the workers.
  */

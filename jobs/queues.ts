@@ -55,10 +55,12 @@ const PGBOSS_DEFAULTS = {
   warningQueueSize: 0,
 };
 
-/** How often a worker process expires jobs whose process died, and counts queues (pg-boss's default is 60 s). */
-export const SUPERVISE_INTERVAL_SECONDS = 10;
-
-export function createBoss(databaseUrl: string, logger: Logger, role: { supervise: boolean; migrate: boolean; poolMax?: number }): PgBoss {
+export function createBoss(
+  databaseUrl: string,
+  logger: Logger,
+  /** `superviseSeconds`: how often a worker process expires jobs whose process died, and counts queues (JOBS_SUPERVISE_SECONDS; pg-boss's default is 60 s). */
+  role: { supervise: boolean; migrate: boolean; poolMax?: number; superviseSeconds?: number },
+): PgBoss {
   const boss = new PgBoss({
     connectionString: databaseUrl,
     schema: PGBOSS_SCHEMA,
@@ -69,8 +71,8 @@ export function createBoss(databaseUrl: string, logger: Logger, role: { supervis
     // each pass, so one process does it however many run).
     supervise: role.supervise,
     schedule: role.supervise,
-    superviseIntervalSeconds: SUPERVISE_INTERVAL_SECONDS,
-    monitorIntervalSeconds: SUPERVISE_INTERVAL_SECONDS,
+    superviseIntervalSeconds: role.superviseSeconds ?? 10,
+    monitorIntervalSeconds: role.superviseSeconds ?? 10,
     // Production processes never change schemas; `bun run db:migrate` installs pg-boss's too.
     migrate: role.migrate,
     createSchema: role.migrate,

@@ -17,7 +17,7 @@ import { assetsApi } from './modules/assets/assets.api.ts';
 import { webhooksApi } from './modules/webhooks/webhooks.api.ts';
 import { reviewRepliesApi } from './modules/reviews/review-replies.api.ts';
 import { teamsApi } from './modules/teams/teams.api.ts';
-import { adminConsole } from './modules/admins/console.ts';
+import { adminConsole } from './modules/console/console.ts';
 import { metricsApi } from './modules/metrics/metrics.api.ts';
 import { trustedPublishingApi } from './modules/trusted-publishing/trusted-publishing.api.ts';
 import { publishingApi } from './modules/publishing/publishing.api.ts';

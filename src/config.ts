@@ -54,6 +54,7 @@ const EnvSchema = Type.Object({
   CONNECTION_WAIT_MS: Type.Optional(PositiveIntString),
   STATEMENT_TIMEOUT_MS: Type.Optional(PositiveIntString),
   JOBS_POOL_MAX: Type.Optional(PositiveIntString),
+  JOBS_SUPERVISE_SECONDS: Type.Optional(PositiveIntString),
   WEB_CONCURRENCY: Type.Optional(PositiveIntString),
   PLATFORM_SCOPES: Type.Optional(Type.String()),
   TRUSTED_PUBLISHING_ISSUERS: Type.Optional(Type.String()),
@@ -107,6 +108,8 @@ export interface RateLimitConfig {
   revisionsPerMinute: number;
   /** Webhook test pings and redeliveries per developer, shared like the limits above. */
   webhookSendsPerMinute: number;
+  /** Refused trusted-publishing token exchanges per client address, shared like the limits above. */
+  exchangeFailuresPerMinute: number;
 }
 
 export interface MailConfig {
@@ -161,6 +164,8 @@ export interface Config {
   database: DatabasePoolConfig;
   /** API processes to run on this machine (sharing the port); 1 is the plain single process. */
   webConcurrency: number;
+  /** How often a worker process expires the jobs of processes that died mid-job (pg-boss supervision). */
+  jobsSuperviseSeconds: number;
   trustedPublishing: TrustedPublishingConfig;
   /** The platform OAuth scopes an app may declare (`permissions`), in the order users read them, each with its label. */
   platformScopes: PlatformScope[];
@@ -344,6 +349,7 @@ const RATE_LIMIT_NAMES = {
   submissions: ['submissionsPerMinute', 10],
   revisions: ['revisionsPerMinute', 10],
   'webhook-sends': ['webhookSendsPerMinute', 10],
+  exchanges: ['exchangeFailuresPerMinute', 10],
 } as const satisfies Record<string, readonly [keyof RateLimitConfig, number]>;
 
 const RATE_LIMITS_EXAMPLE = Object.entries(RATE_LIMIT_NAMES)
@@ -527,6 +533,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     metrics: parseMetrics(valid, appEnv, port),
     database: parseDatabasePools(valid),
     webConcurrency: Math.max(1, Number(valid.WEB_CONCURRENCY ?? 1)),
+    jobsSuperviseSeconds: Number(valid.JOBS_SUPERVISE_SECONDS ?? 10),
     platformScopes: parsePlatformScopes(valid.PLATFORM_SCOPES),
     trustedPublishing: parseTrustedPublishing(valid, appEnv),
   };

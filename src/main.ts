@@ -3,7 +3,7 @@ import { ConfigError, loadConfig, type Role } from './config.ts';
 import { createLogger } from './lib/logger.ts';
 import { startRuntime } from './runtime.ts';
 import { createApp } from './app.ts';
-import { ensureDevelopmentAdmin } from './modules/admins/admins.service.ts';
+import { ensureDevelopmentAdmin } from './modules/admin-accounts/admins.service.ts';
 import { serveMetrics } from './modules/metrics/metrics.api.ts';
 import { queueRegistry } from '../jobs/registry.ts';
 import { assertPortFree, startWebProcesses } from './web-processes.ts';

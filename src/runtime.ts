@@ -16,6 +16,7 @@ import { createMailer } from './modules/notifications/mailer.ts';
 import { createCatalogueReaders } from './db/read-pools.ts';
 import type { CatalogueReaders } from './lib/sql-reader.ts';
 import { usePublicUrl } from './lib/public-url.ts';
+import { createInFlight } from './lib/in-flight.ts';
 
 /**
  * Everything a process holds open: the database (embedded or not), the ORM and pg-boss.
@@ -31,6 +32,9 @@ export interface Runtime {
 }
 
 export const EMBEDDED_DATABASE = 'marketplace';
+
+/** How long the shutdown waits for running requests (as for running jobs) before it closes the pools. */
+export const DRAIN_TIMEOUT_MS = 10_000;
 
 async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
@@ -56,8 +60,16 @@ export async function startRuntime(config: Config, logger: Logger, options: Runt
   let orm: MikroORM | undefined;
   let boss: PgBoss | undefined;
   let catalogueReaders: CatalogueReaders | undefined;
+  const requests = createInFlight();
   const stop = async () => {
-    await boss?.stop({ graceful: true, timeout: 10_000 }).catch((error) => logger.warn('pg-boss stop failed', { error }));
+    // Jobs and requests finish side by side, and only then are the pools they read from closed: a
+    // stopped server no longer waits for a request whose client hung up, but that request still runs.
+    await Promise.all([
+      boss?.stop({ graceful: true, timeout: DRAIN_TIMEOUT_MS }).catch((error) => logger.warn('pg-boss stop failed', { error })),
+      requests.drained(DRAIN_TIMEOUT_MS).then((drained) => {
+        if (!drained) logger.warn('requests still running when the pools close', { requests: requests.count });
+      }),
+    ]);
     await catalogueReaders?.close();
     await orm?.close().catch((error) => logger.warn('ORM close failed', { error }));
     await embedded?.stop().catch((error) => logger.warn('embedded PostgreSQL stop failed', { error }));
@@ -85,6 +97,7 @@ export async function startRuntime(config: Config, logger: Logger, options: Runt
       supervise: options.role !== 'api',
       migrate: options.migrate ?? !production,
       poolMax: pools.jobsPoolMax,
+      superviseSeconds: config.jobsSuperviseSeconds,
     });
     if (options.jobs ?? true) {
       await boss.start();
@@ -99,6 +112,7 @@ export async function startRuntime(config: Config, logger: Logger, options: Runt
       verifier: createTokenVerifier(config.oauth, config.dataDir, logger),
       mailer: createMailer(config.mail),
       logger,
+      requests,
       catalogueReaders: (catalogueReaders = createCatalogueReaders(
         databaseUrl,
         pools.replicaUrls,

@@ -16,7 +16,8 @@ import { CONNECTION_WAIT_EXCEEDED, ConnectionWaitExceeded } from '../lib/connect
  * parser, URL checks, baseline headers, problem+json errors and one access-log line per request.
  * It must be `.use`d first on the root app.
  */
-const requestIds = new WeakMap<Request, { id: string; startedAt: number }>();
+/** `leave` counts a routed request out of `ctx.requests` once it is answered. */
+const requestIds = new WeakMap<Request, { id: string; startedAt: number; leave?: () => void }>();
 
 export const requestIdOf = (request: Request) => requestIds.get(request)?.id ?? 'unknown';
 
@@ -198,7 +199,15 @@ export function httpLifecycle(ctx: AppContext, routes: () => { method: string; p
         set.status = apiError.status;
         return problemResponse(apiError, requestId, pathname, cors.headersFor(request, pathname));
       })
+      // A routed request is counted in until it is answered (a client that hung up does not end it):
+      // the shutdown waits for these before closing the pools. Requests answered in `onRequest` are
+      // answered at once, and only routed ones are sure to reach `onAfterResponse`.
+      .onTransform({ as: 'global' }, ({ request }) => {
+        const started = requestIds.get(request);
+        if (started) started.leave = ctx.requests.enter();
+      })
       .onAfterResponse({ as: 'global' }, ({ request, route, set, responseValue }) => {
+        requestIds.get(request)?.leave?.();
         // A route may answer with a Response of its own (the console's redirects); its status is the one sent.
         const status =
           responseValue instanceof Response

@@ -3,9 +3,9 @@ import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../supp
 import { approvedApp, appRow, createApp, deps, minimalApp } from './fixtures.ts';
 import { eventually } from '../support/eventually.ts';
 import { decideApp } from '../../src/modules/apps/app-admin.service.ts';
-import { createAdmin } from '../../src/modules/admins/admins.service.ts';
-import { claim, claimSubject } from '../../src/modules/apps/review-claims.ts';
-import { reviewQueuePage } from '../../src/modules/apps/review-queue.ts';
+import { createAdmin } from '../../src/modules/admin-accounts/admins.service.ts';
+import { claim, claimSubject } from '../../src/modules/listing-review/review-claims.ts';
+import { reviewQueuePage } from '../../src/modules/listing-review/review-queue.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
 
 /**

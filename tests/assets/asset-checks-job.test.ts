@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { ASSET_CHECKS_QUEUE } from '../../src/modules/apps/asset-checks.service.ts';
+import { ASSET_CHECKS_QUEUE } from '../../src/modules/assets/asset-checks.service.ts';
 import { createApp, minimalApp } from '../apps/fixtures.ts';
 import { eventually } from '../support/eventually.ts';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';

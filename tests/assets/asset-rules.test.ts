@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { assetKindOf, assetProblems, pixelBoundProblem, readImageFacts } from '../../src/modules/apps/asset-rules.ts';
+import { assetKindOf, assetProblems, pixelBoundProblem, readImageFacts } from '../../src/modules/assets/asset-rules.ts';
 import { gif, jpeg, png, pngDeclaring } from './images.ts';
 
 describe('readImageFacts', () => {

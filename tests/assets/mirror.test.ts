@@ -27,6 +27,8 @@ const SHOT_JPEG = jpeg(1920, 1080);
 let liveLogo = LOGO;
 /** What the origin serves at `/swap/logo.png`: changed behind the same URL by the stale-decision tests. */
 let swapLogo = png(530, 530);
+/** `/swap/logo.png` answers once this is open, so the reviewer sees a submission before its logo is stored. */
+const swapGate = Promise.withResolvers<void>();
 /** A 5 KB PNG declaring 50,000 × 50,000 pixels (2.5 gigapixels). */
 const BOMB = pngDeclaring(50_000, 50_000);
 /** `/gated/*.png` answers once the current gate is opened, so a test can look before a copy is stored. */
@@ -46,7 +48,10 @@ beforeAll(async () => {
     '/shot.jpg': image(SHOT_JPEG, 'image/jpeg'),
     '/shot-3.png': image(png(1440, 900), 'image/png'),
     '/gc.png': image(png(700, 700), 'image/png'),
-    '/swap/logo.png': () => new Response(swapLogo, { headers: { 'content-type': 'image/png' } }),
+    '/swap/logo.png': async () => {
+      await swapGate.promise;
+      return new Response(swapLogo, { headers: { 'content-type': 'image/png' } });
+    },
     '/bomb.png': image(BOMB, 'image/png'),
     '/draft-logo.png': image(png(520, 520), 'image/png'),
     '/gated/rev-logo.png': async () => {
@@ -158,7 +163,9 @@ describe('stale decisions and new copies', () => {
   test('a copy stored after the reviewer looked, or a changed image behind the same URL, moves the version a decision must name', async () => {
     swapLogo = png(530, 530);
     const app = await submitted(listing({ logo: '/swap/logo.png' }));
-    // The reviewer opened the submission before its images were stored: that page decides nothing.
+    // The reviewer opened the submission before its images were stored (the origin answers only now,
+    // so no check, not even the one creating the app began, could store it earlier): that page decides nothing.
+    swapGate.resolve();
     const first = await checked(app.id);
     expect(checkOf(first, 'logoUrl').mirrorUrl).toBe(mirrorOf(swapLogo, 'png'));
     expect(first.version).toBeGreaterThan(app.version);

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, spyOn, te
 import dns from 'node:dns/promises';
 import http from 'node:http';
 import { safeFetch, SafeFetchError, type SafeFetchOptions } from '../../src/lib/safe-fetch.ts';
-import { readImageFacts } from '../../src/modules/apps/asset-rules.ts';
+import { readImageFacts } from '../../src/modules/assets/asset-rules.ts';
 import { image, redirect, startImageServer, type ImageServer } from './image-server.ts';
 import { jpeg, png } from './images.ts';
 

@@ -43,7 +43,17 @@ test('the cold mix: tens of thousands of distinct queries, none from the warm mi
 
 test('paths.lua in walk order sends every path of its file once before any repeats, threads taking turns', async () => {
   const seen: string[] = [];
-  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (request) => (seen.push(new URL(request.url).pathname), new Response('ok')) });
+  // Each answer takes at least a millisecond, so 4 connections send at most ~4,000 requests in the
+  // second: far fewer than the file's 50,000 paths, however fast the machine (a fast one once wrapped).
+  const server = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: async (request) => {
+      seen.push(new URL(request.url).pathname);
+      await Bun.sleep(1);
+      return new Response('ok');
+    },
+  });
   try {
     const file = join(mkdtempSync(join(tmpdir(), 'bench-walk-')), 'paths.txt');
     writeFileSync(file, `${Array.from({ length: 50_000 }, (_, i) => `/p${i}`).join('\n')}\n`);

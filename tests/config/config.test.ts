@@ -35,6 +35,7 @@ describe('configuration', () => {
       submissionsPerMinute: 10,
       revisionsPerMinute: 10,
       webhookSendsPerMinute: 10,
+      exchangeFailuresPerMinute: 10,
     });
     expect(config.maxAppsPerDeveloper).toBe(100);
   });

@@ -45,10 +45,7 @@ const FIELDS = [
 const WRITTEN = ['developers', 'apps', 'app_revisions', 'reviews', 'oauth_clients', 'admins', 'audit_log', 'app_transitions'].map(
   (table) => `public.${table}`,
 );
-const written = async () => {
-  const all = await databaseFingerprint(t);
-  return WRITTEN.map((table) => all[table]);
-};
+const written = async () => JSON.stringify(await databaseFingerprint(t, {}, WRITTEN));
 
 test('every console route answers hostile ids, queries and forms without a 5xx; a refused form changes nothing', async () => {
   // Signing in and out would end this client's session; those routes have tests of their own.
@@ -62,20 +59,24 @@ test('every console route answers hostile ids, queries and forms without a 5xx; 
         .replace(':queue', 'stats.app.dead')
         .replace(/:[a-zA-Z]+/g, id)
         .replace('*', 'nothing');
+      if (route.method === 'GET') {
+        // Reads change nothing, so one route's hostile queries are asked at once.
+        await Promise.all(
+          VALUES.map(async (value) => {
+            const query = FIELDS.map((field) => `${field}=${encodeURIComponent(value)}`).join('&');
+            const response = await owner.get(`${path}?${query}`);
+            if (response.status >= 500) failures.push(`GET ${route.path} ${JSON.stringify(value.slice(0, 20))} → ${response.status}`);
+          }),
+        );
+        continue;
+      }
       for (const value of VALUES) {
-        if (route.method === 'GET') {
-          const query = FIELDS.map((field) => `${field}=${encodeURIComponent(value)}`).join('&');
-          const response = await owner.get(`${path}?${query}`);
-          if (response.status >= 500) failures.push(`GET ${route.path} ${JSON.stringify(value.slice(0, 20))} → ${response.status}`);
-          continue;
-        }
         const before = await written();
         const response = await owner.post(path, Object.fromEntries(FIELDS.map((field) => [field, value])));
         if (response.status >= 500) failures.push(`POST ${route.path} ${JSON.stringify(value.slice(0, 20))} → ${response.status}`);
         if (response.status >= 400 && response.status < 500) {
           refusedForms += 1;
-          if (JSON.stringify(await written()) !== JSON.stringify(before))
-            failures.push(`POST ${route.path} refused with ${response.status} but changed the database`);
+          if ((await written()) !== before) failures.push(`POST ${route.path} refused with ${response.status} but changed the database`);
         }
       }
     }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, registerDeveloper, type TestApp } from '../support/harness.ts';
-import { currentTotpCode } from '../../src/modules/admins/totp.ts';
+import { currentTotpCode } from '../../src/modules/admin-sign-in/totp.ts';
 import { createSemaphore, SemaphoreFullError } from '../../src/lib/semaphore.ts';
 import { ConsoleClient, createAdminAccount, signedIn, type AdminAccount } from './support.ts';
 

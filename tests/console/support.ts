@@ -1,5 +1,5 @@
-import { createAdmin } from '../../src/modules/admins/admins.service.ts';
-import type { AdminRole } from '../../src/modules/admins/admin.entity.ts';
+import { createAdmin } from '../../src/modules/admin-accounts/admins.service.ts';
+import type { AdminRole } from '../../src/modules/admin-accounts/admin.entity.ts';
 import type { TestApp } from '../support/harness.ts';
 
 /** Admin accounts and an HTTP client with a cookie jar for console tests that need no browser. */

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { createTestApp, runCli, type TestApp } from '../support/harness.ts';
 import { loadConfig } from '../../src/config.ts';
-import { currentTotpCode, newTotpSecret } from '../../src/modules/admins/totp.ts';
-import { openTotpSecret } from '../../src/modules/admins/totp-secrets.ts';
+import { currentTotpCode, newTotpSecret } from '../../src/modules/admin-sign-in/totp.ts';
+import { openTotpSecret } from '../../src/modules/admin-sign-in/totp-secrets.ts';
 import { ConsoleClient, createAdminAccount, signedIn, type AdminAccount } from './support.ts';
 
 /**

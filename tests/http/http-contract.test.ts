@@ -11,6 +11,7 @@ import { createTokenVerifier } from '../../src/modules/identity/platform-identit
 import { createBoss } from '../../jobs/queues.ts';
 import { generateKey } from '../../src/modules/api-keys/key-format.ts';
 import type { AppContext } from '../../src/app-context.ts';
+import { createInFlight } from '../../src/lib/in-flight.ts';
 import { dereferenced } from '../support/openapi.ts';
 import { createTestApp, type TestApp } from '../support/harness.ts';
 
@@ -125,6 +126,7 @@ describe('database unavailable', () => {
       mailer: createMailer(config.mail),
       logger,
       catalogueReaders: createCatalogueReaders(url, [], { max: 2, waitMs: 5000, statementTimeoutMs: 10_000 }, logger),
+      requests: createInFlight(),
     };
     return { app: createApp(ctx), close: () => silent.stop(true) };
   }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { createTestApp, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { eventually } from '../support/eventually.ts';
 import { insertApp, insertDeveloper } from '../support/fixtures.ts';
-import { createAdmin } from '../../src/modules/admins/admins.service.ts';
+import { createAdmin } from '../../src/modules/admin-accounts/admins.service.ts';
 import { ADMIN_DIGEST_QUEUE } from '../../jobs/admin-digest.ts';
 import { enqueueAdminDigests } from '../../src/modules/notifications/admin-digest.service.ts';
 
@@ -50,6 +50,16 @@ test('each admin gets one digest a day listing developers and apps past their re
   await enqueueAdminDigests({ em: t.ctx.orm.em, jobs: t.ctx.jobs }, '2026-01-02');
   await digestJobsDone('2026-01-02');
   expect(await digests()).toHaveLength(2);
+});
+
+test('a disabled admin gets no digest', async () => {
+  await createAdmin(t.ctx.orm.em.fork(), { email: 'departed@example.com', password: 'correct horse battery', role: 'reviewer' });
+  await t.sql(`update admins set disabled_at = now() where email = 'departed@example.com'`);
+  // Something is still overdue from the test above, so every admin who is considered is written to.
+  expect(await enqueueAdminDigests({ em: t.ctx.orm.em, jobs: t.ctx.jobs }, '2026-01-03')).toBe(2);
+  await digestJobsDone('2026-01-03');
+  const sent = (await digests()).filter((row) => row.message_id.endsWith(':2026-01-03'));
+  expect(sent.map((row) => row.to_address).sort()).toEqual(['quiet@example.com', 'reviewer@example.com']);
 });
 
 test('the digest is scheduled daily by the workers', async () => {

@@ -7,10 +7,10 @@ import type { Subprocess } from 'bun';
  * The service as operators run it, in a process of its own (`bun src/main.ts [--role …]`), for
  * tests that kill or stop it. `env` adds to a test configuration on `databaseUrl`.
  */
-export function spawnService(
+export function spawnService<Log extends 'inherit' | 'pipe' = 'inherit'>(
   databaseUrl: string,
-  options: { role?: 'all' | 'api' | 'worker'; env?: Record<string, string> } = {},
-): Subprocess<'ignore', 'ignore', 'inherit'> {
+  options: { role?: 'all' | 'api' | 'worker'; env?: Record<string, string> /** 'pipe' to read the service's log lines. */; stderr?: Log } = {},
+): Subprocess<'ignore', 'ignore', Log> {
   const role = options.role ?? 'all';
   return Bun.spawn(['bun', 'src/main.ts', '--role', role], {
     env: {
@@ -24,7 +24,7 @@ export function spawnService(
     },
     stdin: 'ignore',
     stdout: 'ignore',
-    stderr: 'inherit',
+    stderr: options.stderr ?? ('inherit' as Log),
   });
 }
 
@@ -38,3 +38,15 @@ export async function within<T>(ms: number, what: string, check: () => Promise<T
     await Bun.sleep(100);
   }
 }
+
+/** Waits until the service at `base` answers `/readyz` with 200 (20 s at most). */
+export const untilReady = (base: string) =>
+  within(
+    20_000,
+    `the service at ${base} becoming ready`,
+    async () =>
+      (await fetch(`${base}/readyz`).then(
+        (r) => r.status,
+        () => 0,
+      )) === 200,
+  );

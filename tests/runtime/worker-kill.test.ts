@@ -12,9 +12,10 @@ import { spawnService, within } from './service-process.ts';
  * middle of a job: sending an e-mail, rolling up an app's counters, calling a webhook receiver.
  * Another worker process retries the job, and its effect happens once.
  *
- * The queues' own expiries (60–120 s) and backoffs would make these tests slow: each job here
- * expires after 3 s and retries after 1 s (and the webhook's 60 s lease is run out by hand). The
- * mechanism is the same.
+ * The queues' own expiries (60–120 s), backoffs and the 10 s supervision interval would make these
+ * tests slow: each job here expires after 3 s and retries after 1 s, the workers look for expired
+ * jobs every second (JOBS_SUPERVISE_SECONDS=1), and the webhook's 60 s lease is run out by hand.
+ * The mechanism is the same.
  */
 let peer: SmtpPeer;
 let receiver: Receiver;
@@ -38,7 +39,10 @@ afterAll(async () => {
 });
 
 function startWorker(): Subprocess {
-  const worker = spawnService(t.runtime.databaseUrl, { role: 'worker', env: { SMTP_URL: peer.url, ALLOW_PRIVATE_FETCH: 'true' } });
+  const worker = spawnService(t.runtime.databaseUrl, {
+    role: 'worker',
+    env: { SMTP_URL: peer.url, ALLOW_PRIVATE_FETCH: 'true', JOBS_SUPERVISE_SECONDS: '1' },
+  });
   workers.push(worker);
   return worker;
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { sameSecret } from '../../src/lib/constant-time.ts';
-import { openSession, hashSessionToken } from '../../src/modules/admins/sessions.service.ts';
+import { openSession, hashSessionToken } from '../../src/modules/admin-sign-in/sessions.service.ts';
 import { ConsoleClient, createAdminAccount, type AdminAccount } from '../console/support.ts';
 
 /**

@@ -7,7 +7,8 @@ import { createOrm } from '../../src/db/orm.ts';
 import { loadConfig } from '../../src/config.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { createBoss } from '../../jobs/queues.ts';
+import { createBoss, declareQueues } from '../../jobs/queues.ts';
+import { queues } from '../../jobs/registry.ts';
 
 /**
  * One PostgreSQL for the whole run (embedded unless TEST_DATABASE_URL names a server), one
@@ -53,18 +54,21 @@ export async function startTestDatabase(testDatabaseUrl: string | undefined): Pr
     await client.query(`create database ${TEMPLATE}`);
   });
   const url = serverUrl(TEMPLATE);
-  const orm = await createOrm(url, silent, { ...loadConfig({ APP_ENV: 'test', DATABASE_URL: url }).database, poolMax: 2 });
+  const config = loadConfig({ APP_ENV: 'test', DATABASE_URL: url });
+  const orm = await createOrm(url, silent, { ...config.database, poolMax: 2 });
   await migrate(orm);
   await orm.close();
   const boss = createBoss(url, silent, { supervise: false, migrate: true });
   await boss.start();
+  // Every queue is a table of its own: created once here, each clone's start only checks them.
+  await declareQueues(boss, queues, config.retention, silent);
   await boss.stop({ graceful: false });
 }
 
 /** A new database cloned from the migrated template (pg-boss's schema included). */
 export async function cloneTestDatabase(): Promise<string> {
   const name = `marketplace_test_${process.pid}_${created.length + 1}_${Date.now() % 100_000}`;
-  await admin((client) => client.query(`create database ${name} template ${TEMPLATE}`));
+  await admin((client) => client.query(`create database ${name} template ${TEMPLATE} strategy file_copy`));
   created.push(name);
   return serverUrl!(name);
 }

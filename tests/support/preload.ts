@@ -1,6 +1,10 @@
-import { afterAll } from 'bun:test';
+import { afterAll, setDefaultTimeout } from 'bun:test';
 import { startTestDatabase, stopTestDatabase } from './database.ts';
 import { capturedCounts, leakedSecrets } from './suite-log.ts';
+
+// Tests here start real processes and servers on a shared 2-core machine: 5 s (Bun's default) failed
+// tests that spawn a CLI five times whenever the machine was busy. A test that needs longer says so.
+setDefaultTimeout(30_000);
 
 // The test runner's environment is read here, once, like the service's config.
 await startTestDatabase(process.env.TEST_DATABASE_URL || undefined);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { html, join, trustedHtml } from '../../views/html.ts';
 import { diffListings, lineDiff } from '../../src/modules/apps/listing-diff.ts';
-import { composeRejectionReason } from '../../src/modules/apps/rejection-reasons.ts';
+import { composeRejectionReason } from '../../src/modules/listing-review/rejection-reasons.ts';
 
 describe('the console template', () => {
   const hostile = `<img src=x onerror=alert(1)>"'&`;

@@ -1,7 +1,15 @@
 import { html, type SafeHtml } from '../html.ts';
-import type { AdminSummary } from '../../src/modules/admins/admins.service.ts';
 import { actionButton, badge, dataTable, hiddenFields, notice, type FormContext } from './components.ts';
 import { formatTime } from './format.ts';
+
+export interface AdminSummary {
+  id: string;
+  email: string;
+  role: string;
+  totpEnrolled: boolean;
+  disabled: boolean;
+  createdAt: Date;
+}
 
 /** Owners manage admins: create one, change a role, reset a lost second factor, disable or enable one. */
 type Message = { kind: 'ok' | 'error'; text: string } | null;

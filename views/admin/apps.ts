@@ -1,6 +1,5 @@
 import { activityChart, type ActivityDay } from './activity-chart.ts';
 import { html, type SafeHtml } from '../html.ts';
-import type { AppDossier, AppSummary } from '../../src/modules/apps/app-directory.ts';
 import {
   actionButton,
   badge,
@@ -14,7 +13,29 @@ import {
   type Paging,
 } from './components.ts';
 import { formatTime } from './format.ts';
-import { assetChecksTable, historyTable, listingPreview, lookalikeWarning, reviewerContext } from './listing.ts';
+import { assetChecksTable, historyTable, listingPreview, lookalikeWarning, reviewerContext, type AppDossier } from './listing.ts';
+
+/**
+ * Apps as administrators look them up: the filterable list, and everything the review and detail
+ * pages show about one app — the listing, its developer, history, look-alike names, the OAuth
+ * client's owner, and the diff a reviewer needs for a revision or a resubmission.
+ */
+export interface AppSummary {
+  id: string;
+  name: string;
+  slug: string;
+  status: string;
+  category: string;
+  featured: boolean;
+  version: number;
+  installCount: number;
+  activeInstalls: number;
+  developer: { id: string; name: string };
+  updatedAt: Date;
+  hasPendingRevision: boolean;
+  /** Feature (only while approved), unfeature (while featured), and the lifecycle actions the state allows. */
+  actions: { lifecycle: string[]; feature: boolean; unfeature: boolean };
+}
 
 /** The app list and one app's page: feature, suspend/relist, support edits. Buttons come pre-filtered by role. */
 type Message = { kind: 'ok' | 'error'; text: string } | null;

@@ -1,7 +1,26 @@
 import { html, type SafeHtml } from '../html.ts';
-import type { AuditRow } from '../../src/modules/audit/audit-log.ts';
 import { dataTable, filterForm, pager, type Paging } from './components.ts';
 import { formatTime } from './format.ts';
+
+/**
+ * The audit log as the console reads it, newest first, filtered by who, what and on which
+ * subject. There is deliberately no way here (or anywhere) to change or remove an entry: the
+ * table refuses updates and deletes itself.
+ */
+export interface AuditRow {
+  id: string;
+  actor: string;
+  /** The admin's e-mail when the actor is an admin that still exists. */
+  actorEmail: string | null;
+  role: string | null;
+  action: string;
+  subjectType: string;
+  subjectId: string;
+  reason: string | null;
+  before: unknown;
+  after: unknown;
+  at: Date;
+}
 
 /** Every admin action, newest first; read-only. */
 const json = (value: unknown) =>

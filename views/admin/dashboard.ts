@@ -1,8 +1,25 @@
 import { html, type SafeHtml } from '../html.ts';
-import type { Backlog, DashboardFigures } from '../../src/modules/dashboard/dashboard.service.ts';
 import { formatCount } from './format.ts';
 import { activityChart } from './activity-chart.ts';
-import { waitingBadge } from './waiting.ts';
+import { waitingBadge, type Waiting } from './waiting.ts';
+
+/**
+ * The numbers on the console's front page: what waits for an admin (and the oldest of each
+ * against its target), how many apps are live, and installs and uninstalls per day over the last 30 days.
+ */
+export interface Backlog {
+  count: number;
+  oldest: Waiting | null;
+}
+
+export interface DashboardFigures {
+  developersAwaitingVerification: Backlog;
+  appsAwaitingReview: Backlog;
+  revisionsAwaitingReview: Backlog;
+  approvedApps: number;
+  /** Oldest day first, 30 entries, days without activity included (from the per-day roll-up of every app). */
+  activityByDay: { date: string; installs: number; uninstalls: number }[];
+}
 
 /** The front page: backlogs against their targets, live apps, installs and uninstalls chart, queue health (polled). */
 function backlogCard(title: string, backlog: Backlog, link: string, unit: string): SafeHtml {

@@ -1,6 +1,4 @@
 import { html, type SafeHtml } from '../html.ts';
-import type { DeveloperDossier, DeveloperSummary } from '../../src/modules/developers/developer-directory.ts';
-import type { DeveloperAction } from '../../src/modules/developers/developers.service.ts';
 import {
   actionButton,
   badge,
@@ -15,7 +13,38 @@ import {
   type Paging,
 } from './components.ts';
 import { formatTime } from './format.ts';
-import { waitingBadge } from './waiting.ts';
+import { waitingBadge, type Waiting } from './waiting.ts';
+
+/**
+ * Developers as administrators look them up: a searchable, filterable list (awaiting verification
+ * first, oldest first) and one developer with their apps, OAuth clients and key count — never
+ * key material.
+ */
+/** What the console may do to a developer in a given state. */
+export type DeveloperAction = 'verify' | 'suspend' | 'reinstate';
+
+export interface DeveloperSummary {
+  id: string;
+  name: string;
+  email: string;
+  companyName: string | null;
+  status: 'PENDING_VERIFICATION' | 'VERIFIED' | 'SUSPENDED';
+  createdAt: Date;
+  appCount: number;
+  /** Only while awaiting verification. */
+  waiting: Waiting | null;
+  actions: DeveloperAction[];
+}
+
+export interface DeveloperDossier extends DeveloperSummary {
+  platformUserId: string;
+  websiteUrl: string | null;
+  bio: string | null;
+  updatedAt: Date;
+  activeKeyCount: number;
+  apps: { id: string; name: string; slug: string; status: string; version: number; updatedAt: Date }[];
+  oauthClients: { clientId: string; name: string; createdAt: Date }[];
+}
 
 /** The developer list and one developer's page. `actions` are those the state allows and the admin's role holds. */
 type Message = { kind: 'ok' | 'error'; text: string } | null;

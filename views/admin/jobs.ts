@@ -1,7 +1,30 @@
 import { html, type SafeHtml } from '../html.ts';
-import type { DeadJob, QueueHealth } from '../../src/modules/queues/queues.service.ts';
 import { actionButton, dataTable, notice, type FormContext } from './components.ts';
 import { formatDuration, formatTime } from './format.ts';
+
+export interface QueueHealth {
+  name: string;
+  deadLetter: string | null;
+  waiting: number;
+  /** Failed attempts waiting for their next retry. */
+  retrying: number;
+  active: number;
+  /** Failed for good (kept until pg-boss's retention drops them). */
+  failed: number;
+  deadLetters: number;
+  oldestWaitingSince: Date | null;
+}
+
+export interface DeadJob {
+  id: string;
+  queue: string;
+  deadLetter: string;
+  data: unknown;
+  /** The last attempt's error, as the worker threw it. */
+  error: string;
+  retries: number;
+  diedAt: Date;
+}
 
 /** The Jobs page: queue health (also the dashboard's polled widget), dead letters with "Retry". */
 type Message = { kind: 'ok' | 'error'; text: string } | null;

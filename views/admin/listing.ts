@@ -1,17 +1,129 @@
 import { html, trustedHtml, type SafeHtml } from '../html.ts';
-import type { AppDossier, HistoryEntry, Lookalike } from '../../src/modules/apps/app-directory.ts';
-import type { FieldChange } from '../../src/modules/apps/listing-diff.ts';
 import { badge, dataTable, definitionList, externalLink } from './components.ts';
 import { formatTime, statusLabel } from './format.ts';
+
+export interface HistoryEntry {
+  action: string;
+  fromStatus: string;
+  toStatus: string;
+  /** The admin's e-mail for `admin:<id>`, else the actor as recorded (`cli`, `developer:<id>`). */
+  actor: string;
+  version: number;
+  reason: string | null;
+  at: Date;
+}
+
+export interface Lookalike {
+  id: string;
+  name: string;
+  slug: string;
+  similarity: number;
+}
+
+export interface PendingRevisionDetail {
+  id: string;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+  diff: FieldChange[];
+}
+
+/** A platform scope the app asks for, and why (as users will read it). */
+export interface Permission {
+  scope: string;
+  label: string;
+  reason: string;
+}
+
+/** What the check of one listed image found. */
+export interface AssetCheck {
+  field: string;
+  url: string;
+  ok: boolean;
+  format: string | null;
+  width: number | null;
+  height: number | null;
+  problems: string[];
+  mirrorUrl: string | null;
+  checkedAt: Date | string;
+}
+
+/** The listing as the console draws it (the API's owner view has these fields and more). */
+export interface ReviewedApp {
+  id: string;
+  slug: string;
+  name: string;
+  description: string;
+  longDescriptionHtml: string | null;
+  category: string;
+  environment: string;
+  websiteUrl: string | null;
+  supportUrl: string | null;
+  privacyPolicyUrl: string | null;
+  termsOfServiceUrl: string | null;
+  screenshots: { url: string; caption: string | null; order: number }[];
+  permissions: Permission[] | null;
+  dataHandling: {
+    storesUserData: boolean;
+    locations: string[];
+    thirdParties: { name: string; purpose: string }[];
+    retentionDays: number | null;
+  } | null;
+  status: string;
+  featured: boolean;
+  installCount: number;
+  activeInstalls: number;
+  version: number;
+  updatedAt: Date | string;
+  submittedAt: Date | string | null;
+  rejectionReason: string | null;
+  reviewNotes: string | null;
+  assetChecks: AssetCheck[];
+  pendingRevision: { addedPermissions: Permission[]; assetChecks: AssetCheck[] } | null;
+}
+
+/** A listing image as a reviewer is shown it: the stored copy, or "not stored" with the developer's URL as text. */
+export type ShownImage = { mirrored: true; url: string } | { mirrored: false; sourceUrl: string };
+
+/** One app with everything its console pages show; `App` is the module's fuller view of the listing. */
+export interface AppDossier<App extends ReviewedApp = ReviewedApp> {
+  app: App;
+  developer: { id: string; name: string; email: string; companyName: string | null; websiteUrl: string | null; status: string };
+  history: HistoryEntry[];
+  lookalikes: Lookalike[];
+  oauthClient: { clientId: string; name: string | null; owner: { id: string; name: string; email: string } | null } | null;
+  revision: PendingRevisionDetail | null;
+  /** A PENDING app that was rejected before: what changed since the rejection (null diff: no snapshot was kept then). */
+  resubmission: { rejectedAt: Date; reason: string | null; diff: FieldChange[] | null } | null;
+  /** Feature (only while approved), unfeature (while featured), and the lifecycle actions the state allows. */
+  actions: { lifecycle: string[]; feature: boolean; unfeature: boolean };
+  /** The listing's images as the reviewer is shown them (the mirrored copies where there are). */
+  images: { logo: ShownImage | null; banner: ShownImage | null; screenshots: ShownImage[] };
+}
+
+/**
+ * Field-by-field differences between two versions of a listing, as a reviewer reads them: for a
+ * revision, the live listing against the proposed change set; for a resubmission, the version
+ * last rejected against the one submitted now. Long texts also get a line diff.
+ */
+export type LineChange = { kind: 'same' | 'add' | 'del'; text: string };
+
+export interface FieldChange {
+  /** The listing field's name (`longDescription`, `logoUrl`, …). */
+  field: string;
+  label: string;
+  before: string | null;
+  after: string | null;
+  /** For multi-line text: the lines removed, added and kept (null when too long to compare). */
+  lines: LineChange[] | null;
+}
 
 /**
  * One app as the review and detail pages show it: the listing as users will see it (its images
  * from the mirror only), and around it what a reviewer weighs — notes, asset checks, the
  * developer, the OAuth client's owner, look-alike names, history, diffs.
  */
-type App = AppDossier['app'];
-
-type ShownImage = NonNullable<AppDossier['images']['logo']>;
+type App = ReviewedApp;
 
 /** A stored copy, or "not stored" with the developer's URL as text: nothing here loads from their server. */
 const image = (shown: ShownImage, className: string, alt: string) =>
@@ -49,8 +161,6 @@ export function listingPreview(app: App, developer: AppDossier['developer'], ima
     ])}
   </section>`;
 }
-
-type Permission = NonNullable<App['permissions']>[number];
 
 const permissionList = (permissions: Permission[]) =>
   html`<ul class="permissions">${permissions.map((p) => html`<li><strong>${p.label}</strong> <code>${p.scope}</code><br><span class="muted">Why: ${p.reason}</span></li>`)}</ul>`;

@@ -1,7 +1,15 @@
 import { html, type SafeHtml } from '../html.ts';
-import type { OAuthClientListing } from '../../src/modules/oauth-clients/oauth-client-directory.ts';
 import { dataTable, filterForm, hiddenFields, notice, pager, type FormContext, type Paging } from './components.ts';
 import { formatTime } from './format.ts';
+
+/** Registered OAuth clients as support looks them up: by client id, name or the developer's name or e-mail. */
+export interface OAuthClientListing {
+  clientId: string;
+  name: string;
+  developer: { id: string; name: string; email: string };
+  appCount: number;
+  createdAt: Date;
+}
 
 /** Registered OAuth clients, and support's form to register one to a developer. */
 type Message = { kind: 'ok' | 'error'; text: string } | null;

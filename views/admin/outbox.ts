@@ -1,7 +1,16 @@
 import { html, type SafeHtml } from '../html.ts';
-import type { OutboxEntry } from '../../src/modules/notifications/outbox.service.ts';
 import { badge, dataTable, filterForm, pager, type Paging } from './components.ts';
 import { formatTime } from './format.ts';
+
+/** The e-mails the service sent (SMTP) or kept (the dev outbox), newest first, and one message whole. */
+export interface OutboxEntry {
+  messageId: string;
+  kind: string;
+  to: string;
+  subject: string;
+  transport: 'smtp' | 'outbox';
+  sentAt: Date;
+}
 
 /** The e-mails sent or kept, and one of them with its HTML rendered in a sandboxed frame. */
 export function outboxPage(data: { rows: OutboxEntry[]; query: { q?: string; transport?: string }; paging: Paging }): SafeHtml {

@@ -1,7 +1,18 @@
 import { html, type SafeHtml } from '../html.ts';
-import type { ModerationRow } from '../../src/modules/reviews/review-moderation.ts';
 import { actionButton, badge, dataTable, filterForm, notice, pager, type FormContext, type Paging } from './components.ts';
 import { formatTime } from './format.ts';
+
+/** Reviews as moderators see them: hidden ones included, searchable by text, author and app. */
+export interface ModerationRow {
+  id: string;
+  rating: number;
+  title: string | null;
+  body: string | null;
+  authorName: string | null;
+  hidden: boolean;
+  app: { id: string; name: string; slug: string };
+  updatedAt: Date;
+}
 
 /** User reviews of apps, hidden ones included; "Hide"/"Unhide" for those who moderate. */
 type Message = { kind: 'ok' | 'error'; text: string } | null;

@@ -1,6 +1,4 @@
 import { html, type SafeHtml } from '../html.ts';
-import type { ReviewTeam, TeamDossier, TeamSummary } from '../../src/modules/teams/team-directory.ts';
-import type { TeamAction } from '../../src/modules/teams/team-admin.service.ts';
 import {
   actionButton,
   badge,
@@ -14,6 +12,36 @@ import {
   type Paging,
 } from './components.ts';
 import { formatTime } from './format.ts';
+
+/** Teams as administrators look them up: a searchable list, and one team with its members, apps and audit. */
+export interface TeamSummary {
+  id: string;
+  name: string;
+  websiteUrl: string | null;
+  verifiedDomain: string | null;
+  suspended: boolean;
+  createdAt: Date;
+  memberCount: number;
+  appCount: number;
+  actions: TeamAction[];
+}
+
+export interface TeamDossier extends TeamSummary {
+  members: { developerId: string; name: string; email: string; role: string; joinedAt: Date }[];
+  apps: { id: string; name: string; slug: string; status: string; updatedAt: Date }[];
+  audit: { action: string; actorName: string | null; target: string | null; createdAt: Date }[];
+}
+
+export interface ReviewTeam {
+  id: string;
+  name: string;
+  verifiedDomain: string | null;
+  suspended: boolean;
+  otherApps: TeamDossier['apps'];
+}
+
+/** Administrators' side of teams: finding one by id or name, suspending and reinstating it. */
+export type TeamAction = 'suspend' | 'reinstate';
 
 /** The team list and one team's page. `actions` are those the state allows and the admin's role holds. */
 type Message = { kind: 'ok' | 'error'; text: string } | null;

@@ -1,6 +1,20 @@
 import { html, type SafeHtml } from '../html.ts';
-import type { Waiting } from '../../src/modules/apps/review-targets.ts';
 import { formatDuration, formatTime } from './format.ts';
+
+/**
+ * The description's targets: a developer verified within 24 hours, an app reviewed within 24–48.
+ * `due` means the target is near (verification) or its first bound is passed (review); `overdue`
+ * means it is missed. The console colours waiting items by it.
+ */
+export type Urgency = 'ok' | 'due' | 'overdue';
+
+export interface Waiting {
+  since: Date;
+  waitedMs: number;
+  urgency: Urgency;
+  /** As shown next to the time: `24 h`, `24–48 h`. */
+  target: string;
+}
 
 /** How long something has waited, against its target; overdue items stand out. */
 export const waitingBadge = (waiting: Waiting): SafeHtml =>

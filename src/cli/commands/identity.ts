@@ -1,6 +1,6 @@
 import { mintDevToken } from '../../modules/identity/platform-identity.ts';
-import { adminIdByEmail, createAdmin, disableAdmin } from '../../modules/admins/admins.service.ts';
-import { ADMIN_ROLES, type AdminRole } from '../../modules/admins/admin.entity.ts';
+import { adminIdByEmail, createAdmin, disableAdmin } from '../../modules/admin-accounts/admins.service.ts';
+import { ADMIN_ROLES, type AdminRole } from '../../modules/admin-accounts/admin.entity.ts';
 import { transitionDeveloper, type DeveloperAction } from '../../modules/developers/developers.service.ts';
 import { CLI_ACTOR } from '../../modules/audit/audit.service.ts';
 import { CliUsageError, requirePositional, requireString, runtimeOf, type CliCommand } from '../command.ts';

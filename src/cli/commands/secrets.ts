@@ -1,5 +1,5 @@
 import { resealWebhookSecrets } from '../../modules/webhooks/secret-rotation.ts';
-import { resealTotpSecrets } from '../../modules/admins/totp-secrets.ts';
+import { resealTotpSecrets } from '../../modules/admin-sign-in/totp-secrets.ts';
 import { runtimeOf, type CliCommand } from '../command.ts';
 
 /**

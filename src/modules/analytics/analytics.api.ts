@@ -1,8 +1,8 @@
-import { Elysia, t } from 'elysia';
+import { Elysia } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
 import { IdParams, problems } from '../../http/schemas.ts';
-import { AppAnalytics, AppsAnalytics, DailyAnalytics, DailyQuery, MAX_SERIES_DAYS } from './analytics.model.ts';
+import { AppAnalytics, AppsAnalytics, DailyAnalytics, DailyQuery, DailySeries, MAX_SERIES_DAYS } from './analytics.model.ts';
 import { dailyCsv, getAppAnalytics, getDailyAnalytics, getTeamAnalytics } from './analytics.service.ts';
 
 /** `Accept: text/csv` asks for the CSV; anything else (or nothing) gets JSON. */
@@ -37,9 +37,7 @@ export function analyticsApi(ctx: AppContext, auth: AuthPlugin) {
         params: IdParams,
         query: DailyQuery,
         response: {
-          200: t.Union([DailyAnalytics, t.String({ description: 'With `Accept: text/csv`: the rows as CSV' })], {
-            description: 'One row per UTC day, oldest first: JSON, or CSV with `Accept: text/csv`',
-          }),
+          200: DailySeries,
           ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED'),
         },
         detail: {

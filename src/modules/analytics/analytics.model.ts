@@ -56,6 +56,11 @@ export const DailyAnalytics = t.Object(
 );
 export type DailyAnalytics = Static<typeof DailyAnalytics>;
 
+/** What the daily series answers: the rows as JSON, or as CSV text (`Accept: text/csv`). */
+export const DailySeries = t.Union([DailyAnalytics, t.String({ description: 'With `Accept: text/csv`: the rows as CSV' })], {
+  description: 'One row per UTC day, oldest first: JSON, or CSV with `Accept: text/csv`',
+});
+
 const Counters = {
   installCount: AppAnalytics.properties.installCount,
   activeInstalls: AppAnalytics.properties.activeInstalls,

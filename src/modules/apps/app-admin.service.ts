@@ -9,7 +9,7 @@ import { recordTransition } from './app-history.ts';
 import { lockAppByRef } from './app-locks.ts';
 import type { AppServiceDeps } from './apps.service.ts';
 import { toOwnerView } from './owner-views.ts';
-import { publishReviewedAssets } from './asset-publication.ts';
+import { publishReviewedAssets } from '../assets/asset-publication.ts';
 import { emitAppEvent, type AppEventType } from '../webhooks/webhook-events.ts';
 import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
 

@@ -1,42 +1,25 @@
-import { imagesForReview } from './asset-publication.ts';
+import { imagesForReview } from '../assets/asset-publication.ts';
 import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
-import { containsPattern, isUuid, listPageOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
-import type { DeveloperStatus } from '../developers/developer.entity.ts';
+import { containsPattern, isUuid, listPageOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
 import { App, type AppStatus, type Category } from './app.entity.ts';
 import { AppRevision } from './app-revision.entity.ts';
 import { AppTransition } from './app-transition.entity.ts';
 import { AppStats } from '../stats/app-stats.entity.ts';
 import { adminEmailsOf } from '../audit/audit-log.ts';
 import { OAuthClient } from '../oauth-clients/oauth-client.entity.ts';
-import { adminActionsFrom, FEATURABLE_STATUSES, type AppAction } from './app-state.ts';
+import { adminActionsFrom, FEATURABLE_STATUSES } from './app-state.ts';
 import type { OwnerAppView, UpdateAppInput } from './apps.model.ts';
 import { normaliseScreenshots } from './app-changes.ts';
 import { diffListings, type FieldChange } from './listing-diff.ts';
 import { LISTING_FIELDS, listingOf, type Listing, type ListingField } from './listing-fields.ts';
 import { toOwnerView } from './owner-views.ts';
-
-/**
- * Apps as administrators look them up: the filterable list, and everything the review and detail
- * pages show about one app — the listing, its developer, history, look-alike names, the OAuth
- * client's owner, and the diff a reviewer needs for a revision or a resubmission.
- */
-export interface AppSummary {
-  id: string;
-  name: string;
-  slug: string;
-  status: AppStatus;
-  category: Category;
-  featured: boolean;
-  version: number;
-  installCount: number;
-  activeInstalls: number;
-  developer: { id: string; name: string };
-  updatedAt: Date;
-  hasPendingRevision: boolean;
-  /** Feature (only while approved), unfeature (while featured), and the lifecycle actions the state allows. */
-  actions: { lifecycle: AppAction[]; feature: boolean; unfeature: boolean };
-}
+import type { AppSummary } from '../../../views/admin/apps.ts';
+import type { AppDossier as DossierOf, Lookalike } from '../../../views/admin/listing.ts';
+export type { HistoryEntry, Lookalike, PendingRevisionDetail } from '../../../views/admin/listing.ts';
+/** The view's dossier, with the listing as the API's owner view (review warnings and decisions read more of it than the page draws). */
+export type AppDossier = DossierOf<OwnerAppView>;
+export type { AppSummary } from '../../../views/admin/apps.ts';
 
 export const appActions = (status: AppStatus, featured: boolean) => ({
   lifecycle: adminActionsFrom(status),
@@ -109,46 +92,6 @@ export async function appSummary(em: EntityManager, id: string): Promise<AppSumm
   const app = await em.findOne(App, { id }, { populate: ['developer'], refresh: true });
   if (!app) throw notFound('App');
   return (await summariesOf(em, [app]))[0]!;
-}
-
-export interface HistoryEntry {
-  action: string;
-  fromStatus: string;
-  toStatus: string;
-  /** The admin's e-mail for `admin:<id>`, else the actor as recorded (`cli`, `developer:<id>`). */
-  actor: string;
-  version: number;
-  reason: string | null;
-  at: Date;
-}
-
-export interface Lookalike {
-  id: string;
-  name: string;
-  slug: string;
-  similarity: number;
-}
-
-export interface PendingRevisionDetail {
-  id: string;
-  version: number;
-  createdAt: Date;
-  updatedAt: Date;
-  diff: FieldChange[];
-}
-
-export interface AppDossier {
-  app: OwnerAppView;
-  developer: { id: string; name: string; email: string; companyName: string | null; websiteUrl: string | null; status: DeveloperStatus };
-  history: HistoryEntry[];
-  lookalikes: Lookalike[];
-  oauthClient: { clientId: string; name: string | null; owner: { id: string; name: string; email: string } | null } | null;
-  revision: PendingRevisionDetail | null;
-  /** A PENDING app that was rejected before: what changed since the rejection (null diff: no snapshot was kept then). */
-  resubmission: { rejectedAt: Date; reason: string | null; diff: FieldChange[] | null } | null;
-  actions: AppSummary['actions'];
-  /** The listing's images as the reviewer is shown them (the mirrored copies where there are). */
-  images: ReturnType<typeof imagesForReview>;
 }
 
 /** Approved apps whose names look like this one (trigram similarity): a possible impersonation. */

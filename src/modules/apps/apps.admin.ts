@@ -1,11 +1,11 @@
 import { recentActivity } from '../analytics/analytics.service.ts';
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
-import { idParam, listQuery, oneOf } from '../../http/console-lists.ts';
+import { idParam, listQuery, oneOf } from '../console/console-lists.ts';
 import { appActionsPanel, appList, appPage, appRow, supportEditForm, type AppButtons, type SupportEditField } from '../../../views/admin/apps.ts';
-import type { Capabilities } from '../admins/capabilities.ts';
-import type { ConsoleKit, ConsoleRequest, Outcome } from '../admins/console-kit.ts';
-import { field, type FormFields } from '../../http/console-forms.ts';
+import type { Capabilities } from '../admin-accounts/capabilities.ts';
+import type { ConsoleKit, ConsoleRequest, Outcome } from '../console/console-plugin.ts';
+import { field, type FormFields } from '../console/console-forms.ts';
 import { decideApp, setFeatured } from './app-admin.service.ts';
 import { appDossier, appSummary, listApps, type AppDossier, type AppSummary } from './app-directory.ts';
 import { APP_STATUSES, CATEGORIES } from './app.entity.ts';
@@ -14,7 +14,6 @@ import { LISTING_LABELS } from './listing-fields.ts';
 import { SUPPORT_EDITABLE_FIELDS, supportEditApp } from './support-edits.service.ts';
 
 /** Console: every app, one app's page, featuring, suspension and support edits. */
-const hide = { detail: { hide: true } };
 
 function buttonsFor(app: { status: string; actions: AppSummary['actions']; pendingRevision: boolean }, can: Capabilities): AppButtons {
   return {
@@ -99,13 +98,8 @@ export function appsAdmin(_ctx: AppContext, kit: ConsoleKit) {
   }
 
   /** Feature, unfeature, suspend, relist: the row (list) or the actions panel (app page) is redrawn. */
-  const appAction = (
-    capability: 'apps.feature' | 'apps.suspend',
-    verb: string,
-    run: (c: ConsoleRequest, id: string) => Promise<{ name: string }>,
-    confirm?: string,
-  ) =>
-    kit.action(capability, {
+  const appAction = (verb: string, run: (c: ConsoleRequest, id: string) => Promise<{ name: string }>, confirm?: string) =>
+    kit.action({
       confirm: confirm ? () => confirm : undefined,
       run: (c) => run(c, idParam(c.params.id, 'App')),
       success: (_c, app) => `"${app.name}" is ${verb}.`,
@@ -122,9 +116,10 @@ export function appsAdmin(_ctx: AppContext, kit: ConsoleKit) {
     });
 
   return new Elysia()
+    .use(kit.plugin)
     .get(
       '/admin/apps',
-      kit.page('view', async (c) => {
+      kit.page(async (c) => {
         const query = listQuery(c.query);
         const status = oneOf(c.query.status, APP_STATUSES);
         const category = oneOf(c.query.category, CATEGORIES);
@@ -141,49 +136,47 @@ export function appsAdmin(_ctx: AppContext, kit: ConsoleKit) {
           }),
         };
       }),
-      hide,
+      { capability: 'view' },
     )
     .get(
       '/admin/apps/:id',
-      kit.page('view', async (c) => {
+      kit.page(async (c) => {
         const { dossier, markup } = await renderAppPage(c);
         return { title: dossier.app.name, back: { href: '/admin/apps', label: 'Apps' }, body: markup };
       }),
-      hide,
+      { capability: 'view' },
     )
     .post(
       '/admin/apps/:id/feature',
-      appAction('apps.feature', 'featured', (c, id) => setFeatured(c.deps, id, true, c.actor)),
-      hide,
+      appAction('featured', (c, id) => setFeatured(c.deps, id, true, c.actor)),
+      { capability: 'apps.feature' },
     )
     .post(
       '/admin/apps/:id/unfeature',
-      appAction('apps.feature', 'no longer featured', (c, id) => setFeatured(c.deps, id, false, c.actor)),
-      hide,
+      appAction('no longer featured', (c, id) => setFeatured(c.deps, id, false, c.actor)),
+      { capability: 'apps.feature' },
     )
     .post(
       '/admin/apps/:id/suspend',
       appAction(
-        'apps.suspend',
         'suspended',
         (c, id) => decideApp(c.deps, id, 'suspend', { actor: c.actor }),
         'Suspend this app? It leaves the public catalogue at once.',
       ),
-      hide,
+      { capability: 'apps.suspend' },
     )
     .post(
       '/admin/apps/:id/relist',
       appAction(
-        'apps.suspend',
         'relisted',
         (c, id) => decideApp(c.deps, id, 'relist', { actor: c.actor }),
         'Relist this app? It returns to the public catalogue at once.',
       ),
-      hide,
+      { capability: 'apps.suspend' },
     )
     .post(
       '/admin/apps/:id/edit',
-      kit.action('apps.support-edit', {
+      kit.action({
         async run(c) {
           const version = Number(field(c.form, 'version'));
           return supportEditApp(
@@ -198,6 +191,6 @@ export function appsAdmin(_ctx: AppContext, kit: ConsoleKit) {
         fragment: async (c, outcome) => (await renderAppPage(c, outcome.ok ? outcome : undefined, outcome.ok ? undefined : outcome)).markup,
         redirect: (c) => `/admin/apps/${idParam(c.params.id, 'App')}`,
       }),
-      hide,
+      { capability: 'apps.support-edit' },
     );
 }

@@ -14,7 +14,7 @@ import { applyAppChanges, assertListingUrls, normaliseScreenshots } from './app-
 import { authorizeApp, authorizeTeam, lockAppFor, type Caller } from '../teams/access.ts';
 import { recordTeamAudit } from '../teams/team-audit.ts';
 import type { CreateAppInput, OwnerAppView, UpdateAppInput } from './apps.model.ts';
-import { enqueueAssetChecks } from './asset-checks.service.ts';
+import { enqueueAssetChecks } from '../assets/asset-checks.service.ts';
 import { renderLongDescription } from './markdown.ts';
 import { toOwnerView, toOwnerViews } from './owner-views.ts';
 import { attachSlug, releaseDraftSlugs, reserveSlug } from './slug.ts';

@@ -1,22 +1,10 @@
 import type { DataHandling, Permission, Screenshot } from './app.entity.ts';
 import { describeDataHandling } from './disclosure.ts';
 import { LISTING_FIELDS, LISTING_LABELS, type Listing, type ListingField } from './listing-fields.ts';
-
-/**
- * Field-by-field differences between two versions of a listing, as a reviewer reads them: for a
- * revision, the live listing against the proposed change set; for a resubmission, the version
- * last rejected against the one submitted now. Long texts also get a line diff.
- */
-export type LineChange = { kind: 'same' | 'add' | 'del'; text: string };
-
-export interface FieldChange {
-  field: ListingField;
-  label: string;
-  before: string | null;
-  after: string | null;
-  /** For multi-line text: the lines removed, added and kept (null when too long to compare). */
-  lines: LineChange[] | null;
-}
+import type { FieldChange } from '../../../views/admin/listing.ts';
+import type { LineChange } from '../../../views/admin/listing.ts';
+export type { LineChange } from '../../../views/admin/listing.ts';
+export type { FieldChange } from '../../../views/admin/listing.ts';
 
 const MULTI_LINE: readonly ListingField[] = ['longDescription', 'reviewNotes', 'permissions', 'dataHandling'];
 /** Past this many lines a side, the diff shows before and after whole (LCS is quadratic). */

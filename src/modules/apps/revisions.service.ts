@@ -1,6 +1,6 @@
-import { enqueueAssetChecks } from './asset-checks.service.ts';
-import { publishReviewedAssets } from './asset-publication.ts';
-import { changesImages } from './listed-assets.ts';
+import { enqueueAssetChecks } from '../assets/asset-checks.service.ts';
+import { publishReviewedAssets } from '../assets/asset-publication.ts';
+import { changesImages } from '../assets/listed-assets.ts';
 import { enqueueCategoryCounts } from '../stats/stats.service.ts';
 import { ApiError, notFound, validationFailed } from '../../http/problem.ts';
 import { recordAudit } from '../audit/audit.service.ts';

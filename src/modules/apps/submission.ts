@@ -7,10 +7,10 @@ import type { AppStatus } from './app.entity.ts';
 import { recordTransition } from './app-history.ts';
 import { authorizeApp, lockAppFor, type Caller } from '../teams/access.ts';
 import type { OwnerAppView, SubmittedAppView } from './apps.model.ts';
-import { listedAssets, sameAsset } from './listed-assets.ts';
+import { listedAssets, sameAsset } from '../assets/listed-assets.ts';
 import { assertSubmittable, missingForSubmission } from './completeness.ts';
 import { toOwnerView } from './owner-views.ts';
-import { refreshAssetChecks } from './asset-checks.service.ts';
+import { refreshAssetChecks } from '../assets/asset-checks.service.ts';
 import type { AppServiceDeps } from './apps.service.ts';
 import { emitAppEvent } from '../webhooks/webhook-events.ts';
 

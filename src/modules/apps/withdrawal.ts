@@ -6,7 +6,7 @@ import { lockAppFor, type Caller } from '../teams/access.ts';
 import type { OwnerAppView } from './apps.model.ts';
 import type { AppServiceDeps } from './apps.service.ts';
 import { toOwnerView } from './owner-views.ts';
-import { claimSubject, releaseClaim } from './review-claims.ts';
+import { claimSubject, releaseClaim } from '../listing-review/review-claims.ts';
 import { emitAppEvent } from '../webhooks/webhook-events.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import { notFound } from '../../http/problem.ts';
-import type { ConsoleKit } from '../admins/console-kit.ts';
+import type { ConsoleKit } from '../console/console-plugin.ts';
 import { parseAssetFile } from './asset-files.ts';
 import { readAsset, unpublishedCopyResponse } from './asset-store.ts';
 
@@ -10,14 +10,14 @@ import { readAsset, unpublishedCopyResponse } from './asset-store.ts';
  * browser never asks a developer's server for anything.
  */
 export function assetsAdmin(kit: ConsoleKit) {
-  return new Elysia().get(
+  return new Elysia().use(kit.plugin).get(
     '/admin/mirror/:file',
-    kit.page('view', async (c) => {
+    kit.page(async (c) => {
       const file = parseAssetFile(c.params.file ?? '');
       const asset = file && (await readAsset(c.em, file.sha256, file.extension, { admin: true }));
       if (!file || !asset) throw notFound('Stored image');
       return unpublishedCopyResponse(asset, kit.security);
     }),
-    { detail: { hide: true } },
+    { capability: 'view' },
   );
 }

@@ -1,27 +1,9 @@
 import { raw, sql, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
-import { containsPattern, isUuid, listPageOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
-import { Admin } from '../admins/admin.entity.ts';
+import { containsPattern, isUuid, listPageOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
+import { Admin } from '../admin-accounts/admin.entity.ts';
 import { AuditEntry } from './audit-entry.entity.ts';
-
-/**
- * The audit log as the console reads it, newest first, filtered by who, what and on which
- * subject. There is deliberately no way here (or anywhere) to change or remove an entry: the
- * table refuses updates and deletes itself.
- */
-export interface AuditRow {
-  id: string;
-  actor: string;
-  /** The admin's e-mail when the actor is an admin that still exists. */
-  actorEmail: string | null;
-  role: string | null;
-  action: string;
-  subjectType: string;
-  subjectId: string;
-  reason: string | null;
-  before: unknown;
-  after: unknown;
-  at: Date;
-}
+import type { AuditRow } from '../../../views/admin/audit.ts';
+export type { AuditRow } from '../../../views/admin/audit.ts';
 
 export interface AuditFilter extends ListQuery {
   action: string | null;

@@ -1,15 +1,15 @@
 import { Elysia } from 'elysia';
-import { listQuery } from '../../http/console-lists.ts';
+import { listQuery } from '../console/console-lists.ts';
 import { auditPage } from '../../../views/admin/audit.ts';
-import type { ConsoleKit } from '../admins/console-kit.ts';
-import { listAdmins } from '../admins/admins.service.ts';
+import type { ConsoleKit } from '../console/console-plugin.ts';
+import { listAdmins } from '../admin-accounts/admins.service.ts';
 import { listAudit } from './audit-log.ts';
 
 /** Console: the audit log, read-only (there is no route that changes it). */
 export function auditAdmin(kit: ConsoleKit) {
-  return new Elysia().get(
+  return new Elysia().use(kit.plugin).get(
     '/admin/audit',
-    kit.page('view', async (c) => {
+    kit.page(async (c) => {
       const query = listQuery(c.query);
       const short = (value: string | undefined) => value?.trim().slice(0, 100) || null;
       const [list, admins] = await Promise.all([
@@ -28,6 +28,6 @@ export function auditAdmin(kit: ConsoleKit) {
         }),
       };
     }),
-    { detail: { hide: true } },
+    { capability: 'view' },
   );
 }

@@ -1,6 +1,6 @@
 import type { AppStatus, Category, DataHandling, Environment, Permission, Screenshot } from '../apps/app.entity.ts';
 import { toPublicAppView } from '../apps/app-view.ts';
-import { PUBLISHED_ASSETS_COLUMN, withPublishedAssets, type PublishedAssets } from '../apps/asset-publication.ts';
+import { PUBLISHED_ASSETS_COLUMN, withPublishedAssets, type PublishedAssets } from '../assets/asset-publication.ts';
 import type { PublicAppView } from '../apps/apps.model.ts';
 import type { PublicAppSummary } from './catalogue.model.ts';
 

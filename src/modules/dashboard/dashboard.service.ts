@@ -2,25 +2,9 @@ import { raw, type EntityManager, type SelectQueryBuilder } from '@mikro-orm/pos
 import { App } from '../apps/app.entity.ts';
 import { AppRevision } from '../apps/app-revision.entity.ts';
 import { Developer } from '../developers/developer.entity.ts';
-import { waitingFor, type Waiting } from '../apps/review-targets.ts';
-
-/**
- * The numbers on the console's front page: what waits for an admin (and the oldest of each
- * against its target), how many apps are live, and installs and uninstalls per day over the last 30 days.
- */
-export interface Backlog {
-  count: number;
-  oldest: Waiting | null;
-}
-
-export interface DashboardFigures {
-  developersAwaitingVerification: Backlog;
-  appsAwaitingReview: Backlog;
-  revisionsAwaitingReview: Backlog;
-  approvedApps: number;
-  /** Oldest day first, 30 entries, days without activity included (from the per-day roll-up of every app). */
-  activityByDay: { date: string; installs: number; uninstalls: number }[];
-}
+import { waitingFor } from '../listing-review/review-targets.ts';
+import type { Backlog, DashboardFigures } from '../../../views/admin/dashboard.ts';
+export type { Backlog, DashboardFigures } from '../../../views/admin/dashboard.ts';
 
 const backlog = (row: { count: number; oldest: string | Date | null } | undefined, kind: 'verification' | 'review'): Backlog => ({
   count: row?.count ?? 0,

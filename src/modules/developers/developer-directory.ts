@@ -1,30 +1,14 @@
 import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
-import { containsPattern, isUuid, listPageOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
-import { waitingFor, type Waiting } from '../apps/review-targets.ts';
+import { containsPattern, isUuid, listPageOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
+import { waitingFor } from '../listing-review/review-targets.ts';
 import { Developer, type DeveloperStatus } from './developer.entity.ts';
 import { App } from '../apps/app.entity.ts';
 import { ApiKey } from '../api-keys/api-key.entity.ts';
 import { OAuthClient } from '../oauth-clients/oauth-client.entity.ts';
-import { developerActionsFrom, type DeveloperAction } from './developers.service.ts';
-
-/**
- * Developers as administrators look them up: a searchable, filterable list (awaiting verification
- * first, oldest first) and one developer with their apps, OAuth clients and key count — never
- * key material.
- */
-export interface DeveloperSummary {
-  id: string;
-  name: string;
-  email: string;
-  companyName: string | null;
-  status: DeveloperStatus;
-  createdAt: Date;
-  appCount: number;
-  /** Only while awaiting verification. */
-  waiting: Waiting | null;
-  actions: DeveloperAction[];
-}
+import { developerActionsFrom } from './developers.service.ts';
+import type { DeveloperSummary, DeveloperDossier } from '../../../views/admin/developers.ts';
+export type { DeveloperSummary, DeveloperDossier } from '../../../views/admin/developers.ts';
 
 const toSummary = (developer: Developer, appCount: number): DeveloperSummary => ({
   id: developer.id,
@@ -90,16 +74,6 @@ export async function developerSummary(em: EntityManager, id: string): Promise<D
   const developer = await em.findOne(Developer, { id }, { refresh: true });
   if (!developer) throw notFound('Developer');
   return toSummary(developer, (await appCounts(em, [id])).get(id) ?? 0);
-}
-
-export interface DeveloperDossier extends DeveloperSummary {
-  platformUserId: string;
-  websiteUrl: string | null;
-  bio: string | null;
-  updatedAt: Date;
-  activeKeyCount: number;
-  apps: { id: string; name: string; slug: string; status: string; version: number; updatedAt: Date }[];
-  oauthClients: { clientId: string; name: string; createdAt: Date }[];
 }
 
 export async function developerDossier(em: EntityManager, id: string): Promise<DeveloperDossier> {

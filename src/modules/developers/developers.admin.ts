@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia';
-import { idParam, listQuery, oneOf } from '../../http/console-lists.ts';
+import { idParam, listQuery, oneOf } from '../console/console-lists.ts';
 import { developerActionsPanel, developerList, developerPage, developerRow } from '../../../views/admin/developers.ts';
-import type { ConsoleKit, ConsoleRequest } from '../admins/console-kit.ts';
-import type { Capabilities, Capability } from '../admins/capabilities.ts';
+import type { ConsoleKit, ConsoleRequest } from '../console/console-plugin.ts';
+import type { Capabilities, Capability } from '../admin-accounts/capabilities.ts';
 import { DEVELOPER_STATUSES } from './developer.entity.ts';
 import { developerDossier, developerSummary, listDevelopers, type DeveloperSummary } from './developer-directory.ts';
 import { transitionDeveloper, type DeveloperAction } from './developers.service.ts';
@@ -15,13 +15,12 @@ const NEEDS: Record<DeveloperAction, Capability> = {
 };
 
 const allowed = (developer: DeveloperSummary, can: Capabilities) => developer.actions.filter((action) => can[NEEDS[action]]);
-const hide = { detail: { hide: true } };
 
 const PAST: Record<DeveloperAction, string> = { verify: 'verified', suspend: 'suspended', reinstate: 'reinstated' };
 
 function transition(kit: ConsoleKit, action: DeveloperAction) {
   const id = (c: ConsoleRequest) => idParam(c.params.id, 'Developer');
-  return kit.action(NEEDS[action], {
+  return kit.action({
     confirm: action === 'verify' ? undefined : () => `${action === 'suspend' ? 'Suspend' : 'Reinstate'} this developer?`,
     run: (c) => transitionDeveloper(c.deps, id(c), action, c.actor),
     success: (_c, developer) => `${developer.name} is ${PAST[action]}.`,
@@ -38,9 +37,10 @@ function transition(kit: ConsoleKit, action: DeveloperAction) {
 
 export function developersAdmin(kit: ConsoleKit) {
   return new Elysia()
+    .use(kit.plugin)
     .get(
       '/admin/developers',
-      kit.page('view', async (c) => {
+      kit.page(async (c) => {
         const query = listQuery(c.query);
         const status = oneOf(c.query.status, DEVELOPER_STATUSES);
         const list = await listDevelopers(c.em, { ...query, status });
@@ -55,11 +55,11 @@ export function developersAdmin(kit: ConsoleKit) {
           }),
         };
       }),
-      hide,
+      { capability: 'view' },
     )
     .get(
       '/admin/developers/:id',
-      kit.page('view', async (c) => {
+      kit.page(async (c) => {
         const developer = await developerDossier(c.em, idParam(c.params.id, 'Developer'));
         return {
           title: developer.name,
@@ -67,9 +67,9 @@ export function developersAdmin(kit: ConsoleKit) {
           body: developerPage(developer, allowed(developer, c.can), c.forms),
         };
       }),
-      hide,
+      { capability: 'view' },
     )
-    .post('/admin/developers/:id/verify', transition(kit, 'verify'), hide)
-    .post('/admin/developers/:id/suspend', transition(kit, 'suspend'), hide)
-    .post('/admin/developers/:id/reinstate', transition(kit, 'reinstate'), hide);
+    .post('/admin/developers/:id/verify', transition(kit, 'verify'), { capability: NEEDS.verify })
+    .post('/admin/developers/:id/suspend', transition(kit, 'suspend'), { capability: NEEDS.suspend })
+    .post('/admin/developers/:id/reinstate', transition(kit, 'reinstate'), { capability: NEEDS.reinstate });
 }

@@ -4,7 +4,7 @@ import { renderEmail, type EmailContent, type RenderedEmail } from '../../../vie
 import * as templates from '../../../views/emails/notifications.ts';
 import { maskKey } from '../api-keys/key-format.ts';
 import { LISTING_LABELS, type ListingField } from '../apps/listing-fields.ts';
-import { Admin } from '../admins/admin.entity.ts';
+import { Admin } from '../admin-accounts/admin.entity.ts';
 import { ApiKey } from '../api-keys/api-key.entity.ts';
 import { App } from '../apps/app.entity.ts';
 import { AppRevision } from '../apps/app-revision.entity.ts';

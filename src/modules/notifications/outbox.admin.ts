@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
-import { listQuery, oneOf } from '../../http/console-lists.ts';
+import { listQuery, oneOf } from '../console/console-lists.ts';
 import { outboxMessagePage, outboxPage } from '../../../views/admin/outbox.ts';
-import type { ConsoleKit } from '../admins/console-kit.ts';
+import type { ConsoleKit } from '../console/console-plugin.ts';
 import { listOutbox, outboxMessage, TRANSPORTS } from './outbox.service.ts';
 
 /**
@@ -9,7 +9,6 @@ import { listOutbox, outboxMessage, TRANSPORTS } from './outbox.service.ts';
  * its own whose CSP allows the e-mail's inline styles but no script, no fetch and no form, and
  * lets only this site frame it.
  */
-const hide = { detail: { hide: true } };
 
 const PREVIEW_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
@@ -22,9 +21,10 @@ const PREVIEW_HEADERS = {
 export function outboxAdmin(kit: ConsoleKit) {
   const messageId = (raw: string | undefined) => decodeURIComponent(raw ?? '').slice(0, 300);
   return new Elysia()
+    .use(kit.plugin)
     .get(
       '/admin/jobs/outbox',
-      kit.page('jobs', async (c) => {
+      kit.page(async (c) => {
         const query = listQuery(c.query);
         const transport = oneOf(c.query.transport, TRANSPORTS);
         const list = await listOutbox(c.em, { ...query, transport });
@@ -37,19 +37,19 @@ export function outboxAdmin(kit: ConsoleKit) {
           }),
         };
       }),
-      hide,
+      { capability: 'jobs' },
     )
     .get(
       '/admin/jobs/outbox/:messageId',
-      kit.page('jobs', async (c) => {
+      kit.page(async (c) => {
         const mail = await outboxMessage(c.em, messageId(c.params.messageId));
         return { title: mail.subject, back: { href: '/admin/jobs/outbox', label: 'Outbox' }, body: outboxMessagePage(mail) };
       }),
-      hide,
+      { capability: 'jobs' },
     )
     .get(
       '/admin/jobs/outbox/:messageId/preview',
-      kit.page('jobs', async (c) => new Response((await outboxMessage(c.em, messageId(c.params.messageId))).html, { headers: PREVIEW_HEADERS })),
-      hide,
+      kit.page(async (c) => new Response((await outboxMessage(c.em, messageId(c.params.messageId))).html, { headers: PREVIEW_HEADERS })),
+      { capability: 'jobs' },
     );
 }

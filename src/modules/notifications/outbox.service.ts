@@ -1,17 +1,9 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
-import { containsPattern, listPageOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
+import { containsPattern, listPageOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
 import { Email, EMAIL_TRANSPORTS } from './email.entity.ts';
-
-/** The e-mails the service sent (SMTP) or kept (the dev outbox), newest first, and one message whole. */
-export interface OutboxEntry {
-  messageId: string;
-  kind: string;
-  to: string;
-  subject: string;
-  transport: 'smtp' | 'outbox';
-  sentAt: Date;
-}
+import type { OutboxEntry } from '../../../views/admin/outbox.ts';
+export type { OutboxEntry } from '../../../views/admin/outbox.ts';
 
 export const TRANSPORTS = EMAIL_TRANSPORTS;
 

@@ -1,16 +1,9 @@
 import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
-import { containsPattern, listPageOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
+import { containsPattern, listPageOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
 import { App } from '../apps/app.entity.ts';
 import { OAuthClient } from './oauth-client.entity.ts';
-
-/** Registered OAuth clients as support looks them up: by client id, name or the developer's name or e-mail. */
-export interface OAuthClientListing {
-  clientId: string;
-  name: string;
-  developer: { id: string; name: string; email: string };
-  appCount: number;
-  createdAt: Date;
-}
+import type { OAuthClientListing } from '../../../views/admin/oauth-clients.ts';
+export type { OAuthClientListing } from '../../../views/admin/oauth-clients.ts';
 
 /** How many apps name each of these clients, by client id (one grouped count for a page). */
 async function appCounts(em: EntityManager, clientIds: string[]): Promise<Map<string, number>> {

@@ -1,13 +1,12 @@
 import { Elysia } from 'elysia';
-import { listQuery } from '../../http/console-lists.ts';
+import { listQuery } from '../console/console-lists.ts';
 import { oauthClientsPage, registerClientForm } from '../../../views/admin/oauth-clients.ts';
-import type { ConsoleKit, ConsoleRequest, Outcome } from '../admins/console-kit.ts';
-import { field } from '../../http/console-forms.ts';
+import type { ConsoleKit, ConsoleRequest, Outcome } from '../console/console-plugin.ts';
+import { field } from '../console/console-forms.ts';
 import { listOAuthClients } from './oauth-client-directory.ts';
 import { registerOAuthClient } from './oauth-clients.service.ts';
 
 /** Console: registered OAuth clients, and support registering one to a developer (as the CLI can). */
-const hide = { detail: { hide: true } };
 
 async function render(c: ConsoleRequest, outcome?: Outcome<unknown>) {
   const query = listQuery(c.query);
@@ -29,14 +28,15 @@ async function render(c: ConsoleRequest, outcome?: Outcome<unknown>) {
 
 export function oauthClientsAdmin(kit: ConsoleKit) {
   return new Elysia()
+    .use(kit.plugin)
     .get(
       '/admin/oauth-clients',
-      kit.page('view', async (c) => ({ title: 'OAuth clients', body: await render(c) })),
-      hide,
+      kit.page(async (c) => ({ title: 'OAuth clients', body: await render(c) })),
+      { capability: 'view' },
     )
     .post(
       '/admin/oauth-clients',
-      kit.action('oauth-clients.register', {
+      kit.action({
         run: (c) =>
           registerOAuthClient(
             c.em,
@@ -51,6 +51,6 @@ export function oauthClientsAdmin(kit: ConsoleKit) {
         fragment: (c, outcome) => render(c, outcome),
         redirect: () => '/admin/oauth-clients',
       }),
-      hide,
+      { capability: 'oauth-clients.register' },
     );
 }

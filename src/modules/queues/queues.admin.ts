@@ -1,30 +1,30 @@
 import { Elysia } from 'elysia';
-import { idParam } from '../../http/console-lists.ts';
+import { idParam } from '../console/console-lists.ts';
 import { deadJobRow, jobsPage, queueHealthWidget, retriedRow } from '../../../views/admin/jobs.ts';
-import type { ConsoleKit } from '../admins/console-kit.ts';
+import type { ConsoleKit } from '../console/console-plugin.ts';
 import { listDeadJobs, queueHealth, retryDeadJob, type QueueRegistry } from './queues.service.ts';
 
 /** Console: the Jobs page, the queue-health widget it shares with the dashboard, and "Retry" on a dead job. */
-const hide = { detail: { hide: true } };
 
 export function queuesAdmin(kit: ConsoleKit, registry: QueueRegistry) {
   return new Elysia()
+    .use(kit.plugin)
     .get(
       '/admin/queue-health',
-      kit.fragment('view', async (c) => queueHealthWidget(await queueHealth(c.em, registry))),
-      hide,
+      kit.fragment(async (c) => queueHealthWidget(await queueHealth(c.em, registry))),
+      { capability: 'view' },
     )
     .get(
       '/admin/jobs',
-      kit.page('jobs', async (c) => {
+      kit.page(async (c) => {
         const [health, dead] = await Promise.all([queueHealth(c.em, registry), listDeadJobs(c.em.fork(), registry)]);
         return { title: 'Jobs', body: jobsPage({ health: queueHealthWidget(health), dead, form: c.forms }) };
       }),
-      hide,
+      { capability: 'jobs' },
     )
     .post(
       '/admin/jobs/dead/:queue/:id/retry',
-      kit.action('jobs', {
+      kit.action({
         run: (c) => retryDeadJob(c.deps, registry, decodeURIComponent(c.params.queue ?? ''), idParam(c.params.id, 'Job'), c.actor),
         success: (_c, job) => `The ${job.queue} job is back on its queue.`,
         async fragment(c, outcome) {
@@ -34,6 +34,6 @@ export function queuesAdmin(kit: ConsoleKit, registry: QueueRegistry) {
         },
         redirect: () => '/admin/jobs',
       }),
-      hide,
+      { capability: 'jobs' },
     );
 }

@@ -2,6 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError, notFound } from '../../http/problem.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { recordAudit, type Actor } from '../audit/audit.service.ts';
+import type { QueueHealth, DeadJob } from '../../../views/admin/jobs.ts';
+export type { QueueHealth, DeadJob } from '../../../views/admin/jobs.ts';
 // Raw SQL here reads pg-boss's own tables (D106), which the service does not own and maps no entity to.
 
 /**
@@ -14,19 +16,6 @@ export interface QueueRegistry {
   /** pg-boss's schema. */
   schema: string;
   queues: { name: string; deadLetter: string | null }[];
-}
-
-export interface QueueHealth {
-  name: string;
-  deadLetter: string | null;
-  waiting: number;
-  /** Failed attempts waiting for their next retry. */
-  retrying: number;
-  active: number;
-  /** Failed for good (kept until pg-boss's retention drops them). */
-  failed: number;
-  deadLetters: number;
-  oldestWaitingSince: Date | null;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
@@ -61,17 +50,6 @@ export async function queueHealth(em: EntityManager, registry: QueueRegistry): P
       oldestWaitingSince: oldest ? new Date(oldest) : null,
     };
   });
-}
-
-export interface DeadJob {
-  id: string;
-  queue: string;
-  deadLetter: string;
-  data: unknown;
-  /** The last attempt's error, as the worker threw it. */
-  error: string;
-  retries: number;
-  diedAt: Date;
 }
 
 function errorText(output: unknown): string {

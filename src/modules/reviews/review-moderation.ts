@@ -1,19 +1,9 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
-import { containsPattern, listPageOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
+import { containsPattern, listPageOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
 import { Review } from './review.entity.ts';
-
-/** Reviews as moderators see them: hidden ones included, searchable by text, author and app. */
-export interface ModerationRow {
-  id: string;
-  rating: number;
-  title: string | null;
-  body: string | null;
-  authorName: string | null;
-  hidden: boolean;
-  app: { id: string; name: string; slug: string };
-  updatedAt: Date;
-}
+import type { ModerationRow } from '../../../views/admin/reviews.ts';
+export type { ModerationRow } from '../../../views/admin/reviews.ts';
 
 const toRow = (review: Review): ModerationRow => ({
   id: review.id,

@@ -8,9 +8,8 @@ import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
 import { enqueueCategoryCounts } from '../stats/stats.service.ts';
 import { recordTeamAudit } from './team-audit.ts';
 import { Team } from './team.entity.ts';
-
-/** Administrators' side of teams: finding one by id or name, suspending and reinstating it. */
-export type TeamAction = 'suspend' | 'reinstate';
+import type { TeamAction } from '../../../views/admin/teams.ts';
+export type { TeamAction } from '../../../views/admin/teams.ts';
 
 /** A team by id, or by its name (case-insensitive); a name several teams share is refused, naming how many. */
 export async function findTeamByRef(em: EntityManager, ref: string, options: { lock?: boolean } = {}): Promise<Team> {

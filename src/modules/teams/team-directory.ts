@@ -1,24 +1,12 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
-import { containsPattern, isUuid, listPageOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
+import { containsPattern, isUuid, listPageOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
 import { App } from '../apps/app.entity.ts';
 import { Team, TeamAuditEntry, TeamMember } from './team.entity.ts';
 import { actorNamesOf } from './team-audit.ts';
 import { teamCounts } from './team-counts.ts';
-import type { TeamAction } from './team-admin.service.ts';
-
-/** Teams as administrators look them up: a searchable list, and one team with its members, apps and audit. */
-export interface TeamSummary {
-  id: string;
-  name: string;
-  websiteUrl: string | null;
-  verifiedDomain: string | null;
-  suspended: boolean;
-  createdAt: Date;
-  memberCount: number;
-  appCount: number;
-  actions: TeamAction[];
-}
+import type { TeamSummary, TeamDossier, ReviewTeam } from '../../../views/admin/teams.ts';
+export type { TeamSummary, TeamDossier, ReviewTeam } from '../../../views/admin/teams.ts';
 
 const toSummary = (team: Team, counts: { members: number; apps: number }): TeamSummary => ({
   id: team.id,
@@ -66,12 +54,6 @@ export async function teamSummary(em: EntityManager, id: string): Promise<TeamSu
   return toSummary(team, (await teamCounts(em, [id])).get(id)!);
 }
 
-export interface TeamDossier extends TeamSummary {
-  members: { developerId: string; name: string; email: string; role: string; joinedAt: Date }[];
-  apps: { id: string; name: string; slug: string; status: string; updatedAt: Date }[];
-  audit: { action: string; actorName: string | null; target: string | null; createdAt: Date }[];
-}
-
 export async function teamDossier(em: EntityManager, id: string): Promise<TeamDossier> {
   const summary = await teamSummary(em, id);
   const [members, apps, audit] = await Promise.all([
@@ -103,14 +85,6 @@ export async function teamDossier(em: EntityManager, id: string): Promise<TeamDo
 export async function teamApps(em: EntityManager, teamId: string) {
   const apps = await em.find(App, { teamId }, { orderBy: { createdAt: 'desc' }, limit: 200, disableIdentityMap: true });
   return apps.map((a) => ({ id: a.id, name: a.name, slug: a.slug, status: a.status as string, updatedAt: a.updatedAt }));
-}
-
-export interface ReviewTeam {
-  id: string;
-  name: string;
-  verifiedDomain: string | null;
-  suspended: boolean;
-  otherApps: TeamDossier['apps'];
 }
 
 /** For the review page: the team that publishes the app (null for a personal app), its verified domain and its other apps. */

@@ -73,10 +73,13 @@ export function createIssuerKeys(options: { allowPrivate: boolean; unknownKidCoo
     return next;
   }
 
-  return async function keysFor(issuer: string, kid: string | undefined): Promise<JWTVerifyGetKey> {
+  /** `heldOnly`: the keys this process already holds for the token, or a refusal; nothing is fetched. */
+  return async function keysFor(issuer: string, kid: string | undefined, options: { heldOnly?: boolean } = {}): Promise<JWTVerifyGetKey> {
     const cached = cache.get(issuer);
     const age = cached ? Date.now() - cached.fetchedAt : Infinity;
     const unknownKid = cached !== undefined && kid !== undefined && !cached.kids.has(kid);
+    if (options.heldOnly && (!cached || age > KEYS_TTL_MS || unknownKid))
+      throw new IssuerKeysError('its keys are not held here, and were not fetched');
     if (!cached || age > KEYS_TTL_MS || (unknownKid && age >= cooldown)) return (await refresh(issuer)).keys;
     return cached.keys;
   };

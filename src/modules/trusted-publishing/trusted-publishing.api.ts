@@ -2,7 +2,11 @@ import { Elysia } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
 import { callerOf } from '../teams/access.ts';
-import { DataList, IdParams, problems } from '../../http/schemas.ts';
+import { DataList, IdParams, problems, rateLimitedProblem } from '../../http/schemas.ts';
+import { createClientAddressResolver } from '../../http/client-address.ts';
+import { networkOf } from '../../lib/ip-address.ts';
+import { perMinute } from '../../http/rate-limit.ts';
+import { createExchangeAttempts } from './exchange-attempts.ts';
 import { createIssuerKeys } from './issuer-keys.ts';
 import {
   CreateTrustedPublisherBody,
@@ -17,6 +21,10 @@ export function trustedPublishingApi(ctx: AppContext, auth: AuthPlugin) {
   const config = ctx.config.trustedPublishing;
   const issuerKeys = createIssuerKeys({ allowPrivate: ctx.config.allowPrivateFetch });
   const em = () => ctx.orm.em.fork();
+  const clientAddress = createClientAddressResolver(ctx.config.trustedProxies);
+  const { exchangeFailuresPerMinute } = ctx.config.rateLimits;
+  const limited = createExchangeAttempts(ctx.orm, exchangeFailuresPerMinute);
+  const exchangeDeps = { config, issuerKeys, signingSecret: ctx.config.apiKeySecrets[0]! };
   return new Elysia({ prefix: '/api/dev', tags: ['Trusted publishing'] })
     .use(auth)
     .get(
@@ -59,14 +67,23 @@ export function trustedPublishingApi(ctx: AppContext, auth: AuthPlugin) {
     )
     .post(
       '/trusted-publishing/exchange',
-      async ({ body, status }) =>
-        status(201, await exchangeToken(em(), { config, issuerKeys, signingSecret: ctx.config.apiKeySecrets[0]! }, body.token)),
+      async ({ body, status, request, server }) =>
+        status(201, await limited(networkOf(clientAddress(request, server)), (options) => exchangeToken(em(), exchangeDeps, body.token, options))),
       {
         body: TokenExchangeBody,
-        response: { 201: ExchangedKey, ...problems('UNAUTHENTICATED') },
+        response: {
+          201: ExchangedKey,
+          ...problems('UNAUTHENTICATED'),
+          429: rateLimitedProblem(
+            perMinute(
+              exchangeFailuresPerMinute,
+              'refused token exchanges per client address (an IPv6 /64), shared by every process; past it a valid token whose issuer keys are held is still served',
+            ),
+          ),
+        },
         detail: {
           summary: "Trade a CI job's OIDC token for a short-lived key",
-          description: `No other credential. The token must come from a trusted issuer, be addressed to \`${config.audience}\`, be unexpired and unused (\`jti\`), and its repository, workflow file (from \`job_workflow_ref\`) and environment must match a trusted publisher. Returns an API key with APP_READ and APP_UPDATE for that app only, valid 15 minutes. A refusal is 401 whose detail names the check that failed.`,
+          description: `No other credential. The token must come from a trusted issuer, be addressed to \`${config.audience}\`, be unexpired and unused (\`jti\`), and its repository, workflow file (from \`job_workflow_ref\`) and environment must match a trusted publisher. Returns an API key with APP_READ and APP_UPDATE for that app only, valid 15 minutes. A refusal is 401 whose detail names the check that failed; refusals are limited per client address (429 with \`Retry-After\`), successes are not counted.`,
         },
       },
     );

@@ -110,7 +110,7 @@ function workflowFileOf(claims: CiClaims): string | null {
   return match?.[1] ?? null;
 }
 
-async function verifiedClaims(token: string, config: TrustedPublishingConfig, issuerKeys: IssuerKeys): Promise<CiClaims> {
+async function verifiedClaims(token: string, config: TrustedPublishingConfig, issuerKeys: IssuerKeys, heldKeysOnly: boolean): Promise<CiClaims> {
   let unverified: JWTPayload;
   let kid: string | undefined;
   try {
@@ -125,7 +125,7 @@ async function verifiedClaims(token: string, config: TrustedPublishingConfig, is
   }
   let keys: Awaited<ReturnType<IssuerKeys>>;
   try {
-    keys = await issuerKeys(issuer, kid);
+    keys = await issuerKeys(issuer, kid, { heldOnly: heldKeysOnly });
   } catch (error) {
     if (error instanceof IssuerKeysError) throw refused(`the issuer's signing keys could not be had: ${error.message}`);
     throw error;
@@ -179,14 +179,16 @@ function matchPublisher(claims: CiClaims, candidates: TrustedPublisher[]): Trust
  * Trades a CI job's OIDC token for a key to the one app a trusted publisher names: the token is
  * verified against its issuer's published keys, matched to a registered workflow, and spent (its
  * `jti` is good once); the key belongs to the developer who registered the workflow, reaches only
- * that app with APP_READ and APP_UPDATE, and expires in 15 minutes.
+ * that app with APP_READ and APP_UPDATE, and expires in 15 minutes. `heldKeysOnly`: a token whose
+ * issuer's keys this process does not hold is refused rather than fetched for (a client past its limit).
  */
 export async function exchangeToken(
   em: EntityManager,
   deps: { config: TrustedPublishingConfig; issuerKeys: IssuerKeys; signingSecret: ApiKeySecret },
   token: string,
+  options: { heldKeysOnly?: boolean } = {},
 ): Promise<ExchangedKey> {
-  const claims = await verifiedClaims(token, deps.config, deps.issuerKeys);
+  const claims = await verifiedClaims(token, deps.config, deps.issuerKeys, options.heldKeysOnly ?? false);
   return em.transactional(async (tx) => {
     const candidates = await tx.find(TrustedPublisher, { issuer: claims.iss! }, { populate: ['app', 'createdBy'] });
     const publisher = matchPublisher(claims, candidates);

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { notFound } from './problem.ts';
+import { notFound } from '../../http/problem.ts';
 
 /**
  * The console's lists: `q` (search, trimmed, at most 200 characters), `page` (1–400, bad values

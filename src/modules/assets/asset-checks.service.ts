@@ -1,13 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { queueHandle, type JobQueue } from '../../lib/job-queue.ts';
 import { safeFetch, SafeFetchError } from '../../lib/safe-fetch.ts';
-import { isMirroredFormat } from '../assets/asset-files.ts';
-import { storeAsset } from '../assets/asset-store.ts';
-import type { AppStatus, Screenshot } from './app.entity.ts';
-import type { UpdateAppInput } from './apps.model.ts';
+import { isMirroredFormat } from './asset-files.ts';
+import { storeAsset } from './asset-store.ts';
+import type { AppStatus, Screenshot } from '../apps/app.entity.ts';
+import type { UpdateAppInput } from '../apps/apps.model.ts';
 import { assetKindOf, assetProblems, MAX_ASSET_BYTES, pixelBoundProblem, readImageFacts, tooLargeProblem } from './asset-rules.ts';
 import { listedAssets, proposedAssets, sameAsset, type ListedAsset } from './listed-assets.ts';
-import { claimRevisionVersion } from './revision-versions.ts';
+import { claimRevisionVersion } from '../apps/revision-versions.ts';
 
 /**
  * Advisory asset checks: fetch each image a listing (or its pending revision) names, SSRF-guarded,

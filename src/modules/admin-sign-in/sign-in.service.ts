@@ -6,7 +6,7 @@ import { networkOf } from '../../lib/ip-address.ts';
 import { sameSecret } from '../../lib/constant-time.ts';
 import { createSemaphore, SemaphoreFullError } from '../../lib/semaphore.ts';
 import { recordAudit } from '../audit/audit.service.ts';
-import { Admin, type AdminRole } from './admin.entity.ts';
+import { Admin, type AdminRole } from '../admin-accounts/admin.entity.ts';
 import { AdminSignInFailure } from './admin-session.entity.ts';
 import { hashEnrolmentCode } from './enrolment-code.ts';
 import {

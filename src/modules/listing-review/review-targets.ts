@@ -1,19 +1,6 @@
 import { REVIEW_TARGET_HOURS, VERIFICATION_TARGET_HOURS } from '../notifications/notifications.service.ts';
-
-/**
- * The description's targets: a developer verified within 24 hours, an app reviewed within 24–48.
- * `due` means the target is near (verification) or its first bound is passed (review); `overdue`
- * means it is missed. The console colours waiting items by it.
- */
-export type Urgency = 'ok' | 'due' | 'overdue';
-
-export interface Waiting {
-  since: Date;
-  waitedMs: number;
-  urgency: Urgency;
-  /** As shown next to the time: `24 h`, `24–48 h`. */
-  target: string;
-}
+import type { Urgency, Waiting } from '../../../views/admin/waiting.ts';
+export type { Urgency, Waiting } from '../../../views/admin/waiting.ts';
 
 const HOUR = 3_600_000;
 

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../../http/console-lists.ts';
+import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
 import { REVIEW_TARGET_HOURS } from '../notifications/notifications.service.ts';
 import { consoleMirrorPath } from '../assets/asset-files.ts';
+import type { QueueFlag } from '../../../views/admin/listing-review.ts';
 
 /**
  * The review queue, as one ordering both sides share: PENDING apps (since their submission) and
@@ -42,8 +43,8 @@ const toEntry = (row: QueueRow): QueueEntry => ({
 });
 
 /** What a reviewer triages by; each is also a filter of the queue. */
-export const QUEUE_FLAGS = ['images', 'lookalike', 'permissions', 'resubmitted'] as const;
-export type QueueFlag = (typeof QUEUE_FLAGS)[number];
+export const QUEUE_FLAGS = ['images', 'lookalike', 'permissions', 'resubmitted'] as const satisfies readonly QueueFlag[];
+export type { QueueFlag };
 
 export interface QueueListing extends QueueEntry {
   name: string;

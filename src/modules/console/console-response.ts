@@ -1,4 +1,4 @@
-import type { SafeHtml } from '../../views/html.ts';
+import type { SafeHtml } from '../../../views/html.ts';
 
 /**
  * What every admin console response shares: the security headers (a CSP without inline script

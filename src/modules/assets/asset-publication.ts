@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { consoleMirrorPath, mirrorUrl, parseAssetFile } from '../assets/asset-files.ts';
-import type { OwnerAppView } from './apps.model.ts';
+import { consoleMirrorPath, mirrorUrl, parseAssetFile } from './asset-files.ts';
+import type { OwnerAppView } from '../apps/apps.model.ts';
 import { listedAssets, type ListedAsset, type ListingImages } from './listed-assets.ts';
+import type { ShownImage } from '../../../views/admin/listing.ts';
+export type { ShownImage };
 // Raw SQL here is batch work (D106): an approved listing's published images replaced set-wise.
 
 /**
@@ -50,9 +52,6 @@ export function withPublishedAssets<T extends ListingImages>(listing: T, publish
     screenshots: screenshots.map((screenshot, index) => ({ ...screenshot, url: shown(`screenshots[${index}]`, screenshot.url) })),
   };
 }
-
-/** An image as a reviewer is shown it: the stored copy when the check made one, else nothing to load. */
-export type ShownImage = { mirrored: true; url: string } | { mirrored: false; sourceUrl: string };
 
 /**
  * The listing's images as the reviewer sees them: each image whose check stored a copy of the URL

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { Elysia } from 'elysia';
-import type { ConsoleAssets } from '../../views/admin/layout.ts';
+import type { ConsoleAssets } from '../../../views/admin/layout.ts';
 import { respond } from './console-response.ts';
 
 /**
@@ -21,9 +21,9 @@ function asset(name: string, extension: string, body: string, type: string): Ass
 }
 
 function loadAssets(): { css: Asset; htmx: Asset; shortcuts: Asset } {
-  const css = readFileSync(new URL('../../views/admin/admin.css', import.meta.url), 'utf8');
+  const css = readFileSync(new URL('../../../views/admin/admin.css', import.meta.url), 'utf8');
   const htmx = readFileSync(Bun.resolveSync('htmx.org/dist/htmx.min.js', import.meta.dir), 'utf8');
-  const shortcuts = readFileSync(new URL('../../views/admin/shortcuts.js', import.meta.url), 'utf8');
+  const shortcuts = readFileSync(new URL('../../../views/admin/shortcuts.js', import.meta.url), 'utf8');
   return {
     css: asset('admin', 'css', css, 'text/css; charset=utf-8'),
     htmx: asset('htmx', 'js', htmx, 'text/javascript; charset=utf-8'),

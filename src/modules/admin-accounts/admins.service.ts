@@ -3,8 +3,10 @@ import { ApiError, notFound } from '../../http/problem.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { Admin, ADMIN_ROLES, type AdminRole } from './admin.entity.ts';
 import { recordAudit, type Actor } from '../audit/audit.service.ts';
-import { endSessionsOf } from './sessions.service.ts';
-import { ENROLMENT_CODE_HOURS, hashEnrolmentCode, newEnrolmentCode } from './enrolment-code.ts';
+import { endSessionsOf } from '../admin-sign-in/sessions.service.ts';
+import { ENROLMENT_CODE_HOURS, hashEnrolmentCode, newEnrolmentCode } from '../admin-sign-in/enrolment-code.ts';
+import type { AdminSummary } from '../../../views/admin/admins.ts';
+export type { AdminSummary } from '../../../views/admin/admins.ts';
 
 export const MIN_PASSWORD_LENGTH = 12;
 
@@ -45,15 +47,6 @@ export async function ensureDevelopmentAdmin(em: EntityManager, logger: Logger):
   process.stderr.write(
     `\n  First admin account (shown once): ${admin.email} / ${password}\n  Create more with: bun run cli admin:create --email E --password P\n\n`,
   );
-}
-
-export interface AdminSummary {
-  id: string;
-  email: string;
-  role: AdminRole;
-  totpEnrolled: boolean;
-  disabled: boolean;
-  createdAt: Date;
 }
 
 export async function listAdmins(em: EntityManager): Promise<AdminSummary[]> {

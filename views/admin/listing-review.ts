@@ -1,9 +1,4 @@
 import { html, type SafeHtml } from '../html.ts';
-import type { AppDossier } from '../../src/modules/apps/app-directory.ts';
-import type { Claim } from '../../src/modules/apps/review-claims.ts';
-import type { QueueFlag } from '../../src/modules/apps/review-queue.ts';
-import type { ReviewWarning } from '../../src/modules/apps/review-warnings.ts';
-import type { Waiting } from '../../src/modules/apps/review-targets.ts';
 import { actionButton, badge, dataTable, filterForm, hiddenFields, notice, pager, type FormContext, type Paging } from './components.ts';
 import { formatTime } from './format.ts';
 import {
@@ -15,10 +10,30 @@ import {
   listingPreview,
   lookalikeWarning,
   reviewerContext,
+  type AppDossier,
 } from './listing.ts';
-import { waitingBadge } from './waiting.ts';
-import { reviewTeamPanel } from './teams.ts';
-import type { ReviewTeam } from '../../src/modules/teams/team-directory.ts';
+import { waitingBadge, type Waiting } from './waiting.ts';
+import { reviewTeamPanel, type ReviewTeam } from './teams.ts';
+
+/**
+ * What a reviewer must have looked at before approving: image problems, look-alike names and (for a
+ * revision) new permissions. The review page shows them above the decision buttons, and an approval
+ * while any stands needs the reviewer's explicit "I have checked the warnings" (recorded in the audit log).
+ */
+export interface ReviewWarning {
+  kind: 'images' | 'lookalike' | 'permissions';
+  /** What it is, in a few words. */
+  label: string;
+  /** One line, as the audit log keeps it. */
+  summary: string;
+}
+
+export interface Claim {
+  subject: string;
+  adminId: string;
+  adminEmail: string;
+  expiresAt: Date;
+}
 
 /**
  * The review queue and the review page (one PENDING app, or one app's pending revision). The
@@ -40,6 +55,9 @@ export interface QueueItem {
   logoUrl: string | null;
   claim: (Claim & { mine: boolean }) | null;
 }
+
+/** What a reviewer triages by; each is also a filter of the queue. */
+export type QueueFlag = 'images' | 'lookalike' | 'permissions' | 'resubmitted';
 
 export const FLAG_LABELS: Record<QueueFlag, string> = {
   images: 'image problems',

@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { Admin } from './admin.entity.ts';
+import { Admin } from '../admin-accounts/admin.entity.ts';
 
 export const SESSION_STAGES = ['totp', 'enrol', 'active'] as const;
 export type SessionStage = (typeof SESSION_STAGES)[number];

@@ -1,5 +1,5 @@
 import type { NavItem } from '../../../views/admin/layout.ts';
-import type { Capabilities, Capability } from './capabilities.ts';
+import type { Capabilities, Capability } from '../admin-accounts/capabilities.ts';
 
 /** The console's navigation; an admin sees the links their role can use, the current section marked. */
 const NAV: { href: string; label: string; capability: Capability }[] = [

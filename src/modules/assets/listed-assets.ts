@@ -1,6 +1,6 @@
-import type { Screenshot } from './app.entity.ts';
-import type { UpdateAppInput } from './apps.model.ts';
-import { normaliseScreenshots } from './app-changes.ts';
+import type { Screenshot } from '../apps/app.entity.ts';
+import type { UpdateAppInput } from '../apps/apps.model.ts';
+import { normaliseScreenshots } from '../apps/app-changes.ts';
 
 /**
  * The images a listing shows, each named by its place: 'logoUrl', 'bannerUrl' or 'screenshots[i]'

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AdminRole } from './admin.entity.ts';
+import type { AdminRole } from '../admin-accounts/admin.entity.ts';
 import { AdminSessionRecord, type SessionStage } from './admin-session.entity.ts';
 
 /**

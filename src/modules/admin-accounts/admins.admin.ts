@@ -1,15 +1,14 @@
 import { Elysia } from 'elysia';
-import { idParam } from '../../http/console-lists.ts';
+import { idParam } from '../console/console-lists.ts';
 import { validationFailed } from '../../http/problem.ts';
 import { adminRow, adminsPage } from '../../../views/admin/admins.ts';
 import { ADMIN_ROLES, type AdminRole } from './admin.entity.ts';
 import { createAdmin, disableAdmin, enableAdmin, listAdmins, resetSecondFactor, setAdminRole } from './admins.service.ts';
-import { ENROLMENT_CODE_HOURS } from './enrolment-code.ts';
-import type { ConsoleKit, ConsoleRequest, Outcome } from './console-kit.ts';
-import { field } from '../../http/console-forms.ts';
+import { ENROLMENT_CODE_HOURS } from '../admin-sign-in/enrolment-code.ts';
+import type { ConsoleKit, ConsoleRequest, Outcome } from '../console/console-plugin.ts';
+import { field } from '../console/console-forms.ts';
 
 /** Console (owners only): admins, their roles, second factors and whether they may sign in. */
-const hide = { detail: { hide: true } };
 
 function roleOf(c: ConsoleRequest): AdminRole {
   const role = field(c.form, 'role');
@@ -38,34 +37,35 @@ async function row(c: ConsoleRequest, outcome: Pick<Outcome<unknown>, 'ok' | 'me
 
 export function adminsAdmin(kit: ConsoleKit) {
   return new Elysia()
+    .use(kit.plugin)
     .get(
       '/admin/admins',
-      kit.page('admins.manage', async (c) => ({ title: 'Admins', body: await render(c) })),
-      hide,
+      kit.page(async (c) => ({ title: 'Admins', body: await render(c) })),
+      { capability: 'admins.manage' },
     )
     .post(
       '/admin/admins',
-      kit.action('admins.manage', {
+      kit.action({
         run: (c) => createAdmin(c.em, { email: field(c.form, 'email') ?? '', password: field(c.form, 'password') ?? '', role: roleOf(c) }, c.actor),
         success: (_c, admin) => `Created ${admin.email} (${admin.role}). They set up two-factor sign-in at their first sign-in where it is required.`,
         fragment: (c, outcome) => render(c, outcome),
         redirect: () => '/admin/admins',
       }),
-      hide,
+      { capability: 'admins.manage' },
     )
     .post(
       '/admin/admins/:id/role',
-      kit.action('admins.manage', {
+      kit.action({
         run: (c) => setAdminRole(c.em, idParam(c.params.id, 'Admin'), roleOf(c), c.actor),
         success: () => 'Role changed; it applies to their next request.',
         fragment: row,
         redirect: () => '/admin/admins',
       }),
-      hide,
+      { capability: 'admins.manage' },
     )
     .post(
       '/admin/admins/:id/reset-totp',
-      kit.action('admins.manage', {
+      kit.action({
         confirm: () => 'Reset this admin’s second factor? Their sessions end now.',
         run: (c) => resetSecondFactor(c.em, idParam(c.params.id, 'Admin'), c.actor),
         // Shown this once, to this owner: the admin needs it (with their password) to enrol again.
@@ -74,27 +74,27 @@ export function adminsAdmin(kit: ConsoleKit) {
         fragment: row,
         redirect: () => '/admin/admins',
       }),
-      hide,
+      { capability: 'admins.manage' },
     )
     .post(
       '/admin/admins/:id/disable',
-      kit.action('admins.manage', {
+      kit.action({
         confirm: () => 'Disable this admin? Their sessions end now and they cannot sign in until an owner enables them.',
         run: (c) => disableAdmin(c.em, idParam(c.params.id, 'Admin'), c.actor),
         success: (_c, admin) => `${admin.email} is disabled; their sessions have ended.`,
         fragment: row,
         redirect: () => '/admin/admins',
       }),
-      hide,
+      { capability: 'admins.manage' },
     )
     .post(
       '/admin/admins/:id/enable',
-      kit.action('admins.manage', {
+      kit.action({
         run: (c) => enableAdmin(c.em, idParam(c.params.id, 'Admin'), c.actor),
         success: () => 'Enabled; they can sign in again.',
         fragment: row,
         redirect: () => '/admin/admins',
       }),
-      hide,
+      { capability: 'admins.manage' },
     );
 }

@@ -1,3 +1,4 @@
+import { Elysia, status } from 'elysia';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../http/problem.ts';
@@ -11,8 +12,8 @@ import {
   safeReturnPath,
   serializeCookie,
   type ResponseExtras,
-} from '../../http/console-response.ts';
-import { consoleAssets } from '../../http/console-assets.ts';
+} from './console-response.ts';
+import { consoleAssets } from './console-assets.ts';
 import { createClientAddressResolver } from '../../http/client-address.ts';
 import { sameSecret } from '../../lib/constant-time.ts';
 import type { Server } from 'bun';
@@ -22,17 +23,21 @@ import { confirmationPage, errorPage } from '../../../views/admin/errors.ts';
 import { notice, type FormContext } from '../../../views/admin/components.ts';
 import type { Actor } from '../audit/audit.service.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
-import { field, formOf, type FormFields } from '../../http/console-forms.ts';
-import { capabilitiesOf, holds, type Capabilities, type Capability } from './capabilities.ts';
+import { field, formOf, type FormFields } from './console-forms.ts';
+import { capabilitiesOf, holds, type Capabilities, type Capability } from '../admin-accounts/capabilities.ts';
 import { navFor } from './console-nav.ts';
-import { clearFlash, findSession, setFlash, type AdminSession, type Flash } from './sessions.service.ts';
+import { clearFlash, findSession, setFlash, type AdminSession, type Flash } from '../admin-sign-in/sessions.service.ts';
 
 /**
- * How every console route is built. A route names the capability it needs and gets a handler
- * that, before anything else, finds the session (none, expired or half-signed-in: a page
- * redirects to the sign-in, anything else is 403), checks the role, and for every state-changing
- * request the CSRF token (hidden field `_csrf` or header `X-CSRF-Token`). Domain errors become
- * HTML (a page, or the fragment htmx swaps); every response carries the console's security headers.
+ * The console as one Elysia plugin (D120). A route declares `{ capability: 'support' }` and the
+ * plugin's macro, before the handler, finds the session (none, expired or half-signed-in: a page
+ * redirects to the sign-in, anything else is 403), checks the CSRF token of every state-changing
+ * request (hidden field `_csrf` or header `X-CSRF-Token`) and the role, then resolves `admin`
+ * (the request as the console reads it). The handler is `page`, `fragment` or `action`, which need
+ * `admin`, so a route without the macro does not compile (nor run: `checked` refuses). Write the
+ * options inline on each route: Elysia rewrites the object it is given, so one shared between
+ * routes breaks the second. Domain errors become HTML (a page, or the fragment htmx swaps);
+ * every response carries the console's security headers.
  */
 export interface ConsoleRequest {
   request: Request;
@@ -94,7 +99,14 @@ export const sessionCookieName = (secure: boolean) => (secure ? `__Host-${SESSIO
 
 const SAFE_METHODS = ['GET', 'HEAD'];
 
+/** What `page`, `fragment` and `action` handlers receive: the macro's `admin`, present only on routes that declare a capability. */
+type Checked = { admin: ConsoleRequest };
+
+let instances = 0;
+
 export function createConsoleKit(ctx: AppContext) {
+  // Named so every feature's routes share one instance; the seed keeps apps apart (tests build many).
+  const seed = ++instances;
   const production = ctx.config.env === 'production';
   const security = consoleSecurityHeaders();
   const { urls: assets, plugin: assetRoutes } = consoleAssets(security);
@@ -209,11 +221,28 @@ export function createConsoleKit(ctx: AppContext) {
     return send(htmlBody(markup), { status: result.status ?? 200 });
   }
 
-  function page(capability: Capability, handler: (c: ConsoleRequest) => Promise<PageResult | Response>) {
-    return async (route: RouteContext): Promise<Response> => {
-      const auth = await guard(route, capability);
-      if (!auth.ok) return auth.response;
-      const { c } = auth;
+  /** The check every console route declares: `{ capability }` (the route is also left out of the API document). */
+  const plugin = new Elysia({ name: 'console', seed }).macro({
+    capability: (capability: Capability) => ({
+      detail: { hide: true },
+      async resolve(route: RouteContext) {
+        const auth = await guard(route, capability);
+        // A refusal ends the request here, as the response the console draws for it.
+        if (!auth.ok) return status(auth.response.status as 403, auth.response as never);
+        return { admin: auth.c };
+      },
+    }),
+  });
+
+  /** `admin` itself, so a handler wired to a route without the macro fails loudly instead of running unchecked. */
+  const checked = (context: Checked): ConsoleRequest => {
+    if (!context.admin) throw new Error('console route without { capability }: its check did not run');
+    return context.admin;
+  };
+
+  function page(handler: (c: ConsoleRequest) => Promise<PageResult | Response>) {
+    return async (context: Checked): Promise<Response> => {
+      const c = checked(context);
       try {
         const result = await handler(c);
         if (result instanceof Response) return result;
@@ -228,30 +257,27 @@ export function createConsoleKit(ctx: AppContext) {
             null,
           );
         }
-        return failure(route.request, error, c.htmx);
+        return failure(c.request, error, c.htmx);
       }
     };
   }
 
   /** A piece of a page for htmx (polling widgets, claim panels); never wrapped in the shell. */
-  function fragment(capability: Capability, handler: (c: ConsoleRequest) => Promise<SafeHtml>) {
-    return async (route: RouteContext): Promise<Response> => {
-      const auth = await guard(route, capability);
-      if (!auth.ok) return auth.response;
+  function fragment(handler: (c: ConsoleRequest) => Promise<SafeHtml>) {
+    return async (context: Checked): Promise<Response> => {
+      const c = checked(context);
       try {
-        return send(await handler(auth.c));
+        return send(await handler(c));
       } catch (error) {
         if (error instanceof ApiError) return send(notice({ kind: 'error', text: error.detail }), { status: error.status });
-        return failure(route.request, error, true);
+        return failure(c.request, error, true);
       }
     };
   }
 
-  function action<T>(capability: Capability, spec: ActionSpec<T>) {
-    return async (route: RouteContext): Promise<Response> => {
-      const auth = await guard(route, capability);
-      if (!auth.ok) return auth.response;
-      const { c } = auth;
+  function action<T>(spec: ActionSpec<T>) {
+    return async (context: Checked): Promise<Response> => {
+      const c = checked(context);
       try {
         if (spec.confirm && field(c.form, 'confirmed') !== 'yes') {
           // Without JavaScript there is no dialog: ask on a page of its own, which posts again with `confirmed`.
@@ -282,7 +308,7 @@ export function createConsoleKit(ctx: AppContext) {
         if (follow && c.htmx) return send('', { headers: { 'hx-redirect': follow } });
         return seeOther(follow ?? safeReturnPath(field(c.form, 'returnTo')) ?? spec.redirect(c, outcome));
       } catch (error) {
-        return failure(route.request, error, c.htmx);
+        return failure(c.request, error, c.htmx);
       }
     };
   }
@@ -305,6 +331,7 @@ export function createConsoleKit(ctx: AppContext) {
   };
 
   return {
+    plugin,
     page,
     fragment,
     action,

@@ -1,17 +1,6 @@
-import type { AppDossier } from './app-directory.ts';
-
-/**
- * What a reviewer must have looked at before approving: image problems, look-alike names and (for a
- * revision) new permissions. The review page shows them above the decision buttons, and an approval
- * while any stands needs the reviewer's explicit "I have checked the warnings" (recorded in the audit log).
- */
-export interface ReviewWarning {
-  kind: 'images' | 'lookalike' | 'permissions';
-  /** What it is, in a few words. */
-  label: string;
-  /** One line, as the audit log keeps it. */
-  summary: string;
-}
+import type { AppDossier } from '../apps/app-directory.ts';
+import type { ReviewWarning } from '../../../views/admin/listing-review.ts';
+export type { ReviewWarning } from '../../../views/admin/listing-review.ts';
 
 export function reviewWarnings(kind: 'app' | 'revision', dossier: AppDossier): ReviewWarning[] {
   const checks = kind === 'app' ? dossier.app.assetChecks : (dossier.app.pendingRevision?.assetChecks ?? []);

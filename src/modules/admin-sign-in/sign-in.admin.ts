@@ -3,11 +3,11 @@ import type { Server } from 'bun';
 import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../http/problem.ts';
 import { createClientAddressResolver } from '../../http/client-address.ts';
-import { safeReturnPath } from '../../http/console-response.ts';
+import { safeReturnPath } from '../console/console-response.ts';
 import { errorPage } from '../../../views/admin/errors.ts';
 import { accountPage, codeForm, enrolmentForm, loginForm, type Enrolment } from '../../../views/admin/sign-in.ts';
-import type { ConsoleKit } from './console-kit.ts';
-import { field, formOf } from '../../http/console-forms.ts';
+import type { ConsoleKit } from '../console/console-plugin.ts';
+import { field, formOf } from '../console/console-forms.ts';
 import { sameSecret } from '../../lib/constant-time.ts';
 import { setPendingTotpSecret, type AdminSession } from './sessions.service.ts';
 import { completeSecondFactor, confirmEnrolment, createSignInGuard, recentFailures, signInWithPassword, signOut } from './sign-in.service.ts';
@@ -30,7 +30,7 @@ interface Route {
 const nextOf = (value: unknown) => safeReturnPath(value) ?? '/admin';
 const hide = { detail: { hide: true } };
 
-export function authAdmin(ctx: AppContext, kit: ConsoleKit) {
+export function signInAdmin(ctx: AppContext, kit: ConsoleKit) {
   const keys = ctx.config.webhookEncryptionKeys;
   const guard = createSignInGuard(ctx.orm, ctx.config.rateLimits.signInFailuresPerMinute);
   const addressOf = createClientAddressResolver(ctx.config.trustedProxies);
@@ -106,6 +106,7 @@ export function authAdmin(ctx: AppContext, kit: ConsoleKit) {
   }
 
   return new Elysia()
+    .use(kit.plugin)
     .get(
       '/admin/login',
       async ({ request, query }) => {
@@ -187,7 +188,7 @@ export function authAdmin(ctx: AppContext, kit: ConsoleKit) {
     )
     .get(
       '/admin/account',
-      kit.page('view', async (c) => ({
+      kit.page(async (c) => ({
         title: 'Your account',
         body: accountPage({
           email: c.session.admin.email,
@@ -198,20 +199,20 @@ export function authAdmin(ctx: AppContext, kit: ConsoleKit) {
           failures: await recentFailures(c.em, c.session.admin.id),
         }),
       })),
-      hide,
+      { capability: 'view' },
     )
     .post(
       '/admin/account/totp/start',
-      kit.action('view', {
+      kit.action({
         run: (c) => setPendingTotpSecret(c.em, c.session.tokenHash, sealTotpSecret(keys, newTotpSecret(), c.session.admin.id)),
         success: () => 'Scan the code below with your authenticator app, then enter the code it shows.',
         redirect: () => '/admin/account',
       }),
-      hide,
+      { capability: 'view' },
     )
     .post(
       '/admin/account/totp/confirm',
-      kit.action('view', {
+      kit.action({
         run: (c) =>
           confirmEnrolment(c.em, guard, keys, c.session, {
             code: field(c.form, 'code') ?? '',
@@ -221,6 +222,6 @@ export function authAdmin(ctx: AppContext, kit: ConsoleKit) {
         success: () => 'Two-factor sign-in is on.',
         redirect: () => '/admin/account',
       }),
-      hide,
+      { capability: 'view' },
     );
 }

@@ -1,21 +1,21 @@
 import { Elysia } from 'elysia';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { idParam, listQuery, oneOf } from '../../http/console-lists.ts';
+import { idParam, listQuery, oneOf } from '../console/console-lists.ts';
 import { ApiError, validationFailed } from '../../http/problem.ts';
 import { html } from '../../../views/html.ts';
 import { notice } from '../../../views/admin/components.ts';
-import { claimPanel, queuePage, reviewPage, reviewPath, type QueueItem, type QueueLinks } from '../../../views/admin/review.ts';
-import type { ConsoleKit, ConsoleRequest, Outcome } from '../admins/console-kit.ts';
-import { field, fieldList } from '../../http/console-forms.ts';
-import { decideApp } from './app-admin.service.ts';
-import { appDossier, type AppDossier } from './app-directory.ts';
+import { claimPanel, queuePage, reviewPage, reviewPath, type QueueItem, type QueueLinks } from '../../../views/admin/listing-review.ts';
+import type { ConsoleKit, ConsoleRequest, Outcome } from '../console/console-plugin.ts';
+import { field, fieldList } from '../console/console-forms.ts';
+import { decideApp } from '../apps/app-admin.service.ts';
+import { appDossier, type AppDossier } from '../apps/app-directory.ts';
 import { claim, claimsOn, claimSubject, releaseClaim, releaseOwnClaim, renewOwnClaim, type Claim } from './review-claims.ts';
 import { nextUnclaimed, QUEUE_FLAGS, queueNeighbours, reviewQueuePage, type QueueEntry, type QueueFilter } from './review-queue.ts';
 import { waitingFor } from './review-targets.ts';
 import { reviewWarnings } from './review-warnings.ts';
 import { CANNED_REASONS, composeRejectionReason } from './rejection-reasons.ts';
-import { decideRevision } from './revisions.service.ts';
-import type { OwnerAppView } from './apps.model.ts';
+import { decideRevision } from '../apps/revisions.service.ts';
+import type { OwnerAppView } from '../apps/apps.model.ts';
 import { reviewTeamOf } from '../teams/team-directory.ts';
 
 /**
@@ -27,7 +27,6 @@ import { reviewTeamOf } from '../teams/team-directory.ts';
  */
 type Kind = 'app' | 'revision';
 const KINDS = ['app', 'revision'] as const;
-const hide = { detail: { hide: true } };
 
 function queueFilterOf(params: Record<string, string | undefined>): QueueFilter {
   return { ...listQuery(params), kind: oneOf(params.kind, KINDS), flag: oneOf(params.flag, QUEUE_FLAGS) };
@@ -83,7 +82,7 @@ function versionOf(c: ConsoleRequest): number {
   return Number(raw);
 }
 
-export function reviewAdmin(kit: ConsoleKit) {
+export function listingReviewAdmin(kit: ConsoleKit) {
   async function renderReview(c: ConsoleRequest, kind: Kind, filter: QueueFilter, outcome?: Outcome<unknown>) {
     const appId = idParam(c.params.id, 'App');
     const dossier = await appDossier(c.em.fork(), appId);
@@ -137,7 +136,7 @@ export function reviewAdmin(kit: ConsoleKit) {
   }
 
   const page = (kind: Kind) =>
-    kit.page('view', async (c) => {
+    kit.page(async (c) => {
       const filter = queueFilterOf(c.query);
       const { dossier, markup } = await renderReview(c, kind, filter);
       const queue = queueQueryOf(filter);
@@ -149,7 +148,7 @@ export function reviewAdmin(kit: ConsoleKit) {
     });
 
   const decide = (kind: Kind, decision: 'approve' | 'reject') =>
-    kit.action('apps.decide', {
+    kit.action({
       async run(c): Promise<{ app: OwnerAppView; next: string | null }> {
         const appId = idParam(c.params.id, 'App');
         const version = versionOf(c);
@@ -201,7 +200,7 @@ export function reviewAdmin(kit: ConsoleKit) {
   };
 
   const claimAction = (kind: Kind, change: 'start' | 'take-over' | 'release', success: string) =>
-    kit.action('apps.decide', {
+    kit.action({
       run: claimFragment(kind, change),
       success: () => success,
       fragment: async (_c, outcome) => outcome.result ?? html`<div id="claim">${notice(outcome.message)}</div>`,
@@ -211,19 +210,23 @@ export function reviewAdmin(kit: ConsoleKit) {
   const routesFor = (kind: Kind) => {
     const base = `/admin/review/${kind === 'app' ? 'apps' : 'revisions'}/:id`;
     return new Elysia()
-      .get(base, page(kind), hide)
-      .post(`${base}/approve`, decide(kind, 'approve'), hide)
-      .post(`${base}/reject`, decide(kind, 'reject'), hide)
-      .get(`${base}/claim`, kit.fragment('view', claimFragment(kind, 'renew')), hide)
-      .post(`${base}/claim`, claimAction(kind, 'start', 'You are reviewing this now.'), hide)
-      .post(`${base}/claim/take-over`, claimAction(kind, 'take-over', 'You are reviewing this now.'), hide)
-      .post(`${base}/claim/release`, claimAction(kind, 'release', 'Released: others see that nobody is reviewing this.'), hide);
+      .use(kit.plugin)
+      .get(base, page(kind), { capability: 'view' })
+      .post(`${base}/approve`, decide(kind, 'approve'), { capability: 'apps.decide' })
+      .post(`${base}/reject`, decide(kind, 'reject'), { capability: 'apps.decide' })
+      .get(`${base}/claim`, kit.fragment(claimFragment(kind, 'renew')), { capability: 'view' })
+      .post(`${base}/claim`, claimAction(kind, 'start', 'You are reviewing this now.'), { capability: 'apps.decide' })
+      .post(`${base}/claim/take-over`, claimAction(kind, 'take-over', 'You are reviewing this now.'), { capability: 'apps.decide' })
+      .post(`${base}/claim/release`, claimAction(kind, 'release', 'Released: others see that nobody is reviewing this.'), {
+        capability: 'apps.decide',
+      });
   };
 
   return new Elysia()
+    .use(kit.plugin)
     .get(
       '/admin/review',
-      kit.page('view', async (c) => {
+      kit.page(async (c) => {
         const filter = queueFilterOf(c.query);
         const { items, total, totalPages } = await queuePageData(c.em, c.session.admin.id, filter);
         const queue = queueQueryOf(filter);
@@ -237,7 +240,7 @@ export function reviewAdmin(kit: ConsoleKit) {
           }),
         };
       }),
-      hide,
+      { capability: 'view' },
     )
     .use(routesFor('app'))
     .use(routesFor('revision'));

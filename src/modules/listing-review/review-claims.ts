@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Claim } from '../../../views/admin/listing-review.ts';
+export type { Claim } from '../../../views/admin/listing-review.ts';
 // Raw SQL here is atomic claims and leases (D106): a reviewer's claim is taken, renewed or released in one statement.
 
 /**
@@ -9,13 +11,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * version check on decisions keeps a late decision from landing on a listing nobody reviewed.
  */
 export const CLAIM_MINUTES = 10;
-
-export interface Claim {
-  subject: string;
-  adminId: string;
-  adminEmail: string;
-  expiresAt: Date;
-}
 
 export const claimSubject = (kind: 'app' | 'revision', id: string) => `${kind}:${id}`;
 
