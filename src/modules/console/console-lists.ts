@@ -44,7 +44,7 @@ export function idParam(value: string | undefined, what: string): string {
 
 /**
  * A WHERE clause from the filters that apply (falsy entries are skipped), with its parameters in order.
- * Left for the review queue's list only (its move to a feature of its own is under way); new lists use
+ * Left for the review queue's list only (`listing-review/review-queue.ts`); new lists use
  * entities or the QueryBuilder with `listPageOf` (D106).
  */
 export function whereOf(conditions: (readonly [sql: string, ...params: unknown[]] | null | false | undefined | '')[]): {
