@@ -6843,6 +6843,23 @@ export interface operations {
                     };
                 };
             };
+            429: {
+                headers: {
+                    "retry-after"?: string;
+                    "ratelimit-limit"?: string;
+                    "ratelimit-remaining"?: string;
+                    "ratelimit-reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
             503: {
                 headers: {
                     "retry-after"?: string;
