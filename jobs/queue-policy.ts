@@ -1,4 +1,5 @@
 import type { PgBoss, QueuePolicy } from 'pg-boss';
+import { namedSql } from '../src/lib/named-sql.ts';
 
 /**
  * pg-boss refuses to change a queue's policy after creation: every job row carries the policy it
@@ -29,26 +30,30 @@ export async function migrateQueuePolicy(boss: PgBoss, schema: string, name: str
   const db = boss.getDb();
   if (!db.beginTransaction) throw new QueuePolicyError('the pg-boss database adapter cannot open a transaction');
   const tx = await db.beginTransaction();
+  const execute = (text: string, params: Record<string, unknown>) => {
+    const statement = namedSql(text, params);
+    return tx.db.executeSql(statement.text, statement.values);
+  };
   try {
-    const { rows } = await tx.db.executeSql(`select policy from ${schema}.queue where name = $1 for update`, [name]);
+    const { rows } = await execute(`select policy from ${schema}.queue where name = :name for update`, { name });
     const previous = (rows[0]?.policy as string | undefined) ?? null;
     if (previous === null || previous === policy) {
       await tx.commit();
       return null;
     }
     if (rule.states.length > 0) {
-      await tx.db.executeSql(
+      await execute(
         `with ranked as (
            select id, row_number() over (
              partition by coalesce(singleton_key, '')${rule.perState ? ', state' : ''} order by created_on, id) as n
-           from ${schema}.job where name = $1 and state = any($2::${schema}.job_state[]))
+           from ${schema}.job where name = :name and state = any(:states::${schema}.job_state[]))
          update ${schema}.job j set state = 'cancelled', completed_on = now()
-         from ranked r where j.name = $1 and j.id = r.id and r.n > 1`,
-        [name, rule.states],
+         from ranked r where j.name = :name and j.id = r.id and r.n > 1`,
+        { name, states: rule.states },
       );
     }
-    await tx.db.executeSql(`update ${schema}.job set policy = $2 where name = $1 and state in ('created', 'retry')`, [name, policy]);
-    await tx.db.executeSql(`update ${schema}.queue set policy = $2, updated_on = now() where name = $1`, [name, policy]);
+    await execute(`update ${schema}.job set policy = :policy where name = :name and state in ('created', 'retry')`, { name, policy });
+    await execute(`update ${schema}.queue set policy = :policy, updated_on = now() where name = :name`, { name, policy });
     await tx.commit();
     return previous;
   } catch (error) {

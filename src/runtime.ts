@@ -17,6 +17,7 @@ import { createCatalogueReaders } from './db/read-pools.ts';
 import type { CatalogueReaders } from './lib/sql-reader.ts';
 import { usePublicUrl } from './lib/public-url.ts';
 import { createInFlight } from './lib/in-flight.ts';
+import { namedSql } from './lib/named-sql.ts';
 
 /**
  * Everything a process holds open: the database (embedded or not), the ORM and pg-boss.
@@ -40,7 +41,8 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
+    const exists = namedSql('select 1 from pg_database where datname = :name', { name });
+    const { rowCount } = await client.query(exists.text, exists.values);
     if (!rowCount) await client.query(`create database "${name}"`);
   } finally {
     await client.end();

@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { executeNamed } from '../lib/named-sql.ts';
 import { migrations } from './migrations/index.ts';
 
 /** Any constant works; it only has to be the same for every process that migrates. */
@@ -8,7 +9,7 @@ const MIGRATION_LOCK = 7_242_001;
 export async function migrate(orm: MikroORM): Promise<string[]> {
   // The lock lives in its own transaction for as long as the migrator (on another connection) runs.
   return orm.em.fork().transactional(async (em) => {
-    await em.execute('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK]);
+    await executeNamed(em, 'select pg_advisory_xact_lock(:lock)', { lock: MIGRATION_LOCK });
     const applied = await orm.migrator.up();
     return applied.map((m) => m.name);
   });

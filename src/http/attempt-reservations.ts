@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { executeNamed } from '../lib/named-sql.ts';
 
 /**
  * Attempts reserved in PostgreSQL before the check they guard (a password, a code), shared by
@@ -27,16 +28,17 @@ export function postgresAttemptReservations(orm: MikroORM, name: string, limit: 
         .transactional(async (tx) => {
           for (const bucket of buckets) {
             // Atomic claim: the conditional upsert adds one only while this window and the previous stay under the limit.
-            const [row] = await tx.execute<{ hits: number }[]>(
+            const [row] = await executeNamed<{ hits: number }>(
+              tx,
               `with previous as (
-               select coalesce(sum(hits), 0)::int as hits from rate_limit_counters where bucket = ? and window_start = ?
+               select coalesce(sum(hits), 0)::int as hits from rate_limit_counters where bucket = :bucket and window_start = :previousStart
              )
              insert into rate_limit_counters as counter (bucket, window_start, hits)
-             select ?, ?, 1 from previous where previous.hits < ?
+             select :bucket, :windowStart, 1 from previous where previous.hits < :limit
              on conflict (bucket, window_start) do update set hits = counter.hits + 1
-             where counter.hits + (select hits from previous) < ?
+             where counter.hits + (select hits from previous) < :limit
              returning hits`,
-              [bucket, previousStart, bucket, windowStart, limit, limit],
+              { bucket, previousStart, windowStart, limit },
             );
             if (!row) throw new BudgetSpent();
           }
@@ -53,10 +55,11 @@ export function postgresAttemptReservations(orm: MikroORM, name: string, limit: 
         reserved: true,
         async release() {
           // Batch work on the reserved rows: give the unit back to the window it was taken from.
-          await orm.em.fork().execute(
+          await executeNamed(
+            orm.em.fork(),
             `update rate_limit_counters set hits = hits - 1
-             where bucket in (${buckets.map(() => '?').join(', ')}) and window_start = ? and hits > 0`,
-            [...buckets, windowStart],
+             where bucket = any(:buckets::text[]) and window_start = :windowStart and hits > 0`,
+            { buckets, windowStart },
           );
         },
       };

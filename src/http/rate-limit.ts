@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { executeNamed } from '../lib/named-sql.ts';
 import type { AppContext } from '../app-context.ts';
 import { createClientAddressResolver } from './client-address.ts';
 import { networkOf } from '../lib/ip-address.ts';
@@ -109,11 +110,12 @@ export function postgresRateLimiter(orm: MikroORM, name: string, limit: number):
       const windowStart = now - (now % WINDOW_MS);
       const em = orm.em.fork();
       // Atomic (raw SQL, D106): the shared counter is bumped and read in one statement.
-      const [row] = await em.execute<{ hits: number }[]>(
-        `insert into rate_limit_counters (bucket, window_start, hits) values (?, ?, 1)
+      const [row] = await executeNamed<{ hits: number }>(
+        em,
+        `insert into rate_limit_counters (bucket, window_start, hits) values (:bucket, :windowStart, 1)
          on conflict (bucket, window_start) do update set hits = rate_limit_counters.hits + 1
          returning hits`,
-        [`${name}:${key}`, new Date(windowStart)],
+        { bucket: `${name}:${key}`, windowStart: new Date(windowStart) },
       );
       return decision(limit, row?.hits ?? 1, windowStart);
     },

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 import type { EncryptionKey } from '../../config.ts';
 import { currentKeyPattern, isSealed, open, seal } from '../../lib/secret-box.ts';
 
@@ -27,31 +28,35 @@ export async function resealTotpSecrets(em: EntityManager, keys: EncryptionKey[]
   const pattern = currentKeyPattern(keys);
   const again = (stored: string, adminId: string) => sealTotpSecret(keys, openTotpSecret(keys, stored, adminId), adminId);
   // Batch work (raw SQL, D106): a scan for secrets sealed under an old key, each resealed under its row lock.
-  const stale = await em.execute<{ id: string }[]>('select id from admins where totp_secret is not null and totp_secret not like ?', [pattern]);
+  const stale = await executeNamed<{ id: string }>(em, 'select id from admins where totp_secret is not null and totp_secret not like :pattern', {
+    pattern,
+  });
   for (const { id } of stale) {
     await em.transactional(async (tx) => {
-      const [row] = await tx.execute<{ totp_secret: string | null }[]>('select totp_secret from admins where id = ? for update', [id]);
+      const [row] = await executeNamed<{ totp_secret: string | null }>(tx, 'select totp_secret from admins where id = :id for update', { id });
       if (!row?.totp_secret) return;
-      await tx.execute('update admins set totp_secret = ? where id = ?', [again(row.totp_secret, id), id]);
+      await executeNamed(tx, 'update admins set totp_secret = :secret where id = :id', { secret: again(row.totp_secret, id), id });
     });
   }
-  const pending = await em.execute<{ token_hash: string }[]>(
-    'select token_hash from admin_sessions where pending_totp_secret is not null and pending_totp_secret not like ?',
-    [pattern],
+  const pending = await executeNamed<{ token_hash: string }>(
+    em,
+    'select token_hash from admin_sessions where pending_totp_secret is not null and pending_totp_secret not like :pattern',
+    { pattern },
   );
   for (const { token_hash } of pending) {
     await em.transactional(async (tx) => {
-      const [row] = await tx.execute<{ admin_id: string; pending_totp_secret: string | null }[]>(
-        'select admin_id, pending_totp_secret from admin_sessions where token_hash = ? for update',
-        [token_hash],
+      const [row] = await executeNamed<{ admin_id: string; pending_totp_secret: string | null }>(
+        tx,
+        'select admin_id, pending_totp_secret from admin_sessions where token_hash = :tokenHash for update',
+        { tokenHash: token_hash },
       );
       if (!row?.pending_totp_secret) return;
-      await tx.execute('update admin_sessions set pending_totp_secret = ? where token_hash = ?', [
-        again(row.pending_totp_secret, row.admin_id),
-        token_hash,
-      ]);
+      await executeNamed(tx, 'update admin_sessions set pending_totp_secret = :secret where token_hash = :tokenHash', {
+        secret: again(row.pending_totp_secret, row.admin_id),
+        tokenHash: token_hash,
+      });
     });
   }
-  const [total] = await em.execute<{ count: number }[]>('select count(*)::int as count from admins where totp_secret is not null');
+  const [total] = await executeNamed<{ count: number }>(em, 'select count(*)::int as count from admins where totp_secret is not null', {});
   return { resealed: stale.length, current: total?.count ?? 0 };
 }

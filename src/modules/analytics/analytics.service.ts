@@ -218,7 +218,7 @@ export async function analyticsOfApps(em: EntityManager, appIds: string[], query
 export async function getTeamAnalytics(em: EntityManager, caller: Caller, teamId: string, query: DailyQuery): Promise<AppsAnalytics> {
   seriesRange(query);
   await authorizeTeam(em, caller, teamId, 'analytics');
-  const apps = await em.execute<{ id: string }[]>('select id from apps where team_id = ?', [teamId]);
+  const apps = await executeNamed<{ id: string }>(em, 'select id from apps where team_id = :teamId', { teamId });
   return analyticsOfApps(
     em,
     apps.map((app) => app.id),

@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 import type { ApiKeySecret } from '../../config.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { DeveloperStatus } from '../developers/developer.entity.ts';
@@ -46,24 +47,23 @@ export function createApiKeyAuthenticator(orm: MikroORM, secrets: ApiKeySecret[]
     if (now - (lastTouched.get(keyId) ?? 0) < TOUCH_INTERVAL_MS) return;
     lastTouched.set(keyId, now);
     if (lastTouched.size > 50_000) lastTouched.clear();
-    orm.em
-      .fork()
-      .execute(
-        `update api_keys set last_used_at = now()
-         where id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
-        [keyId],
-      )
-      .catch((error) => logger.warn('could not record key use', { keyId, error: (error as Error).message }));
+    executeNamed(
+      orm.em.fork(),
+      `update api_keys set last_used_at = now()
+       where id = :keyId and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
+      { keyId },
+    ).catch((error) => logger.warn('could not record key use', { keyId, error: (error as Error).message }));
   }
 
   return async function authenticate(rawKey: string): Promise<AuthenticatedKey | null> {
     if (!isWellFormedKey(rawKey)) return null;
     const hashes = secrets.map((secret) => hashKey(rawKey, secret));
-    const rows = await orm.em.fork().execute<KeyRow[]>(
+    const rows = await executeNamed<KeyRow>(
+      orm.em.fork(),
       `select k.id, k.developer_id, k.team_id, k.scopes, k.expires_at, k.revoked_at, k.app_id, d.status as developer_status
        from api_keys k join developers d on d.id = k.developer_id
-       where k.key_hash in (${hashes.map(() => '?').join(', ')})`,
-      hashes,
+       where k.key_hash = any(:hashes::text[])`,
+      { hashes },
     );
     const row = rows[0];
     if (!row || row.revoked_at || new Date(row.expires_at).getTime() <= Date.now() || row.developer_status === 'SUSPENDED') {

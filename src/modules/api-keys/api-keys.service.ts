@@ -1,4 +1,5 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 import type { ApiKeySecret } from '../../config.ts';
 import type { DeveloperPrincipal } from '../identity/auth.ts';
 import { ApiError, notFound } from '../../http/problem.ts';
@@ -112,26 +113,28 @@ export async function revokeApiKey(em: EntityManager, principal: DeveloperPrinci
     if (!key) throw notFound('API key');
     if (principal.via === 'apiKey' && key.id !== principal.key.id) {
       // A recursive walk up the key's lineage (raw SQL, D106: no entity form for WITH RECURSIVE).
-      const [lineage] = await tx.execute<{ found: boolean }[]>(
+      const [lineage] = await executeNamed<{ found: boolean }>(
+        tx,
         `with recursive ancestors as (
-           select id, parent_key_id from api_keys where id = ?
+           select id, parent_key_id from api_keys where id = :keyId
            union all
            select k.id, k.parent_key_id from api_keys k join ancestors a on k.id = a.parent_key_id
          )
-         select exists (select 1 from ancestors where id = ?) as found`,
-        [key.id, principal.key.id],
+         select exists (select 1 from ancestors where id = :callerKeyId) as found`,
+        { keyId: key.id, callerKeyId: principal.key.id },
       );
       if (!lineage?.found) throw notFound('API key');
     }
     // Batch work (raw SQL, D106): the key and every key minted from it, revoked in one statement.
-    await tx.execute(
+    await executeNamed(
+      tx,
       `with recursive lineage as (
-         select id from api_keys where id = ?
+         select id from api_keys where id = :keyId
          union all
          select k.id from api_keys k join lineage l on k.parent_key_id = l.id
        )
        update api_keys set revoked_at = now() where id in (select id from lineage) and revoked_at is null`,
-      [key.id],
+      { keyId: key.id },
     );
     await tx.refresh(key);
     return key;

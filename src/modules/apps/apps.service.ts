@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 import { ApiError, notFound } from '../../http/problem.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { pageOf, pageWindow, type Page, type PageInput } from '../../http/pagination.ts';
@@ -54,7 +55,7 @@ export async function createApp(
     // The developer row lock serialises this developer's creations, so the cap holds under concurrency
     // (NO KEY UPDATE: rows that merely reference the developer are not held up).
     // A lock (raw SQL, D106): FOR NO KEY UPDATE has no entity form.
-    await tx.execute('select 1 from developers where id = ? for no key update', [caller.developerId]);
+    await executeNamed(tx, 'select 1 from developers where id = :developerId for no key update', { developerId: caller.developerId });
     if ((await tx.count(App, { developer: caller.developerId })) >= maxApps) {
       throw new ApiError(409, 'LIMIT_EXCEEDED', `At most ${maxApps} apps per developer; delete one first`);
     }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 import type { Static } from 'elysia';
 import type { App } from './app.entity.ts';
 import { NO_STATS, toOwnerAppView, type AppStats } from './app-view.ts';
@@ -26,8 +27,6 @@ interface AssetCheckRow {
   extension: string | null;
   checked_at: Date;
 }
-
-const inList = (values: readonly unknown[]) => values.map(() => '?').join(', ');
 
 /** The checks of exactly the images `listed` (the live listing, or what a revision proposes). */
 const checksOf = (rows: AssetCheckRow[], listed: ListedAsset[]): Static<typeof AssetCheckView>[] =>
@@ -58,11 +57,12 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
   const [stats, checks, revisions, teams] = await Promise.all([
     em.find(AppStatsRow, { appId: { $in: ids } }, fresh),
     // No entity maps asset checks yet: a cold read joined to the stored copies, still to be converted (D106).
-    em.execute<AssetCheckRow[]>(
+    executeNamed<AssetCheckRow>(
+      em,
       `select c.app_id, c.field, c.url, c.ok, c.format, c.width, c.height, c.problems, c.sha256, s.extension, c.checked_at
        from asset_checks c left join assets s on s.sha256 = c.sha256
-       where c.app_id in (${inList(ids)}) order by c.field`,
-      ids,
+       where c.app_id = any(:ids::uuid[]) order by c.field`,
+      { ids },
     ),
     em.find(AppRevision, { appId: { $in: ids }, status: 'PENDING' }, fresh),
     teamIds.length > 0 ? em.find(Team, { id: { $in: teamIds } }, fresh) : [],

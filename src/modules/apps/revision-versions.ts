@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 
 /**
  * Revision versions never repeat for an app: each one is claimed from the app's counter
@@ -7,9 +8,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  */
 export async function claimRevisionVersion(tx: EntityManager, appId: string): Promise<number> {
   // An atomic claim on the counter alone: the live listing (and its public updatedAt) stays untouched.
-  const [row] = await tx.execute<{ version: number }[]>(
-    'update apps set last_revision_version = last_revision_version + 1 where id = ? returning last_revision_version as version',
-    [appId],
+  const [row] = await executeNamed<{ version: number }>(
+    tx,
+    'update apps set last_revision_version = last_revision_version + 1 where id = :appId returning last_revision_version as version',
+    { appId },
   );
   return row!.version;
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 
 /**
  * Public addresses of apps. A slug that was ever public stays in `app_slugs` forever, so an old
@@ -45,18 +46,20 @@ export async function reserveSlug(em: EntityManager, name: string, appId: string
       (slug) => !RESERVED_SLUGS.includes(slug),
     );
     // Atomic reservation (raw SQL, D106): candidates read, then claimed with insert-or-nothing below.
-    const taken = await em.execute<{ slug: string; app_id: string | null }[]>(
-      `select slug, app_id from app_slugs where slug in (${candidates.map(() => '?').join(', ')})`,
-      candidates,
+    const taken = await executeNamed<{ slug: string; app_id: string | null }>(
+      em,
+      'select slug, app_id from app_slugs where slug = any(:candidates::text[])',
+      { candidates },
     );
     // A slug this very app held before (renamed back) is its own again, not someone else's.
     const own = candidates.find((slug) => taken.some((row) => row.slug === slug && appId !== null && row.app_id === appId));
     if (own) return own;
     const takenSet = new Set(taken.map((row) => row.slug));
     for (const slug of candidates.filter((c) => !takenSet.has(c))) {
-      const inserted = await em.execute<{ slug: string }[]>(
-        'insert into app_slugs (slug, app_id) values (?, ?) on conflict (slug) do nothing returning slug',
-        [slug, appId],
+      const inserted = await executeNamed<{ slug: string }>(
+        em,
+        'insert into app_slugs (slug, app_id) values (:slug, :appId) on conflict (slug) do nothing returning slug',
+        { slug, appId },
       );
       if (inserted.length > 0) return slug;
     }
@@ -66,14 +69,15 @@ export async function reserveSlug(em: EntityManager, name: string, appId: string
 /** Links a slug reserved before its app row existed to that app. */
 export async function attachSlug(em: EntityManager, slug: string, appId: string): Promise<void> {
   // Part of the reservation protocol (raw SQL, D106): app_slugs is written only here.
-  await em.execute('update app_slugs set app_id = ? where slug = ?', [appId, slug]);
+  await executeNamed(em, 'update app_slugs set app_id = :appId where slug = :slug', { appId, slug });
 }
 
 /** Gives back every slug a never-approved app holds except `keep` (none when the app is deleted). */
 export async function releaseDraftSlugs(em: EntityManager, appId: string, keep: string | null): Promise<void> {
-  await em.execute(
+  await executeNamed(
+    em,
     `delete from app_slugs s using apps a
-     where s.app_id = a.id and a.id = ? and a.first_approved_at is null and s.slug is distinct from ?`,
-    [appId, keep],
+     where s.app_id = a.id and a.id = :appId and a.first_approved_at is null and s.slug is distinct from :keep`,
+    { appId, keep },
   );
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { queueHandle, type JobQueue } from '../../lib/job-queue.ts';
+import { executeNamed } from '../../lib/named-sql.ts';
 import { safeFetch, SafeFetchError } from '../../lib/safe-fetch.ts';
 import { isMirroredFormat } from './asset-files.ts';
 import { storeAsset } from './asset-store.ts';
@@ -28,14 +29,14 @@ export const ASSET_CHECKS_QUEUE = assetCheckJobs.name;
  * checks hold (`jobs/asset-checks.ts`).
  */
 export async function enqueueAssetChecks(jobs: JobQueue, em: EntityManager, appId: string): Promise<void> {
-  const [app] = await em.execute<{ developer_id: string }[]>('select developer_id from apps where id = ?', [appId]);
+  const [app] = await executeNamed<{ developer_id: string }>(em, 'select developer_id from apps where id = :appId', { appId });
   if (!app) return;
   await jobs.send(em, assetCheckJobs, { appId }, { singletonKey: appId, group: { id: app.developer_id } });
 }
 
 /** Call inside the transaction of a submission: the review sees every image as its URL serves it now. */
 export async function refreshAssetChecks(jobs: JobQueue, tx: EntityManager, appId: string): Promise<void> {
-  await tx.execute('delete from asset_checks where app_id = ?', [appId]);
+  await executeNamed(tx, 'delete from asset_checks where app_id = :appId', { appId });
   await enqueueAssetChecks(jobs, tx, appId);
 }
 
@@ -63,13 +64,18 @@ interface WantedAssets {
 
 /** Every image the app lists now or would list once its pending revision is approved; null when the app is gone. */
 async function wantedAssets(em: EntityManager, appId: string): Promise<WantedAssets | null> {
-  const [app] = await em.execute<
-    { status: AppStatus; logo_url: string | null; banner_url: string | null; screenshots: Screenshot[]; changes: UpdateAppInput | null }[]
-  >(
+  const [app] = await executeNamed<{
+    status: AppStatus;
+    logo_url: string | null;
+    banner_url: string | null;
+    screenshots: Screenshot[];
+    changes: UpdateAppInput | null;
+  }>(
+    em,
     `select a.status, a.logo_url, a.banner_url, a.screenshots, r.changes
      from apps a left join app_revisions r on r.app_id = a.id and r.status = 'PENDING'
-     where a.id = ?`,
-    [appId],
+     where a.id = :appId`,
+    { appId },
   );
   if (!app) return null;
   const current = { logoUrl: app.logo_url, bannerUrl: app.banner_url, screenshots: app.screenshots };
@@ -91,10 +97,13 @@ async function wantedAssets(em: EntityManager, appId: string): Promise<WantedAss
 async function moveReviewedVersions(tx: EntityManager, appId: string, wanted: WantedAssets, copied: ListedAsset[]): Promise<void> {
   const shows = (listed: ListedAsset[] | null) => listed !== null && copied.some((copy) => listed.some((asset) => sameAsset(asset, copy)));
   if (wanted.status === 'PENDING' && shows(wanted.live)) {
-    await tx.execute('update apps set version = version + 1 where id = ?', [appId]);
+    await executeNamed(tx, 'update apps set version = version + 1 where id = :appId', { appId });
   }
   if (shows(wanted.proposed)) {
-    await tx.execute(`update app_revisions set version = ? where app_id = ? and status = 'PENDING'`, [await claimRevisionVersion(tx, appId), appId]);
+    await executeNamed(tx, `update app_revisions set version = :version where app_id = :appId and status = 'PENDING'`, {
+      version: await claimRevisionVersion(tx, appId),
+      appId,
+    });
   }
 }
 
@@ -143,21 +152,22 @@ async function checkAsset({ field, url }: ListedAsset, allowPrivate: boolean): P
 export async function runAssetChecks(em: EntityManager, appId: string, allowPrivate: boolean): Promise<void> {
   const wanted = await wantedAssets(em, appId);
   if (!wanted) return;
-  const stored = await em.execute<ListedAsset[]>('select field, url from asset_checks where app_id = ? and sha256 is not null', [appId]);
+  const stored = await executeNamed<ListedAsset>(em, 'select field, url from asset_checks where app_id = :appId and sha256 is not null', { appId });
   const toCheck = wanted.all.filter((asset) => !stored.some((copy) => sameAsset(copy, asset)));
   const results = await Promise.all(toCheck.map((asset) => checkAsset(asset, allowPrivate)));
   await em.transactional(async (tx) => {
     // The row first (an approval holds it while it publishes; a new copy moves its version), then the checks of this app.
-    await tx.execute('select 1 from apps where id = ? for no key update', [appId]);
-    await tx.execute(`select pg_advisory_xact_lock(hashtext('asset-checks'), hashtext(?))`, [appId]);
+    await executeNamed(tx, 'select 1 from apps where id = :appId for no key update', { appId });
+    await executeNamed(tx, `select pg_advisory_xact_lock(hashtext('asset-checks'), hashtext(:appId))`, { appId });
     const current = await wantedAssets(tx, appId);
     if (!current) return;
-    await tx.execute(
+    await executeNamed(
+      tx,
       `delete from asset_checks c
-       where c.app_id = ?
-         and not exists (select 1 from jsonb_to_recordset(cast(? as jsonb)) as l(field text, url text)
+       where c.app_id = :appId
+         and not exists (select 1 from jsonb_to_recordset(cast(:listed as jsonb)) as l(field text, url text)
                          where l.field = c.field and l.url = c.url)`,
-      [appId, JSON.stringify(current.all)],
+      { appId, listed: JSON.stringify(current.all) },
     );
     const fresh = [];
     for (const { bytes, ...result } of results.filter((result) => current.all.some((asset) => sameAsset(asset, result)))) {
@@ -167,17 +177,18 @@ export async function runAssetChecks(em: EntityManager, appId: string, allowPriv
     }
     if (fresh.length === 0) return;
     // A stored copy is never replaced: it may be what a reviewer is looking at.
-    const written = await tx.execute<(ListedAsset & { sha256: string | null })[]>(
+    const written = await executeNamed<ListedAsset & { sha256: string | null }>(
+      tx,
       `insert into asset_checks (app_id, field, url, ok, format, width, height, problems, sha256, checked_at)
-       select ?, r.field, r.url, r.ok, r.format, r.width, r.height, r.problems, r.sha256, now()
-       from jsonb_to_recordset(cast(? as jsonb))
+       select :appId, r.field, r.url, r.ok, r.format, r.width, r.height, r.problems, r.sha256, now()
+       from jsonb_to_recordset(cast(:fresh as jsonb))
          as r(field text, url text, ok boolean, format text, width integer, height integer, problems jsonb, sha256 text)
        on conflict (app_id, field, url) do update set
          ok = excluded.ok, format = excluded.format, width = excluded.width, height = excluded.height,
          problems = excluded.problems, sha256 = excluded.sha256, checked_at = excluded.checked_at
        where asset_checks.sha256 is null
        returning field, url, sha256`,
-      [appId, JSON.stringify(fresh)],
+      { appId, fresh: JSON.stringify(fresh) },
     );
     const copied = written.filter((row) => row.sha256 !== null);
     if (copied.length > 0) await moveReviewedVersions(tx, appId, current, copied);

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 // Raw SQL here is batch work (D106): housekeeping of unreferenced copies.
 
 const BATCH = 500;
@@ -13,19 +14,20 @@ const BATCH = 500;
 export async function collectUnreferencedAssets(em: EntityManager, graceSeconds: number): Promise<number> {
   let deleted = 0;
   for (;;) {
-    const rows = await em.execute<{ n: number }[]>(
+    const rows = await executeNamed<{ n: number }>(
+      em,
       `with gone as (
          delete from assets a
-         where a.stored_at < now() - make_interval(secs => ?)
+         where a.stored_at < now() - make_interval(secs => :graceSeconds)
            and a.sha256 in (
              select s.sha256 from assets s
-             where s.stored_at < now() - make_interval(secs => ?)
+             where s.stored_at < now() - make_interval(secs => :graceSeconds)
                and not exists (select 1 from asset_checks c where c.sha256 = s.sha256)
                and not exists (select 1 from published_assets p where p.sha256 = s.sha256)
              limit ${BATCH})
          returning 1)
        select count(*)::int as n from gone`,
-      [graceSeconds, graceSeconds],
+      { graceSeconds },
     );
     const count = rows[0]?.n ?? 0;
     deleted += count;

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 import { consoleMirrorPath, mirrorUrl, parseAssetFile } from './asset-files.ts';
 import type { OwnerAppView } from '../apps/apps.model.ts';
 import { listedAssets, type ListedAsset, type ListingImages } from './listed-assets.ts';
@@ -18,15 +19,16 @@ export type { ShownImage };
  * row before writing, so no check is half-written here), after the approved values are on `app`.
  */
 export async function publishReviewedAssets(tx: EntityManager, app: ListingImages & { id: string }): Promise<void> {
-  await tx.execute('delete from published_assets where app_id = ?', [app.id]);
-  await tx.execute(
+  await executeNamed(tx, 'delete from published_assets where app_id = :appId', { appId: app.id });
+  await executeNamed(
+    tx,
     `insert into published_assets (app_id, field, source_url, sha256, extension)
      select c.app_id, c.field, c.url, c.sha256, s.extension
      from asset_checks c
        join assets s on s.sha256 = c.sha256
-       join jsonb_to_recordset(cast(? as jsonb)) as l(field text, url text) on l.field = c.field and l.url = c.url
-     where c.app_id = ?`,
-    [JSON.stringify(listedAssets(app)), app.id],
+       join jsonb_to_recordset(cast(:listed as jsonb)) as l(field text, url text) on l.field = c.field and l.url = c.url
+     where c.app_id = :appId`,
+    { listed: JSON.stringify(listedAssets(app)), appId: app.id },
   );
 }
 

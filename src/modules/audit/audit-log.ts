@@ -1,4 +1,5 @@
 import { raw, sql, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 import { containsPattern, isUuid, listPageOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
 import { Admin } from '../admin-accounts/admin.entity.ts';
 import { AuditEntry } from './audit-entry.entity.ts';
@@ -18,12 +19,14 @@ export interface AuditFilter extends ListQuery {
  */
 async function distinctValues(em: EntityManager, column: 'action' | 'subject_type'): Promise<string[]> {
   // A recursive index walk (raw SQL, D106): WITH RECURSIVE has no entity form.
-  const rows = await em.execute<{ value: string }[]>(
+  const rows = await executeNamed<{ value: string }>(
+    em,
     `with recursive walk(value) as (
        (select ${column} from audit_log order by ${column} limit 1)
        union all
        select (select ${column} from audit_log where ${column} > walk.value order by ${column} limit 1) from walk where walk.value is not null
      ) select value from walk where value is not null`,
+    {},
   );
   return rows.map((row) => row.value);
 }

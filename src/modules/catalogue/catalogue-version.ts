@@ -1,5 +1,5 @@
 import type { EntityManager, EventSubscriber, TransactionEventArgs } from '@mikro-orm/postgresql';
-import { namedSql } from '../../lib/named-sql.ts';
+import { executeNamed, namedSql } from '../../lib/named-sql.ts';
 import type { SqlReader } from '../../lib/sql-reader.ts';
 // Raw SQL here is the hot public read (D106): the version check every cached answer makes.
 
@@ -15,7 +15,7 @@ import type { SqlReader } from '../../lib/sql-reader.ts';
  * Call it last in the transaction: it holds the row until commit.
  */
 export async function bumpCatalogueVersion(em: EntityManager): Promise<void> {
-  await em.execute('update catalogue_version set version = version + 1, changed_at = now()');
+  await executeNamed(em, 'update catalogue_version set version = version + 1, changed_at = now()', {});
   if (em.isInTransaction()) bumpedIn.add(em);
   else notifyBumped();
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 import { recomputeCategoryCounts, rollUpNewInstalls } from '../stats/stats.service.ts';
 import { recountReviewDays } from '../stats/daily-stats.ts';
 import { bumpCatalogueVersion } from './catalogue-version.ts';
@@ -118,7 +119,7 @@ function demoApp(index: number, random: Random, taken: Set<string>, developerIds
   };
 }
 
-// Raw parameters are inlined as SQL literals, and a null inside an array literal is not one: arrays carry '' for "none".
+// Arrays carry '' for "none" (nullif turns it back), each column one array parameter.
 async function insertDevelopers(em: EntityManager): Promise<string[]> {
   // Accounts are new on every run, even when the listings repeat a seed.
   const run = crypto.randomUUID().slice(0, 8);
@@ -128,100 +129,105 @@ async function insertDevelopers(em: EntityManager): Promise<string[]> {
     email: `demo-${run}-${i + 1}@example.com`,
     ...developer,
   }));
-  await em.execute(
+  await executeNamed(
+    em,
     `insert into developers (id, platform_user_id, name, email, company_name, website_url, bio, status, created_at, updated_at)
      select x.id, x.platform_user_id, x.name, x.email, nullif(x.company_name, ''),
             case when x.company_name = '' then null else 'https://' || x.platform_user_id || '.example.com' end,
             'Demo developer account created by the seed command.', 'VERIFIED', now(), now()
-     from unnest(array[?]::uuid[], array[?]::text[], array[?]::text[], array[?]::text[], array[?]::text[])
+     from unnest(:ids::uuid[], :platformUserIds::text[], :names::text[], :emails::text[], :companyNames::text[])
        as x(id, platform_user_id, name, email, company_name)`,
-    [
-      rows.map((r) => r.id),
-      rows.map((r) => r.platformUserId),
-      rows.map((r) => r.name),
-      rows.map((r) => r.email),
-      rows.map((r) => r.companyName ?? ''),
-    ],
+    {
+      ids: rows.map((r) => r.id),
+      platformUserIds: rows.map((r) => r.platformUserId),
+      names: rows.map((r) => r.name),
+      emails: rows.map((r) => r.email),
+      companyNames: rows.map((r) => r.companyName ?? ''),
+    },
   );
   return rows.map((r) => r.id);
 }
 
 async function insertBatch(em: EntityManager, apps: DemoApp[]): Promise<void> {
   const column = <K extends keyof DemoApp>(key: K) => apps.map((app) => app[key]);
-  await em.execute(
+  await executeNamed(
+    em,
     `insert into apps (id, developer_id, slug, name, description, long_description, long_description_html, category, environment,
                        logo_url, website_url, screenshots, status, featured, version, submitted_at, reviewed_at,
                        first_approved_at, created_at, updated_at)
      select x.id, x.developer_id, x.slug, x.name, x.description, x.long_description, nullif(x.long_description_html, ''), x.category,
             x.environment, x.logo_url, x.website_url, x.screenshots, 'APPROVED', x.featured, 1, x.created_at, x.approved_at,
             x.approved_at, x.created_at, x.approved_at
-     from unnest(array[?]::uuid[], array[?]::uuid[], array[?]::text[], array[?]::text[], array[?]::text[], array[?]::text[],
-                 array[?]::text[], array[?]::text[], array[?]::text[], array[?]::text[], array[?]::text[], array[?]::jsonb[],
-                 array[?]::boolean[], array[?]::timestamptz[], array[?]::timestamptz[])
+     from unnest(:id::uuid[], :developerId::uuid[], :slug::text[], :name::text[], :description::text[], :longDescription::text[],
+                 :longDescriptionHtml::text[], :category::text[], :environment::text[], :logoUrl::text[], :websiteUrl::text[], :screenshots::jsonb[],
+                 :featured::boolean[], :createdAt::timestamptz[], :approvedAt::timestamptz[])
        as x(id, developer_id, slug, name, description, long_description, long_description_html, category, environment,
             logo_url, website_url, screenshots, featured, created_at, approved_at)`,
-    [
-      column('id'),
-      column('developerId'),
-      column('slug'),
-      column('name'),
-      column('description'),
-      column('longDescription'),
-      column('longDescriptionHtml'),
-      column('category'),
-      column('environment'),
-      column('logoUrl'),
-      column('websiteUrl'),
-      column('screenshots'),
-      column('featured'),
-      column('createdAt'),
-      column('approvedAt'),
-    ],
+    {
+      id: column('id'),
+      developerId: column('developerId'),
+      slug: column('slug'),
+      name: column('name'),
+      description: column('description'),
+      longDescription: column('longDescription'),
+      longDescriptionHtml: column('longDescriptionHtml'),
+      category: column('category'),
+      environment: column('environment'),
+      logoUrl: column('logoUrl'),
+      websiteUrl: column('websiteUrl'),
+      screenshots: column('screenshots'),
+      featured: column('featured'),
+      createdAt: column('createdAt'),
+      approvedAt: column('approvedAt'),
+    },
   );
-  await em.execute(
+  await executeNamed(
+    em,
     `insert into app_slugs (slug, app_id, created_at)
-     select x.slug, x.id, x.created_at from unnest(array[?]::text[], array[?]::uuid[], array[?]::timestamptz[]) as x(slug, id, created_at)`,
-    [column('slug'), column('id'), column('createdAt')],
+     select x.slug, x.id, x.created_at from unnest(:slug::text[], :id::uuid[], :createdAt::timestamptz[]) as x(slug, id, created_at)`,
+    { slug: column('slug'), id: column('id'), createdAt: column('createdAt') },
   );
   // Reviewers are the first `reviews` installers of each app, installed with their platform account.
-  await em.execute(
+  await executeNamed(
+    em,
     `insert into installs (app_id, installer, platform_user_id, installed_at)
      select x.id,
             case when g <= x.reviews then 'user:demo-user-' || g else 'installation:demo-' || g end,
             case when g <= x.reviews then 'demo-user-' || g end,
             x.since + random() * (now() - x.since)
-     from unnest(array[?]::uuid[], array[?]::int[], array[?]::int[], array[?]::timestamptz[]) as x(id, installs, reviews, since),
+     from unnest(:id::uuid[], :installs::int[], :reviews::int[], :eventsSince::timestamptz[]) as x(id, installs, reviews, since),
           generate_series(1, x.installs) g`,
-    [column('id'), column('installs'), column('reviews'), column('eventsSince')],
+    { id: column('id'), installs: column('installs'), reviews: column('reviews'), eventsSince: column('eventsSince') },
   );
   const titles = [1, 2, 3, 4, 5].flatMap((stars) => REVIEW_TITLES[stars]!);
-  await em.execute(
+  await executeNamed(
+    em,
     `insert into reviews (id, app_id, platform_user_id, author_name, rating, title, body, created_at, updated_at)
-     select gen_random_uuid(), r.id, 'demo-user-' || r.g, (array[?]::text[])[1 + r.g % ?], r.rating,
-            (array[?]::text[])[(r.rating - 1) * ? + 1 + floor(random() * ?)::int], null, r.at, r.at
+     select gen_random_uuid(), r.id, 'demo-user-' || r.g, (:reviewerNames::text[])[1 + r.g % :reviewerCount], r.rating,
+            (:titles::text[])[(r.rating - 1) * :titlesPerRating + 1 + floor(random() * :titlesPerRating)::int], null, r.at, r.at
      from (select x.id, g, least(5, greatest(1, round(x.quality + (random() - 0.5) * 2.5)))::int as rating,
                   x.since + random() * (now() - x.since) as at
-           from unnest(array[?]::uuid[], array[?]::int[], array[?]::float8[], array[?]::timestamptz[]) as x(id, reviews, quality, since),
+           from unnest(:id::uuid[], :reviews::int[], :quality::float8[], :eventsSince::timestamptz[]) as x(id, reviews, quality, since),
                 generate_series(1, x.reviews) g) r`,
-    [
-      [...REVIEWER_NAMES],
-      REVIEWER_NAMES.length,
+    {
+      reviewerNames: [...REVIEWER_NAMES],
+      reviewerCount: REVIEWER_NAMES.length,
       titles,
-      REVIEW_TITLES[1]!.length,
-      REVIEW_TITLES[1]!.length,
-      column('id'),
-      column('reviews'),
-      column('quality'),
-      column('eventsSince'),
-    ],
+      titlesPerRating: REVIEW_TITLES[1]!.length,
+      id: column('id'),
+      reviews: column('reviews'),
+      quality: column('quality'),
+      eventsSince: column('eventsSince'),
+    },
   );
   // The same numbers `recomputeAppStats` derives from the review rows, for the whole batch at once (installs are the roll-up's).
-  await em.execute(
+  await executeNamed(
+    em,
     `update app_stats s set review_count = r.n, rating_sum = r.total, average_rating = round(r.total::numeric / r.n, 2), updated_at = now()
      from (select app_id, count(*)::int as n, sum(rating)::int as total from reviews
-           where app_id = any(array[?]::uuid[]) and not hidden group by app_id) r
+           where app_id = any(:id::uuid[]) and not hidden group by app_id) r
      where s.app_id = r.app_id`,
-    [column('id')],
+    { id: column('id') },
   );
   await recountReviewDays(em, column('id'));
 }
@@ -234,7 +240,7 @@ export async function seedApps(em: EntityManager, count: number, options: { seed
   const now = Date.now();
   const result = await em.transactional(async (tx) => {
     const developerIds = await insertDevelopers(tx);
-    const slugs = await tx.execute<{ slug: string }[]>('select slug from app_slugs');
+    const slugs = await executeNamed<{ slug: string }>(tx, 'select slug from app_slugs', {});
     const taken = new Set([...RESERVED_SLUGS, ...slugs.map((row) => row.slug)]);
     const totals: SeedResult = { developers: developerIds.length, apps: 0, installs: 0, reviews: 0 };
     // The next batch is generated while PostgreSQL writes the previous one (yielding now and then,

@@ -1,4 +1,5 @@
 import { raw, type EntityManager, type SelectQueryBuilder } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 import { App } from '../apps/app.entity.ts';
 import { AppRevision } from '../apps/app-revision.entity.ts';
 import { Developer } from '../developers/developer.entity.ts';
@@ -24,12 +25,14 @@ export async function dashboardFigures(em: EntityManager): Promise<DashboardFigu
     countAndOldest(em.createQueryBuilder(AppRevision, 'r').where({ status: 'PENDING' }), 'r.created_at'),
     em.count(App, { status: 'APPROVED' }),
     // A calendar of 30 days over the roll-up's day rows (generate_series): batch-shaped, so SQL (D106).
-    em.execute<{ date: string; installs: number; uninstalls: number }[]>(
+    executeNamed<{ date: string; installs: number; uninstalls: number }>(
+      em,
       `select to_char(d.day, 'YYYY-MM-DD') as date, coalesce(s.installs, 0)::int as installs, coalesce(s.uninstalls, 0)::int as uninstalls
        from generate_series((now() at time zone 'utc')::date - 29, (now() at time zone 'utc')::date, interval '1 day') as d(day)
        left join (select day, sum(new_installs + reinstalls) as installs, sum(uninstalls) as uninstalls from app_daily_stats
                   where day >= (now() at time zone 'utc')::date - 29 group by day) s on s.day = d.day::date
        order by d.day`,
+      {},
     ),
   ]);
   return {

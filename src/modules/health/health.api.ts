@@ -2,6 +2,7 @@ import { Elysia, t } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import { ApiError } from '../../http/problem.ts';
 import { problems } from '../../http/schemas.ts';
+import { executeNamed } from '../../lib/named-sql.ts';
 
 const READY_TIMEOUT_MS = 1500;
 
@@ -31,7 +32,10 @@ export function healthApi(ctx: AppContext) {
         try {
           // One round trip on each pool: the ORM's and pg-boss's own (listing the queues would count their jobs).
           // The probe itself is a statement on each pool (D106: no table behind it).
-          await withTimeout(Promise.all([ctx.orm.em.fork().execute('select 1'), ctx.boss.getDb().executeSql('select 1')]), READY_TIMEOUT_MS);
+          await withTimeout(
+            Promise.all([executeNamed(ctx.orm.em.fork(), 'select 1', {}), ctx.boss.getDb().executeSql('select 1')]),
+            READY_TIMEOUT_MS,
+          );
         } catch {
           throw new ApiError(503, 'UNAVAILABLE', 'The database or the job queue is not reachable', undefined, { 'retry-after': '5' });
         }

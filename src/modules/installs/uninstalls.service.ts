@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { ApiError } from '../../http/problem.ts';
 import { enqueueInstallRollUp } from '../stats/stats.service.ts';
@@ -23,7 +24,7 @@ export async function recordUninstall(em: EntityManager, jobs: JobQueue, slug: s
     await enqueueInstallRollUp(jobs, tx);
     const appId = await findPublicAppId(tx, slug);
     const network = installer.kind === 'installation' ? installer.network : null;
-    if (network) await tx.execute(`select pg_advisory_xact_lock(hashtext('uninstall-budget'), hashtext(?))`, [`${appId} ${network}`]);
+    if (network) await executeNamed(tx, `select pg_advisory_xact_lock(hashtext('uninstall-budget'), hashtext(:key))`, { key: `${appId} ${network}` });
     const uninstalledAt = await uninstall(
       tx,
       { appId, installer: installerKey(installer).key, network },

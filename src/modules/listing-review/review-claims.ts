@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 import type { Claim } from '../../../views/admin/listing-review.ts';
 export type { Claim } from '../../../views/admin/listing-review.ts';
 // Raw SQL here is atomic claims and leases (D106): a reviewer's claim is taken, renewed or released in one statement.
@@ -31,10 +32,11 @@ const toClaim = (row: ClaimRow): Claim => ({
 /** The live claims on these subjects. */
 export async function claimsOn(em: EntityManager, subjects: readonly string[]): Promise<Map<string, Claim>> {
   if (subjects.length === 0) return new Map();
-  const rows = await em.execute<ClaimRow[]>(
+  const rows = await executeNamed<ClaimRow>(
+    em,
     `select c.subject, c.admin_id, a.email, c.expires_at from review_claims c join admins a on a.id = c.admin_id
-     where c.expires_at > now() and c.subject in (${subjects.map(() => '?').join(', ')})`,
-    [...subjects],
+     where c.expires_at > now() and c.subject = any(:subjects::text[])`,
+    { subjects },
   );
   return new Map(rows.map((row) => [row.subject, toClaim(row)]));
 }
@@ -44,11 +46,12 @@ export async function claimsOn(em: EntityManager, subjects: readonly string[]): 
  * `takeOver` it is taken whoever holds it. Returns the claim as it stands afterwards.
  */
 export async function claim(em: EntityManager, subject: string, adminId: string, options: { takeOver?: boolean } = {}): Promise<Claim> {
-  await em.execute(
-    `insert into review_claims (subject, admin_id, claimed_at, expires_at) values (?, ?, now(), now() + make_interval(mins => ?))
+  await executeNamed(
+    em,
+    `insert into review_claims (subject, admin_id, claimed_at, expires_at) values (:subject, :adminId, now(), now() + make_interval(mins => :minutes))
      on conflict (subject) do update set admin_id = excluded.admin_id, claimed_at = excluded.claimed_at, expires_at = excluded.expires_at
-     where review_claims.admin_id = excluded.admin_id or review_claims.expires_at <= now() or ?`,
-    [subject, adminId, CLAIM_MINUTES, options.takeOver ?? false],
+     where review_claims.admin_id = excluded.admin_id or review_claims.expires_at <= now() or :takeOver`,
+    { subject, adminId, minutes: CLAIM_MINUTES, takeOver: options.takeOver ?? false },
   );
   const current = (await claimsOn(em, [subject])).get(subject);
   if (!current) throw new Error(`claim on ${subject} vanished`);
@@ -57,19 +60,20 @@ export async function claim(em: EntityManager, subject: string, adminId: string,
 
 /** Extends the admin's own live claim (the open page's heartbeat); anyone else's, or none, is left alone. */
 export async function renewOwnClaim(em: EntityManager, subject: string, adminId: string): Promise<Claim | undefined> {
-  await em.execute(
-    `update review_claims set expires_at = now() + make_interval(mins => ?) where subject = ? and admin_id = ? and expires_at > now()`,
-    [CLAIM_MINUTES, subject, adminId],
+  await executeNamed(
+    em,
+    `update review_claims set expires_at = now() + make_interval(mins => :minutes) where subject = :subject and admin_id = :adminId and expires_at > now()`,
+    { minutes: CLAIM_MINUTES, subject, adminId },
   );
   return (await claimsOn(em, [subject])).get(subject);
 }
 
 /** "Release": ends the admin's own claim only. */
 export async function releaseOwnClaim(em: EntityManager, subject: string, adminId: string): Promise<void> {
-  await em.execute('delete from review_claims where subject = ? and admin_id = ?', [subject, adminId]);
+  await executeNamed(em, 'delete from review_claims where subject = :subject and admin_id = :adminId', { subject, adminId });
 }
 
 /** A decided item needs no claim. */
 export async function releaseClaim(em: EntityManager, subject: string): Promise<void> {
-  await em.execute('delete from review_claims where subject = ?', [subject]);
+  await executeNamed(em, 'delete from review_claims where subject = :subject', { subject });
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
 import { REVIEW_TARGET_HOURS } from '../notifications/notifications.service.ts';
 import { consoleMirrorPath } from '../assets/asset-files.ts';
@@ -88,12 +89,12 @@ export interface QueueFilter extends ListQuery {
 
 const QUEUE_FROM = `(${QUEUE}) q join apps a on a.id = q.app_id join developers d on d.id = a.developer_id`;
 
-function queueWhere(filter: QueueFilter, extra: (readonly [string, ...unknown[]])[] = []) {
+function queueWhere(filter: QueueFilter, extra: (readonly [string, Record<string, unknown>?])[] = []) {
   const pattern = filter.q && containsPattern(filter.q);
   return whereOf([
-    filter.kind && ['q.kind = ?', filter.kind],
+    filter.kind && ['q.kind = :kind', { kind: filter.kind }],
     filter.flag && [FLAG_SQL[filter.flag]],
-    pattern && ['a.name ilike ? or a.slug ilike ? or d.name ilike ? or d.email ilike ?', pattern, pattern, pattern, pattern],
+    pattern && ['a.name ilike :pattern or a.slug ilike :pattern or d.name ilike :pattern or d.email ilike :pattern', { pattern }],
     ...extra,
   ]);
 }
@@ -130,9 +131,9 @@ export function reviewQueuePage(em: EntityManager, filter: QueueFilter): Promise
 export async function nextUnclaimed(em: EntityManager, filter: QueueFilter, except: string | null): Promise<QueueEntry | null> {
   const where = queueWhere(filter, [
     [`not exists (select 1 from review_claims c where c.subject = q.kind || ':' || q.id and c.expires_at > now())`],
-    ...(except ? [["q.kind || ':' || q.id <> ?", except] as const] : []),
+    ...(except ? [["q.kind || ':' || q.id <> :exceptSubject", { exceptSubject: except }] as const] : []),
   ]);
-  const rows = await em.execute<QueueRow[]>(`select q.* from ${QUEUE_FROM} ${where.clause} order by q.position limit 1`, where.params);
+  const rows = await executeNamed<QueueRow>(em, `select q.* from ${QUEUE_FROM} ${where.clause} order by q.position limit 1`, where.params);
   return rows[0] ? toEntry(rows[0]) : null;
 }
 
@@ -144,12 +145,13 @@ export async function queueNeighbours(
 ): Promise<{ previous: QueueEntry | null; next: QueueEntry | null }> {
   const where = queueWhere(filter);
   // The subject itself may fall outside the filter (opened from elsewhere): then it has no neighbours.
-  const rows = await em.execute<{ previous: QueueRow | null; next: QueueRow | null }[]>(
+  const rows = await executeNamed<{ previous: QueueRow | null; next: QueueRow | null }>(
+    em,
     `select previous, next from (
        select q.kind || ':' || q.id as subject, lag(to_jsonb(q)) over w as previous, lead(to_jsonb(q)) over w as next
        from ${QUEUE_FROM} ${where.clause} window w as (order by q.position)
-     ) x where subject = ?`,
-    [...where.params, subject],
+     ) x where subject = :subject`,
+    { ...where.params, subject },
   );
   const row = rows[0];
   return { previous: row?.previous ? toEntry(row.previous) : null, next: row?.next ? toEntry(row.next) : null };
@@ -158,7 +160,7 @@ export async function queueNeighbours(
 /** The queue entries of these apps (their own submission, their pending revision, or both). */
 export async function queueEntriesOf(em: EntityManager, appIds: readonly string[]): Promise<QueueEntry[]> {
   if (appIds.length === 0) return [];
-  const rows = await em.execute<QueueRow[]>(`select * from (${QUEUE}) ranked where app_id in (${appIds.map(() => '?').join(', ')})`, [...appIds]);
+  const rows = await executeNamed<QueueRow>(em, `select * from (${QUEUE}) ranked where app_id = any(:appIds::uuid[])`, { appIds });
   return rows.map(toEntry);
 }
 
@@ -172,7 +174,8 @@ const cache = new WeakMap<object, { at: number; ms: number }>();
 export async function medianDecisionMs(em: EntityManager): Promise<number> {
   const cached = cache.get(em.config);
   if (cached && Date.now() - cached.at < CACHE_MS) return cached.ms;
-  const [row] = await em.execute<{ seconds: number | null; decisions: number }[]>(
+  const [row] = await executeNamed<{ seconds: number | null; decisions: number }>(
+    em,
     `with took as (
        select extract(epoch from d.created_at - s.submitted_at) as seconds
        from app_transitions d
@@ -184,6 +187,7 @@ export async function medianDecisionMs(em: EntityManager): Promise<number> {
        where status <> 'PENDING' and decided_at > now() - interval '30 days'
      )
      select percentile_cont(0.5) within group (order by seconds) as seconds, count(*)::int as decisions from took`,
+    {},
   );
   const ms = row && row.decisions >= MIN_DECISIONS && row.seconds !== null ? Number(row.seconds) * 1000 : REVIEW_TARGET_HOURS * 3_600_000;
   cache.set(em.config, { at: Date.now(), ms });

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { recordEmailFailure } from '../../lib/metrics.ts';
 import type { Mailer } from './mailer.ts';
@@ -47,21 +48,26 @@ const isSent = async (em: EntityManager, messageId: string) => (await em.count(E
 
 // Atomic claim (raw SQL): taken, refused or taken over in one statement.
 async function claim(em: EntityManager, messageId: string, attempt: SendAttempt): Promise<boolean> {
-  const rows = await em.execute(
+  const rows = await executeNamed(
+    em,
     `insert into email_claims as c (message_id, job_id, attempt, claimed_until)
-     select ?, ?, ?, now() + make_interval(secs => ?)
-     where not exists (select 1 from emails where message_id = ?)
+     select :messageId, :jobId, :attempt, now() + make_interval(secs => :leaseSeconds)
+     where not exists (select 1 from emails where message_id = :messageId)
      on conflict (message_id) do update set job_id = excluded.job_id, attempt = excluded.attempt, claimed_until = excluded.claimed_until
      where c.claimed_until < now() or (c.job_id = excluded.job_id and c.attempt <= excluded.attempt)
      returning c.message_id`,
-    [messageId, attempt.jobId, attempt.attempt, attempt.leaseSeconds, messageId],
+    { messageId, jobId: attempt.jobId, attempt: attempt.attempt, leaseSeconds: attempt.leaseSeconds },
   );
   return rows.length > 0;
 }
 
 // Part of the claim's protocol: only this attempt's claim is dropped.
 const release = (em: EntityManager, messageId: string, attempt: SendAttempt) =>
-  em.execute('delete from email_claims where message_id = ? and job_id = ? and attempt = ?', [messageId, attempt.jobId, attempt.attempt]);
+  executeNamed(em, 'delete from email_claims where message_id = :messageId and job_id = :jobId and attempt = :attempt', {
+    messageId,
+    jobId: attempt.jobId,
+    attempt: attempt.attempt,
+  });
 
 async function record(
   em: EntityManager,

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 import { ApiError, notFound } from '../../http/problem.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { recordAudit, type Actor } from '../audit/audit.service.ts';
@@ -19,7 +20,11 @@ export interface QueueRegistry {
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
-const inList = (values: readonly unknown[]) => values.map(() => '?').join(', ');
+/** A list of named parameters, one per value (a literal list, so the planner prunes pg-boss's per-queue partitions). */
+const inList = (prefix: string, values: readonly unknown[]) => ({
+  sql: values.map((_, i) => `:${prefix}${i}`).join(', '),
+  params: Object.fromEntries(values.map((value, i) => [`${prefix}${i}`, value])),
+});
 
 function jobTable(registry: QueueRegistry): string {
   if (!SCHEMA_NAME.test(registry.schema)) throw new Error(`unexpected pg-boss schema name ${registry.schema}`);
@@ -29,12 +34,14 @@ function jobTable(registry: QueueRegistry): string {
 export async function queueHealth(em: EntityManager, registry: QueueRegistry): Promise<QueueHealth[]> {
   const names = registry.queues.flatMap((q) => (q.deadLetter ? [q.name, q.deadLetter] : [q.name]));
   // Live states only, which pg-boss indexes per queue; completed jobs are never counted.
-  const rows = await em.execute<{ name: string; state: string; count: number; oldest: string | null }[]>(
+  const listed = inList('name', names);
+  const rows = await executeNamed<{ name: string; state: string; count: number; oldest: string | null }>(
+    em,
     `select name, state::text as state, count(*)::int as count, min(created_on) as oldest
      from ${jobTable(registry)}
-     where name in (${inList(names)}) and state in ('created', 'retry', 'active', 'failed')
+     where name in (${listed.sql}) and state in ('created', 'retry', 'active', 'failed')
      group by name, state`,
-    names,
+    listed.params,
   );
   const count = (name: string, state: string) => rows.find((r) => r.name === name && r.state === state)?.count ?? 0;
   return registry.queues.map((queue) => {
@@ -61,13 +68,21 @@ function errorText(output: unknown): string {
 export async function listDeadJobs(em: EntityManager, registry: QueueRegistry, options: { limit?: number; id?: string } = {}): Promise<DeadJob[]> {
   const deadLetters = registry.queues.flatMap((q) => (q.deadLetter ? [q.deadLetter] : []));
   if (deadLetters.length === 0) return [];
-  const rows = await em.execute<
-    { id: string; name: string; source_name: string | null; data: unknown; output: unknown; source_retry_count: number | null; created_on: string }[]
-  >(
+  const listed = inList('deadLetter', deadLetters);
+  const rows = await executeNamed<{
+    id: string;
+    name: string;
+    source_name: string | null;
+    data: unknown;
+    output: unknown;
+    source_retry_count: number | null;
+    created_on: string;
+  }>(
+    em,
     `select id, name, source_name, data, coalesce(source_output, output) as output, source_retry_count, created_on from ${jobTable(registry)}
-     where name in (${inList(deadLetters)}) and state in ('created', 'retry') ${options.id ? 'and id = ?' : ''}
-     order by created_on desc limit ?`,
-    [...deadLetters, ...(options.id ? [options.id] : []), options.limit ?? 50],
+     where name in (${listed.sql}) and state in ('created', 'retry') ${options.id ? 'and id = :id' : ''}
+     order by created_on desc limit :limit`,
+    { ...listed.params, ...(options.id ? { id: options.id } : {}), limit: options.limit ?? 50 },
   );
   return rows.map((row) => ({
     id: row.id,

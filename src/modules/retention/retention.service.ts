@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 import type { RetentionConfig } from '../../config.ts';
 import { collectUnreferencedAssets } from '../assets/asset-gc.ts';
 // Raw SQL here is batch work (D106): housekeeping deletes by age in bounded batches.
@@ -47,14 +48,15 @@ const BATCH = 5_000;
 async function deleteOlderThan(em: EntityManager, rule: RetentionRule, seconds: number): Promise<number> {
   let deleted = 0;
   for (;;) {
-    const rows = await em.execute<{ n: number }[]>(
+    const rows = await executeNamed<{ n: number }>(
+      em,
       `with gone as (
          delete from ${rule.table} where ctid in (
            select ctid from ${rule.table}
-           where ${rule.timestamp} < now() - make_interval(secs => ?)${rule.where ? ` and ${rule.where}` : ''} limit ${BATCH})
+           where ${rule.timestamp} < now() - make_interval(secs => :seconds)${rule.where ? ` and ${rule.where}` : ''} limit ${BATCH})
          returning 1)
        select count(*)::int as n from gone`,
-      [seconds],
+      { seconds },
     );
     const count = rows[0]?.n ?? 0;
     deleted += count;

@@ -1,4 +1,5 @@
 import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 import { ApiError, notFound } from '../../http/problem.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { enqueueAppStats } from '../stats/stats.service.ts';
@@ -106,14 +107,23 @@ export async function submitReview(
     }
     // Atomic upsert (raw SQL): one review per user per app, and `xmax = 0` holds only for a row this
     // statement inserted, not for one it updated (201 versus 200), even when two first posts race.
-    const [row] = await tx.execute<(ReviewRow & { created: boolean })[]>(
+    const [row] = await executeNamed<ReviewRow & { created: boolean }>(
+      tx,
       `insert into reviews (id, app_id, platform_user_id, author_name, rating, title, body, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, now(), now())
+       values (:id, :appId, :platformUserId, :authorName, :rating, :title, :body, now(), now())
        on conflict (app_id, platform_user_id) do update set
          author_name = excluded.author_name, rating = excluded.rating, title = excluded.title, body = excluded.body,
          updated_at = excluded.updated_at
        returning id, rating, title, body, author_name, created_at, updated_at, (xmax = 0) as created`,
-      [Bun.randomUUIDv7(), appId, identity.subject, identity.name ?? null, input.rating, input.title ?? null, input.body ?? null],
+      {
+        id: Bun.randomUUIDv7(),
+        appId,
+        platformUserId: identity.subject,
+        authorName: identity.name ?? null,
+        rating: input.rating,
+        title: input.title ?? null,
+        body: input.body ?? null,
+      },
     );
     await enqueueAppStats(jobs, tx, appId);
     await emitAppEvent(jobs, tx, row!.created ? 'review.created' : 'review.updated', appId, async () => ({

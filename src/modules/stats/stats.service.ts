@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { queueHandle, type JobQueue } from '../../lib/job-queue.ts';
+import { executeNamed } from '../../lib/named-sql.ts';
 import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
 import { OWNER_JOINS, VISIBLE } from '../catalogue/catalogue-rows.ts';
 import { addActivity, recountActivity, recountReviewDays, type EventRange } from './daily-stats.ts';
@@ -22,7 +23,7 @@ export const NIGHTLY_STATS_QUEUE = 'stats.nightly';
 export const INSTALLS_ROLL_UP_QUEUE = installsRollUpJobs.name;
 
 /** The per-app lock: event writers take it shared, a roll-up exclusive. */
-const APP_STATS_LOCK = `hashtext('app-stats'), hashtext(?)`;
+const APP_STATS_LOCK = `hashtext('app-stats'), hashtext(:appId)`;
 
 /** The lock install transactions take shared and the installs roll-up exclusive, to see where they end. */
 const INSTALLS_LOCK = `hashtext('install-roll-up')`;
@@ -34,12 +35,13 @@ const AVERAGE = 'case when r.review_count = 0 then 0 else round(r.rating_sum::nu
 
 /** Recounts one app's review counters. */
 async function rollUpReviews(tx: EntityManager, appId: string): Promise<void> {
-  await tx.execute(
+  await executeNamed(
+    tx,
     `update app_stats s set review_count = r.review_count, rating_sum = r.rating_sum, average_rating = ${AVERAGE}, updated_at = now()
      from apps a, ${REVIEW_COUNTS}
-     where s.app_id = a.id and a.id = ?
+     where s.app_id = a.id and a.id = :appId
        and (s.review_count, s.rating_sum, s.average_rating) is distinct from (r.review_count, r.rating_sum, ${AVERAGE})`,
-    [appId],
+    { appId },
   );
 }
 
@@ -49,7 +51,7 @@ async function rollUpReviews(tx: EntityManager, appId: string): Promise<void> {
  */
 export async function recomputeAppStats(em: EntityManager, appId: string): Promise<void> {
   await em.transactional(async (tx) => {
-    await tx.execute(`select pg_advisory_xact_lock(${APP_STATS_LOCK})`, [appId]);
+    await executeNamed(tx, `select pg_advisory_xact_lock(${APP_STATS_LOCK})`, { appId });
     await rollUpReviews(tx, appId);
     await recountReviewDays(tx, [appId]);
   });
@@ -72,27 +74,29 @@ export async function recomputeAllAppStats(em: EntityManager): Promise<number> {
   let repaired = 0;
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
-    const ids = (await em.execute<{ id: string }[]>('select id from apps where id > ? order by id limit ?', [after, NIGHTLY_BATCH])).map(
-      (row) => row.id,
-    );
+    const ids = (
+      await executeNamed<{ id: string }>(em, 'select id from apps where id > :after order by id limit :limit', { after, limit: NIGHTLY_BATCH })
+    ).map((row) => row.id);
     if (ids.length === 0) return repaired;
     repaired += await em.transactional(async (tx) => {
-      const [mark] = await tx.execute<{ last_id: string }[]>(`select last_id from stats_watermarks where name = 'installs' for share`);
-      await tx.execute(
+      const [mark] = await executeNamed<{ last_id: string }>(tx, `select last_id from stats_watermarks where name = 'installs' for share`, {});
+      await executeNamed(
+        tx,
         `select pg_advisory_xact_lock(hashtext('app-stats'), hashtext(id))
-         from jsonb_array_elements_text(cast(? as jsonb)) as id order by hashtext(id)`,
-        [JSON.stringify(ids)],
+         from jsonb_array_elements_text(cast(:ids as jsonb)) as id order by hashtext(id)`,
+        { ids: JSON.stringify(ids) },
       );
-      const changed = await tx.execute<{ app_id: string }[]>(
+      const changed = await executeNamed<{ app_id: string }>(
+        tx,
         `update app_stats s set install_count = n.install_count, review_count = r.review_count, rating_sum = r.rating_sum,
            average_rating = ${AVERAGE}, updated_at = now()
          from apps a, ${REVIEW_COUNTS},
-              lateral (select count(*)::int as install_count from installs i where i.app_id = a.id and i.counted and i.id <= ?) n
-         where s.app_id = a.id and a.id in (select cast(id as uuid) from jsonb_array_elements_text(cast(? as jsonb)) as id)
+              lateral (select count(*)::int as install_count from installs i where i.app_id = a.id and i.counted and i.id <= :lastId) n
+         where s.app_id = a.id and a.id in (select cast(id as uuid) from jsonb_array_elements_text(cast(:ids as jsonb)) as id)
            and (s.install_count, s.review_count, s.rating_sum, s.average_rating)
              is distinct from (n.install_count, r.review_count, r.rating_sum, ${AVERAGE})
          returning s.app_id`,
-        [mark?.last_id ?? 0, JSON.stringify(ids)],
+        { lastId: mark?.last_id ?? 0, ids: JSON.stringify(ids) },
       );
       return changed.length + (await recountReviewDays(tx, ids));
     });
@@ -104,8 +108,9 @@ export async function recomputeAllAppStats(em: EntityManager): Promise<number> {
 /** Counts public apps (APPROVED, owner not suspended), per category (all ten rows always exist). */
 export async function recomputeCategoryCounts(em: EntityManager): Promise<void> {
   await em.transactional(async (tx) => {
-    await tx.execute(`select pg_advisory_xact_lock(hashtext('category-counts'))`);
-    const changed = await tx.execute<{ category: string }[]>(
+    await executeNamed(tx, `select pg_advisory_xact_lock(hashtext('category-counts'))`, {});
+    const changed = await executeNamed<{ category: string }>(
+      tx,
       `update category_counts c set app_count = coalesce(n.count, 0), updated_at = now()
        from category_counts c2
        left join (select a.category, count(*)::int as count
@@ -114,6 +119,7 @@ export async function recomputeCategoryCounts(em: EntityManager): Promise<void> 
                   group by a.category) n on n.category = c2.category
        where c.category = c2.category and c.app_count is distinct from coalesce(n.count, 0)
        returning c.category`,
+      {},
     );
     if (changed.length > 0) await bumpCatalogueVersion(tx);
   });
@@ -127,7 +133,7 @@ export async function recomputeCategoryCounts(em: EntityManager): Promise<void> 
  * transaction commits.
  */
 export async function enqueueAppStats(jobs: JobQueue, tx: EntityManager, appId: string): Promise<void> {
-  await tx.execute(`select pg_advisory_xact_lock_shared(${APP_STATS_LOCK})`, [appId]);
+  await executeNamed(tx, `select pg_advisory_xact_lock_shared(${APP_STATS_LOCK})`, { appId });
   await jobs.send(tx, appStatsJobs, { appId }, { singletonKey: appId, startAfter: ROLL_UP_DELAY_SECONDS });
 }
 
@@ -142,7 +148,7 @@ export const ROLL_UP_DELAY_SECONDS = 1;
  * exactly where the committed installs end (`rollUpNewInstalls`).
  */
 export async function enqueueInstallRollUp(jobs: JobQueue, tx: EntityManager): Promise<void> {
-  await tx.execute(`select pg_advisory_xact_lock_shared(${INSTALLS_LOCK})`);
+  await executeNamed(tx, `select pg_advisory_xact_lock_shared(${INSTALLS_LOCK})`, {});
   await jobs.send(tx, installsRollUpJobs, {}, { singletonKey: 'installs', startAfter: ROLL_UP_DELAY_SECONDS });
 }
 
@@ -160,9 +166,11 @@ const INSTALLS_PER_STEP = 50_000;
  */
 export async function rollUpNewInstalls(em: EntityManager): Promise<number> {
   const newest = await em.transactional(async (tx) => {
-    await tx.execute(`select pg_advisory_xact_lock(${INSTALLS_LOCK})`);
-    const [row] = await tx.execute<{ installs: string; events: string }[]>(
+    await executeNamed(tx, `select pg_advisory_xact_lock(${INSTALLS_LOCK})`, {});
+    const [row] = await executeNamed<{ installs: string; events: string }>(
+      tx,
       'select (select coalesce(max(id), 0) from installs) as installs, (select coalesce(max(id), 0) from install_events) as events',
+      {},
     );
     return { installs: BigInt(row!.installs), events: BigInt(row!.events) };
   });
@@ -179,18 +187,20 @@ export async function rollUpNewInstalls(em: EntityManager): Promise<number> {
       if (newest.installs <= BigInt(marks.installs) && newest.events <= BigInt(marks.events)) return undefined;
       const installs = step(marks.installs, newest.installs);
       const events = step(marks.events, newest.events);
-      const changed = await tx.execute<{ app_id: string }[]>(
+      const changed = await executeNamed<{ app_id: string }>(
+        tx,
         `update app_stats s set install_count = s.install_count + n.added, updated_at = now()
-         from (select app_id, count(*)::int as added from installs where id > ? and id <= ? and counted group by app_id) n
+         from (select app_id, count(*)::int as added from installs where id > :after and id <= :upTo and counted group by app_id) n
          where s.app_id = n.app_id
          returning s.app_id`,
-        [installs.after, installs.upTo],
+        { after: installs.after, upTo: installs.upTo },
       );
       const active = await addActivity(tx, installs, events);
-      await tx.execute(
-        `update stats_watermarks set last_id = case name when 'installs' then ?::bigint else ?::bigint end, updated_at = now()
+      await executeNamed(
+        tx,
+        `update stats_watermarks set last_id = case name when 'installs' then :installs::bigint else :events::bigint end, updated_at = now()
          where name in ('installs', 'install_events')`,
-        [installs.upTo, events.upTo],
+        { installs: installs.upTo, events: events.upTo },
       );
       return Math.max(changed.length, active);
     });
@@ -201,8 +211,10 @@ export async function rollUpNewInstalls(em: EntityManager): Promise<number> {
 
 /** Locks both watermark rows (always in this order, so a roll-up and a repair wait for each other) and reads them. */
 async function lockWatermarks(tx: EntityManager): Promise<{ installs: string; events: string }> {
-  const rows = await tx.execute<{ name: string; last_id: string }[]>(
+  const rows = await executeNamed<{ name: string; last_id: string }>(
+    tx,
     `select name, last_id from stats_watermarks where name in ('install_events', 'installs') order by name for update`,
+    {},
   );
   const mark = (name: string) => rows.find((row) => row.name === name)?.last_id ?? '0';
   return { installs: mark('installs'), events: mark('install_events') };
@@ -217,10 +229,11 @@ async function lockWatermarks(tx: EntityManager): Promise<{ installs: string; ev
 async function repairActivity(em: EntityManager, ids: string[]): Promise<number> {
   return em.transactional(async (tx) => {
     const marks = await lockWatermarks(tx);
-    await tx.execute(
+    await executeNamed(
+      tx,
       `select pg_advisory_xact_lock(hashtext('app-stats'), hashtext(id))
-       from jsonb_array_elements_text(cast(? as jsonb)) as id order by hashtext(id)`,
-      [JSON.stringify(ids)],
+       from jsonb_array_elements_text(cast(:ids as jsonb)) as id order by hashtext(id)`,
+      { ids: JSON.stringify(ids) },
     );
     return recountActivity(tx, ids, marks.installs, marks.events);
   });

@@ -1,4 +1,5 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 import { ApiError, notFound } from '../../http/problem.ts';
 import type { DeveloperPrincipal } from '../identity/auth.ts';
 import { App } from '../apps/app.entity.ts';
@@ -68,11 +69,12 @@ export async function authorizeTeam(
   const hidden = options.hidden ?? notFound('Team');
   if (caller.keyTeamId !== null && caller.keyTeamId !== teamId) throw hidden;
   // Raw SQL: one indexed read on the hot path of every team request, membership and both statuses together.
-  const [row] = await em.execute<{ role: TeamRole; name: string; suspended: boolean; developer_status: string }[]>(
+  const [row] = await executeNamed<{ role: TeamRole; name: string; suspended: boolean; developer_status: string }>(
+    em,
     `select m.role, t.name, t.suspended_at is not null as suspended, d.status as developer_status
      from team_members m join teams t on t.id = m.team_id join developers d on d.id = m.developer_id
-     where m.team_id = ? and m.developer_id = ?${options.lock ? ' for update of t' : ''}`,
-    [teamId, caller.developerId],
+     where m.team_id = :teamId and m.developer_id = :developerId${options.lock ? ' for update of t' : ''}`,
+    { teamId, developerId: caller.developerId },
   );
   if (!row) throw hidden;
   if (row.developer_status === 'SUSPENDED') {

@@ -1,4 +1,5 @@
 import { LockMode, sql, type EntityManager } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 import { ApiError, notFound } from '../../http/problem.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { Developer } from '../developers/developer.entity.ts';
@@ -226,7 +227,10 @@ export async function removeMember(em: EntityManager, caller: Caller, teamId: st
     await assertAnotherOwner(tx, teamId, member, leaving ? 'leave' : 'be removed');
     await tx.nativeDelete(TeamMember, { team: teamId, developer: developerId });
     // Batch work (raw SQL, D106): every team key of the leaving member revoked in one statement.
-    await tx.execute('update api_keys set revoked_at = now() where team_id = ? and developer_id = ? and revoked_at is null', [teamId, developerId]);
+    await executeNamed(tx, 'update api_keys set revoked_at = now() where team_id = :teamId and developer_id = :developerId and revoked_at is null', {
+      teamId,
+      developerId,
+    });
     recordTeamAudit(tx, {
       teamId,
       actorDeveloperId: caller.developerId,

@@ -1,4 +1,5 @@
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { ApiKeySecret, TrustedPublishingConfig } from '../../config.ts';
 import { ApiError, notFound, validationFailed } from '../../http/problem.ts';
@@ -206,10 +207,11 @@ export async function exchangeToken(
       ));
     if (!stillAllowed) throw refused('the developer who registered this trusted publisher can no longer publish the app');
     // Spent inside the transaction: of two concurrent exchanges of one token, exactly one inserts.
-    const spent = await tx.execute<{ jti: string }[]>(
-      `insert into trusted_publishing_tokens (issuer, jti, expires_at) values (?, ?, to_timestamp(?))
+    const spent = await executeNamed<{ jti: string }>(
+      tx,
+      `insert into trusted_publishing_tokens (issuer, jti, expires_at) values (:issuer, :jti, to_timestamp(:expiresAt))
        on conflict do nothing returning jti`,
-      [claims.iss, claims.jti, claims.exp],
+      { issuer: claims.iss, jti: claims.jti, expiresAt: claims.exp },
     );
     if (spent.length === 0) throw refused(`it was already used (jti ${claims.jti})`);
     const fullKey = generateKey();

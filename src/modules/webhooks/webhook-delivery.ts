@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 import type { EncryptionKey } from '../../config.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { recordWebhookFailure } from '../../lib/metrics.ts';
@@ -61,22 +62,24 @@ interface Outcome {
 export type AttemptResult = 'succeeded' | 'retrying' | 'failed' | 'skipped';
 
 export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): Promise<AttemptResult> {
-  const [claimed] = await deps.em.execute<Claimed[]>(
+  const [claimed] = await executeNamed<Claimed>(
+    deps.em,
     `update webhook_deliveries
-     set attempts = attempts + 1, leased_until = now() + make_interval(secs => ?), last_attempt_at = now(), updated_at = now()
-     where id = ? and status = 'pending' and next_attempt_at <= now() and (leased_until is null or leased_until < now())
+     set attempts = attempts + 1, leased_until = now() + make_interval(secs => :leaseSeconds), last_attempt_at = now(), updated_at = now()
+     where id = :deliveryId and status = 'pending' and next_attempt_at <= now() and (leased_until is null or leased_until < now())
      returning attempts, retries, endpoint_id, event_id,
        (select developer_id from webhook_endpoints where id = endpoint_id) as developer_id`,
-    [LEASE_SECONDS, deliveryId],
+    { leaseSeconds: LEASE_SECONDS, deliveryId },
   );
   // Already settled, not due yet (a duplicate job), or being attempted by another worker.
   if (!claimed) return 'skipped';
-  const [target] = await deps.em.execute<Target[]>(
+  const [target] = await executeNamed<Target>(
+    deps.em,
     `select w.url, w.enabled, w.secret_sealed,
             case when w.previous_secret_expires_at > now() then w.previous_secret_sealed end as previous_secret_sealed,
             e.body
-     from webhook_endpoints w, webhook_events e where w.id = ? and e.id = ?`,
-    [claimed.endpoint_id, claimed.event_id],
+     from webhook_endpoints w, webhook_events e where w.id = :endpointId and e.id = :eventId`,
+    { endpointId: claimed.endpoint_id, eventId: claimed.event_id },
   );
   // Foreign keys cascade: no target means the endpoint was deleted, and the delivery with it.
   if (!target) return 'skipped';
@@ -125,18 +128,29 @@ async function record(deps: DeliveryDeps, deliveryId: string, claimed: Claimed, 
   const delay = retry ? retryDelaySeconds(claimed.attempts) : null;
   const status = outcome.ok ? 'succeeded' : retry ? 'pending' : 'failed';
   return deps.em.fork().transactional(async (tx) => {
-    // `attempts = ?`: an attempt whose lease ran out and was claimed again no longer owns the row.
-    const updated = await tx.execute<{ id: string }[]>(
+    // `attempts = :attempts`: an attempt whose lease ran out and was claimed again no longer owns the row.
+    const updated = await executeNamed<{ id: string }>(
+      tx,
       `update webhook_deliveries
-       set status = ?, status_code = ?, latency_ms = ?, error = ?, leased_until = null, updated_at = now(),
-           next_attempt_at = case when ?::int is null then null else now() + make_interval(secs => ?::int) end
-       where id = ? and attempts = ? returning id`,
-      [status, outcome.statusCode, outcome.latencyMs, outcome.error, delay, delay, deliveryId, claimed.attempts],
+       set status = :status, status_code = :statusCode, latency_ms = :latencyMs, error = :error, leased_until = null, updated_at = now(),
+           next_attempt_at = case when :delay::int is null then null else now() + make_interval(secs => :delay::int) end
+       where id = :deliveryId and attempts = :attempts returning id`,
+      {
+        status,
+        statusCode: outcome.statusCode,
+        latencyMs: outcome.latencyMs,
+        error: outcome.error,
+        delay,
+        deliveryId,
+        attempts: claimed.attempts,
+      },
     );
     if (updated.length === 0) return 'skipped';
     if (delay !== null) await enqueueDelivery(deps.jobs, tx, deliveryId, claimed.developer_id, { startAfter: delay });
     if (outcome.ok) {
-      await tx.execute('update webhook_endpoints set failing_since = null where id = ? and failing_since is not null', [claimed.endpoint_id]);
+      await executeNamed(tx, 'update webhook_endpoints set failing_since = null where id = :endpointId and failing_since is not null', {
+        endpointId: claimed.endpoint_id,
+      });
     } else if (!outcome.settled) {
       await recordEndpointFailure(deps.jobs, tx, claimed.endpoint_id);
     }
@@ -151,10 +165,12 @@ async function record(deps: DeliveryDeps, deliveryId: string, claimed: Claimed, 
  */
 export async function requeueStaleDeliveries({ em, jobs }: Pick<DeliveryDeps, 'em' | 'jobs'>): Promise<number> {
   return em.transactional(async (tx) => {
-    const stale = await tx.execute<{ id: string; developer_id: string }[]>(
+    const stale = await executeNamed<{ id: string; developer_id: string }>(
+      tx,
       `select d.id, w.developer_id from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
        where d.status = 'pending' and d.next_attempt_at < now() - interval '2 minutes' and (d.leased_until is null or d.leased_until < now())
        order by d.next_attempt_at limit 500`,
+      {},
     );
     for (const { id, developer_id } of stale) await enqueueDelivery(jobs, tx, id, developer_id);
     return stale.length;
@@ -163,12 +179,13 @@ export async function requeueStaleDeliveries({ em, jobs }: Pick<DeliveryDeps, 'e
 
 /** Extends the endpoint's failure streak; one that has lasted 3 days disables it and mails its owner. */
 async function recordEndpointFailure(jobs: JobQueue, tx: EntityManager, endpointId: string): Promise<void> {
-  await tx.execute('update webhook_endpoints set failing_since = coalesce(failing_since, now()) where id = ?', [endpointId]);
-  const [disabled] = await tx.execute<{ disabled_at: string }[]>(
+  await executeNamed(tx, 'update webhook_endpoints set failing_since = coalesce(failing_since, now()) where id = :endpointId', { endpointId });
+  const [disabled] = await executeNamed<{ disabled_at: string }>(
+    tx,
     `update webhook_endpoints set enabled = false, disabled_reason = 'failing', disabled_at = now(), updated_at = now()
-     where id = ? and enabled and failing_since <= now() - make_interval(days => ?)
+     where id = :endpointId and enabled and failing_since <= now() - make_interval(days => :days)
      returning disabled_at`,
-    [endpointId, DISABLE_AFTER_DAYS],
+    { endpointId, days: DISABLE_AFTER_DAYS },
   );
   if (disabled) await notifyWebhookDisabled(jobs, tx, endpointId, new Date(disabled.disabled_at));
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 import { queueHandle, type JobQueue } from '../../lib/job-queue.ts';
 import { App } from '../apps/app.entity.ts';
 import { ApiKey } from '../api-keys/api-key.entity.ts';
@@ -58,17 +59,28 @@ export async function createDeliveries(
   const id = Bun.randomUUIDv7();
   const createdAt = new Date();
   const body = JSON.stringify({ id, type: event.type, createdAt: createdAt.toISOString(), data: await event.data() });
-  const stored = await tx.execute<{ id: string }[]>(
-    `insert into webhook_events (id, developer_id, type, body, dedupe_key, created_at) values (?, ?, ?, ?, ?, ?)
+  const stored = await executeNamed<{ id: string }>(
+    tx,
+    `insert into webhook_events (id, developer_id, type, body, dedupe_key, created_at) values (:id, :developerId, :type, :body, :dedupeKey, :createdAt)
      on conflict (dedupe_key) do nothing returning id`,
-    [id, event.developerId, event.type, body, event.dedupeKey ?? null, createdAt],
+    { id, developerId: event.developerId, type: event.type, body, dedupeKey: event.dedupeKey ?? null, createdAt },
   );
   if (stored.length === 0) return null;
-  const deliveries = await tx.execute<{ id: string }[]>(
+  const deliveries = await executeNamed<{ id: string }>(
+    tx,
     `insert into webhook_deliveries (id, endpoint_id, event_id, status, attempts, retries, next_attempt_at, created_at, updated_at)
-     values ${endpointIds.map(() => `(?, ?, ?, 'pending', 0, ?, now(), now(), now())`).join(', ')}
+     values ${endpointIds.map((_, i) => `(:id${i}, :endpointId${i}, :eventId, 'pending', 0, :retries, now(), now(), now())`).join(', ')}
      returning id`,
-    endpointIds.flatMap((endpointId) => [Bun.randomUUIDv7(), endpointId, id, options.retries]),
+    {
+      eventId: id,
+      retries: options.retries,
+      ...Object.fromEntries(
+        endpointIds.flatMap((endpointId, i) => [
+          [`id${i}`, Bun.randomUUIDv7()],
+          [`endpointId${i}`, endpointId],
+        ]),
+      ),
+    },
   );
   for (const delivery of deliveries) await enqueueDelivery(jobs, tx, delivery.id, event.developerId);
   return { eventId: id, deliveryIds: deliveries.map((delivery) => delivery.id) };
@@ -77,11 +89,12 @@ export async function createDeliveries(
 /** Emits an event to every enabled endpoint subscribed to its type: the team's for a team event, else the developer's personal ones. */
 export async function emitEvent(jobs: JobQueue, tx: EntityManager, event: NewEvent & { type: WebhookEventType }): Promise<void> {
   // KEY SHARE: an endpoint being deleted right now is waited for and skipped, never a foreign-key error in the caller's change.
-  const endpoints = await tx.execute<{ id: string }[]>(
+  const endpoints = await executeNamed<{ id: string }>(
+    tx,
     event.teamId
-      ? 'select id from webhook_endpoints where team_id = ? and enabled and ? = any (events) order by id for key share'
-      : 'select id from webhook_endpoints where developer_id = ? and team_id is null and enabled and ? = any (events) order by id for key share',
-    [event.teamId ?? event.developerId, event.type],
+      ? 'select id from webhook_endpoints where team_id = :ownerId and enabled and :type = any (events) order by id for key share'
+      : 'select id from webhook_endpoints where developer_id = :ownerId and team_id is null and enabled and :type = any (events) order by id for key share',
+    { ownerId: event.teamId ?? event.developerId, type: event.type },
   );
   await createDeliveries(
     jobs,

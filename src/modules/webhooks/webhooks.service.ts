@@ -1,4 +1,5 @@
 import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
+import { executeNamed } from '../../lib/named-sql.ts';
 import type { EncryptionKey } from '../../config.ts';
 import { ApiError, notFound } from '../../http/problem.ts';
 import { pageOf, pageWindow, type Page, type PageInput } from '../../http/pagination.ts';
@@ -95,10 +96,11 @@ export async function createWebhook(deps: WebhookServiceDeps, caller: Caller, in
 
 /** Personal endpoints, and those of every team the caller manages webhooks of (a team key: its team's only). */
 export async function listWebhooks(em: EntityManager, caller: Caller): Promise<WebhookView[]> {
-  const teams = await em.execute<{ team_id: string }[]>(
+  const teams = await executeNamed<{ team_id: string }>(
+    em,
     `select m.team_id from team_members m join teams t on t.id = m.team_id
-     where m.developer_id = ? and m.role in ('owner', 'maintainer') and t.suspended_at is null`,
-    [caller.developerId],
+     where m.developer_id = :developerId and m.role in ('owner', 'maintainer') and t.suspended_at is null`,
+    { developerId: caller.developerId },
   );
   const teamIds = teams.map((row) => row.team_id).filter((id) => caller.keyTeamId === null || id === caller.keyTeamId);
   const personal = caller.keyTeamId === null ? [{ developer: caller.developerId, teamId: null }] : [];
