@@ -17,7 +17,7 @@ export const appStatsQueue = defineQueue({
   queue: appStatsJobs,
   // 'short' keeps one waiting roll-up per app (the singleton key): a burst of installs joins it.
   options: { ...retries, policy: 'short' },
-  // Roll-ups are deferred by a second (see enqueueAppStats), so the poll is what starts them.
+  // Roll-ups are deferred (STATS_ROLL_UP_DELAY_SECONDS, see enqueueAppStats), so the poll is what starts them.
   work: { batchSize: 100, localConcurrency: 1, pollingIntervalSeconds: 1 },
   async handler(ctx, jobs) {
     for (const appId of new Set(jobs.map((job) => job.data.appId))) await recomputeAppStats(ctx.orm.em.fork(), appId);

@@ -55,6 +55,7 @@ const EnvSchema = Type.Object({
   STATEMENT_TIMEOUT_MS: Type.Optional(PositiveIntString),
   JOBS_POOL_MAX: Type.Optional(PositiveIntString),
   JOBS_SUPERVISE_SECONDS: Type.Optional(PositiveIntString),
+  STATS_ROLL_UP_DELAY_SECONDS: Type.Optional(PositiveIntString),
   WEB_CONCURRENCY: Type.Optional(PositiveIntString),
   PLATFORM_SCOPES: Type.Optional(Type.String()),
   TRUSTED_PUBLISHING_ISSUERS: Type.Optional(Type.String()),
@@ -166,6 +167,8 @@ export interface Config {
   webConcurrency: number;
   /** How often a worker process expires the jobs of processes that died mid-job (pg-boss supervision). */
   jobsSuperviseSeconds: number;
+  /** How long a counter roll-up waits for more events to join it (0: at once). */
+  statsRollUpDelaySeconds: number;
   trustedPublishing: TrustedPublishingConfig;
   /** The platform OAuth scopes an app may declare (`permissions`), in the order users read them, each with its label. */
   platformScopes: PlatformScope[];
@@ -485,6 +488,13 @@ function parseDatabasePools(env: Env): DatabasePoolConfig {
   };
 }
 
+/** A whole number of seconds from `min` to `max` (pg-boss refuses a supervision interval under 1 s; a roll-up later than 4 s breaks the 5 s counters contract). */
+function secondsWithin(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  const value = Number(raw ?? fallback);
+  if (value < min || value > max) throw new ConfigError(`${name} must be from ${min} to ${max} seconds (got "${raw}")`);
+  return value;
+}
+
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const env = Object.fromEntries(
     Object.keys(EnvSchema.properties)
@@ -533,7 +543,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     metrics: parseMetrics(valid, appEnv, port),
     database: parseDatabasePools(valid),
     webConcurrency: Math.max(1, Number(valid.WEB_CONCURRENCY ?? 1)),
-    jobsSuperviseSeconds: Number(valid.JOBS_SUPERVISE_SECONDS ?? 10),
+    jobsSuperviseSeconds: secondsWithin('JOBS_SUPERVISE_SECONDS', valid.JOBS_SUPERVISE_SECONDS, 10, 1, 3_600),
+    statsRollUpDelaySeconds: secondsWithin('STATS_ROLL_UP_DELAY_SECONDS', valid.STATS_ROLL_UP_DELAY_SECONDS, 1, 0, 4),
     platformScopes: parsePlatformScopes(valid.PLATFORM_SCOPES),
     trustedPublishing: parseTrustedPublishing(valid, appEnv),
   };

@@ -16,6 +16,7 @@ import { createMailer } from './modules/notifications/mailer.ts';
 import { createCatalogueReaders } from './db/read-pools.ts';
 import type { CatalogueReaders } from './lib/sql-reader.ts';
 import { usePublicUrl } from './lib/public-url.ts';
+import { useRollUpDelay } from './modules/stats/stats.service.ts';
 import { createInFlight } from './lib/in-flight.ts';
 import { namedSql } from './lib/named-sql.ts';
 
@@ -85,6 +86,7 @@ export async function startRuntime(config: Config, logger: Logger, options: Runt
     }
     const pools = config.database;
     usePublicUrl(config.publicUrl);
+    useRollUpDelay(config.statsRollUpDelaySeconds);
     orm = await createOrm(databaseUrl, logger, pools);
     const production = config.env === 'production';
     let appliedMigrations: string[] = [];

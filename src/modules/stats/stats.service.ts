@@ -127,29 +127,33 @@ export async function recomputeCategoryCounts(em: EntityManager): Promise<void> 
 
 /**
  * Call inside the transaction that appended an install or changed a review. Roll-ups coalesce per
- * app: the queue keeps one waiting job per app (policy 'short', keyed by the app), deferred by a
- * second so a burst joins it, and a send that finds one waiting adds nothing. The shared lock makes
+ * app: the queue keeps one waiting job per app (policy 'short', keyed by the app), deferred (by a
+ * second unless STATS_ROLL_UP_DELAY_SECONDS says otherwise) so a burst joins it, and a send that finds one waiting adds nothing. The shared lock makes
  * that safe: the waiting roll-up cannot take its exclusive lock, and so cannot count, before this
  * transaction commits.
  */
 export async function enqueueAppStats(jobs: JobQueue, tx: EntityManager, appId: string): Promise<void> {
   await executeNamed(tx, `select pg_advisory_xact_lock_shared(${APP_STATS_LOCK})`, { appId });
-  await jobs.send(tx, appStatsJobs, { appId }, { singletonKey: appId, startAfter: ROLL_UP_DELAY_SECONDS });
+  await jobs.send(tx, appStatsJobs, { appId }, { singletonKey: appId, startAfter: rollUpDelaySeconds });
 }
 
-/** How long a roll-up waits for more events to join it. */
-export const ROLL_UP_DELAY_SECONDS = 1;
+/** How long a roll-up waits for more events to join it (STATS_ROLL_UP_DELAY_SECONDS), handed over once at start-up. */
+let rollUpDelaySeconds = 1;
+
+export function useRollUpDelay(seconds: number): void {
+  rollUpDelaySeconds = seconds;
+}
 
 /**
  * Call first in a transaction that appends installs. Installs arrive by the thousand across many
  * apps, so they share one roll-up instead of one per app: the queue keeps one waiting job (a
- * constant singleton key), deferred by a second, and it recomputes every app with installs past
+ * constant singleton key), deferred like the per-app one, and it recomputes every app with installs past
  * its watermark. The shared lock, held from before the insert to the commit, lets the roll-up see
  * exactly where the committed installs end (`rollUpNewInstalls`).
  */
 export async function enqueueInstallRollUp(jobs: JobQueue, tx: EntityManager): Promise<void> {
   await executeNamed(tx, `select pg_advisory_xact_lock_shared(${INSTALLS_LOCK})`, {});
-  await jobs.send(tx, installsRollUpJobs, {}, { singletonKey: 'installs', startAfter: ROLL_UP_DELAY_SECONDS });
+  await jobs.send(tx, installsRollUpJobs, {}, { singletonKey: 'installs', startAfter: rollUpDelaySeconds });
 }
 
 /** Install ids a roll-up transaction covers at most, so a backlog of millions is worked off in steps of bounded size. */
