@@ -129,6 +129,18 @@ describe('configuration', () => {
     expect(() => loadConfig({ ...production, OAUTH_ALLOWED_CLIENTS: '' })).toThrow(/OAUTH_ALLOWED_CLIENTS/);
   });
 
+  test('job timings are bounded: supervision at least every second (pg-boss refuses 0), roll-ups within the 5 s counters contract', () => {
+    expect(loadConfig({}).jobsSuperviseSeconds).toBe(10);
+    expect(loadConfig({}).statsRollUpDelaySeconds).toBe(1);
+    expect(loadConfig({ JOBS_SUPERVISE_SECONDS: '1', STATS_ROLL_UP_DELAY_SECONDS: '0' })).toMatchObject({
+      jobsSuperviseSeconds: 1,
+      statsRollUpDelaySeconds: 0,
+    });
+    expect(() => loadConfig({ JOBS_SUPERVISE_SECONDS: '0' })).toThrow(/^JOBS_SUPERVISE_SECONDS must be from 1 to 3600 seconds/);
+    expect(() => loadConfig({ STATS_ROLL_UP_DELAY_SECONDS: '5' })).toThrow(/^STATS_ROLL_UP_DELAY_SECONDS must be from 0 to 4 seconds/);
+    expect(() => loadConfig({ STATS_ROLL_UP_DELAY_SECONDS: '-1' })).toThrow(/^STATS_ROLL_UP_DELAY_SECONDS is invalid/);
+  });
+
   test('a malformed value names the variable', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(ConfigError);
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/^PORT is invalid/);
