@@ -7,8 +7,7 @@ import { createTestApp, type TestApp } from '../support/harness.ts';
 /** Counters are rolled up from event rows by jobs: coalesced per app under bursts, repaired nightly. */
 let t: TestApp;
 beforeAll(async () => {
-  // The production delay: a roll-up waits a second for a burst to join it.
-  t = await createTestApp({ STATS_ROLL_UP_DELAY_SECONDS: '1' });
+  t = await createTestApp();
 });
 afterAll(() => t.close());
 

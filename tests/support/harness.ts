@@ -51,16 +51,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   const databaseUrl = options.ownDatabase && env.DATABASE_URL ? env.DATABASE_URL : await cloneTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'marketplace-data-'));
   // Every request in a test comes from 127.0.0.1, so limits are off unless a test sets RATE_LIMITS itself.
-  // Counters roll up at once instead of waiting a second for a burst to join: tests read them right
-  // after one event (tests/stats/rollups.test.ts keeps the production delay and proves the coalescing).
-  const config = loadConfig({
-    APP_ENV: 'test',
-    DATABASE_URL: databaseUrl,
-    DATA_DIR: dataDir,
-    RATE_LIMITS: 'off',
-    STATS_ROLL_UP_DELAY_SECONDS: '0',
-    ...env,
-  });
+  const config = loadConfig({ APP_ENV: 'test', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, RATE_LIMITS: 'off', ...env });
   // Every service logs at debug into the suite's capture, which is searched for secrets at the end of the run.
   const logger = createLogger('debug', {}, (line) => {
     captureLogLine(line);
