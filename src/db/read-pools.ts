@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { CatalogueReaders, SqlReader } from '../lib/sql-reader.ts';
 import type { Logger } from '../lib/logger.ts';
 import { boundConnectionWait } from './bounded-pool.ts';
+import { reportDroppedConnections } from './dropped-connections.ts';
 import { CONNECT_TIMEOUT_MS } from './orm.ts';
 
 /**
@@ -30,8 +31,7 @@ function boundedPool(name: string, url: string, max: number, options: ReadPoolOp
     statement_timeout: options.statementTimeoutMs,
     application_name: `marketplace-catalogue-${name}`,
   });
-  // A connection the server dropped is discarded by the pool; an unhandled 'error' would end the process.
-  pool.on('error', (error) => logger.warn('catalogue pool connection error', { pool: name, error: error.message }));
+  reportDroppedConnections(pool, (error) => logger.warn('catalogue pool connection error', { pool: name, error: error.message }));
   boundConnectionWait(pool, max, options.waitMs);
   return pool;
 }
