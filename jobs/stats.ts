@@ -10,8 +10,12 @@ import {
 } from '../src/modules/stats/stats.service.ts';
 import { defineQueue } from './queues.ts';
 
-/** The counter roll-ups (`src/modules/stats`): a batch recomputes each app once. */
-const retries = { retryLimit: 8, retryDelay: 1, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 60 };
+/**
+ * The counter roll-ups (`src/modules/stats`): a batch recomputes each app once. A roll-up whose
+ * failure could not be recorded (PostgreSQL went away under it) stops beating and is retried 10 s
+ * later, not after its whole 60 s expiry: counters lag an outage by seconds, not a minute.
+ */
+const retries = { retryLimit: 8, retryDelay: 1, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 60, heartbeatSeconds: 10 };
 
 export const appStatsQueue = defineQueue({
   queue: appStatsJobs,

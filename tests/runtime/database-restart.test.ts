@@ -55,7 +55,7 @@ beforeAll(async () => {
   await client.end();
   peer = await startSmtpPeer();
   t = await createTestApp(
-    { DATABASE_URL: `postgres://postgres:restart@127.0.0.1:${port}/marketplace`, SMTP_URL: peer.url },
+    { DATABASE_URL: `postgres://postgres:restart@127.0.0.1:${port}/marketplace`, SMTP_URL: peer.url, JOBS_SUPERVISE_SECONDS: '1' },
     { ownDatabase: true, logLines },
   );
 }, 60_000);
@@ -235,11 +235,23 @@ test('a restart under running workers loses no committed job and does none twice
   await t.ctx.orm.em.fork().transactional(async (tx) => {
     for (const id of developers) await notifyDeveloperVerified(t.ctx.jobs, tx, id);
   });
+  // The roll-up is held mid-flight when PostgreSQL goes: a shared hold of its lock (as an install
+  // transaction takes) keeps its handler waiting, so the stop fails it and its failure cannot be recorded.
+  const holder = new pg.Client({ connectionString: t.runtime.databaseUrl });
+  holder.on('error', () => {});
+  await holder.connect();
+  await holder.query('begin');
+  await holder.query(`select pg_advisory_xact_lock_shared(hashtext('install-roll-up'))`);
   // Signed-in users, each of whom counts (one address's anonymous ids count only within a budget).
   await Promise.all(
     Array.from({ length: 10 }, async (_, i) => t.call('POST', `/api/apps/${app.slug}/install`, { token: await t.token(`restart-${i}`) })),
   );
+  await eventually(async () => {
+    const [row] = await t.sql<{ n: number }>(`select count(*)::int as n from pgboss.job where name = 'stats.installs' and state = 'active'`);
+    return row!.n > 0 ? true : null;
+  });
   await server.stop();
+  await holder.end().catch(() => {});
   await Bun.sleep(1_000);
   await server.start();
 
