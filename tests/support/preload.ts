@@ -1,10 +1,22 @@
-import { afterAll, setDefaultTimeout } from 'bun:test';
+import { plugin } from 'bun';
+import { afterAll } from 'bun:test';
 import { startTestDatabase, stopTestDatabase } from './database.ts';
 import { capturedCounts, leakedSecrets } from './suite-log.ts';
 
-// Tests here start real processes and servers on a shared 2-core machine: 5 s (Bun's default) failed
-// tests that spawn a CLI five times whenever the machine was busy. A test that needs longer says so.
-setDefaultTimeout(30_000);
+// Tests and hooks here start real processes and servers on a shared 2-core machine: 5 s (Bun's
+// default) failed them whenever the machine was busy. `setDefaultTimeout` holds only for the file
+// that calls it (called here, only the first file got it) and Bun has no setting for it that plain
+// `bun test` reads, so every test file starts by calling it, on its first line (line numbers hold).
+// A test that needs longer says so.
+plugin({
+  name: 'default-test-timeout',
+  setup(build) {
+    build.onLoad({ filter: /\.test\.ts$/ }, async ({ path }) => ({
+      contents: `import { setDefaultTimeout as setFileTimeout } from 'bun:test'; setFileTimeout(30_000); ${await Bun.file(path).text()}`,
+      loader: 'ts',
+    }));
+  },
+});
 
 // The test runner's environment is read here, once, like the service's config.
 await startTestDatabase(process.env.TEST_DATABASE_URL || undefined);
