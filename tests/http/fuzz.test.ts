@@ -253,9 +253,14 @@ test(`fuzz: ${RUNS} hostile requests across every route`, async () => {
           expect(await fingerprint(), `${label} changed the database`).toBe(before);
           unchanged = before;
         }
-        // One slow answer can be the scheduler; the same request slow twice is the service. Only
-        // requests that changed nothing are sent again.
-        if (ms > TIME_BOUND_MS && (response.status >= 400 || op.method === 'GET')) ({ ms } = await send(request, op.method));
+        // A slow answer can be the shared machine's scheduler; the same request slow three times in a
+        // row is the service (an input that costs too much costs it every time). A write sent again
+        // writes again or is refused, either of which the next run's fingerprint takes as found.
+        for (let tries = 1; ms > TIME_BOUND_MS && tries < 3; tries++) {
+          const again = await send(request, op.method);
+          ms = again.ms;
+          if (again.response.status < 400) unchanged = undefined;
+        }
         expect(ms, label).toBeLessThan(TIME_BOUND_MS);
       },
     ),
