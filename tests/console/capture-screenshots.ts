@@ -12,7 +12,8 @@ import { startTestDatabase, stopTestDatabase } from '../support/database.ts';
 import { createTestApp, listen, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { decideApp } from '../../src/modules/apps/app-admin.service.ts';
 import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
-import { deps } from '../apps/fixtures.ts';
+import { rollUpNewInstalls } from '../../src/modules/stats/stats.service.ts';
+import { assetChecksSettled, deps } from '../apps/fixtures.ts';
 import { eventually } from '../support/eventually.ts';
 import { createAdminAccount } from './support.ts';
 import { submit } from './world.ts';
@@ -147,8 +148,11 @@ async function seed(t: TestApp, imageBase: string) {
         body: listing(name, description, i, { category: i % 2 ? 'BUSINESS' : 'PRODUCTIVITY', longDescription, ...disclosure }),
       })
     ).body;
-    const submitted = await submit(t, key, created.id);
-    await decideApp(deps(t), created.id, 'approve', { actor: CLI_ACTOR, version: submitted.version });
+    await submit(t, key, created.id);
+    // Storing the fetched images moves the version (a reviewer decides on what they saw): approve the settled one.
+    await assetChecksSettled(t, created.id);
+    const [row] = await t.sql<{ version: number }>('select version from apps where id = ?', [created.id]);
+    await decideApp(deps(t), created.id, 'approve', { actor: CLI_ACTOR, version: row!.version });
     approved.push(created);
   }
   // Installs over the last 30 days, more lately.
@@ -160,6 +164,13 @@ async function seed(t: TestApp, imageBase: string) {
       [app.id, i, i * 13, 40 + i * 25],
     );
   }
+  // Every seventh installation is removed a day later (never in the future).
+  await t.sql(
+    `insert into install_events (app_id, installer, seq, kind, counted, occurred_at)
+     select app_id, installer, 1, 'UNINSTALL', true, least(now(), installed_at + interval '1 day') from installs where id % 7 = 0`,
+  );
+  // The dashboard charts the per-day roll-up, which the stats job would fill a moment later.
+  await rollUpNewInstalls(t.ctx.orm.em.fork());
   // Waiting for review: one long overdue (and named like an approved app), one fresh whose second
   // screenshot cannot be fetched; and a revision with a real diff that asks for a new permission.
   for (const [i, [name, description, hours]] of (

@@ -181,6 +181,78 @@ describe('what the review page shows', () => {
   });
 });
 
+describe('the data access disclosure in the console', () => {
+  test('the review page and the app page show the scopes with their labels and reasons, the locations and the third parties', async () => {
+    await registerClient(t, world.developer.email, 'disclosed-client');
+    const app = await pendingApp({
+      oauthClientId: 'disclosed-client',
+      permissions: [
+        { scope: 'comments:write', reason: 'Posts the minutes as a comment' },
+        { scope: 'tasks:read', reason: 'Links notes to tasks' },
+      ],
+      dataHandling: {
+        storesUserData: true,
+        locations: ['EU', 'CA'],
+        thirdParties: [{ name: 'Mailgun', purpose: 'Sends reminders' }],
+        retentionDays: 14,
+      },
+    });
+    const client = await signedIn(t, alice);
+    for (const path of [`/admin/review/apps/${app.id}`, `/admin/apps/${app.id}`]) {
+      const text = (await client.get(path)).text;
+      const shown = text.match(/<section class="disclosure"[\s\S]*?<\/section>/)?.[0];
+      expect(shown, path).toBeDefined();
+      // In the platform's order, each with its label and reason.
+      expect(shown!).toMatch(
+        /See your tasks<\/strong> <code>tasks:read<\/code>[\s\S]*Links notes to tasks[\s\S]*<code>comments:write<\/code>[\s\S]*Posts the minutes/,
+      );
+      expect(shown!).toContain('EU, CA');
+      expect(shown!).toContain('Mailgun: Sends reminders');
+      expect(shown!).toContain('14 days');
+    }
+  });
+});
+
+describe('queue flags', () => {
+  const rowOf = (html: string, id: string) => html.match(new RegExp(`<tr id="${id}">[\\s\\S]*?</tr>`))?.[0] ?? null;
+  const flagsOf = (html: string, id: string) => rowOf(html, id)!.match(/<td class="flags">([\s\S]*?)<\/td>/)![1]!;
+
+  test('a resubmission is "resubmitted"; a revision that only drops scopes is not "new permissions", one that adds a scope is; each flag filters', async () => {
+    await registerClient(t, world.developer.email, 'flags-client');
+    const disclosed = (scopes: string[]) =>
+      completeApp({
+        oauthClientId: 'flags-client',
+        permissions: scopes.map((scope) => ({ scope, reason: `Needs ${scope}` })),
+        dataHandling: DISCLOSURE.dataHandling,
+      });
+    const widening = await approvedApp(t, world.key, disclosed(['tasks:read']));
+    const narrowing = await approvedApp(t, world.key, disclosed(['tasks:read', 'tasks:write']));
+    const propose = (id: string, scopes: string[]) =>
+      t.call('POST', `/api/dev/apps/${id}/revisions`, {
+        token: world.key,
+        body: { permissions: scopes.map((scope) => ({ scope, reason: `Needs ${scope}` })) },
+      });
+    expect((await propose(widening.id, ['tasks:read', 'files:read'])).status).toBe(201);
+    expect((await propose(narrowing.id, ['tasks:read'])).status).toBe(201);
+    const fresh = await pendingApp();
+
+    const client = await signedIn(t, alice);
+    const queue = (await client.get('/admin/review')).text;
+    expect(flagsOf(queue, `queue-app-${world.resubmitted.id}`)).toContain('resubmitted');
+    expect(flagsOf(queue, `queue-app-${fresh.id}`)).not.toContain('resubmitted');
+    expect(flagsOf(queue, `queue-revision-${widening.id}`)).toContain('new permissions');
+    expect(flagsOf(queue, `queue-revision-${narrowing.id}`)).not.toContain('new permissions');
+
+    const resubmitted = (await client.get('/admin/review?flag=resubmitted')).text;
+    expect(rowOf(resubmitted, `queue-app-${world.resubmitted.id}`)).not.toBeNull();
+    expect(rowOf(resubmitted, `queue-app-${fresh.id}`)).toBeNull();
+    const widened = (await client.get('/admin/review?flag=permissions')).text;
+    expect(rowOf(widened, `queue-revision-${widening.id}`)).not.toBeNull();
+    expect(rowOf(widened, `queue-revision-${narrowing.id}`)).toBeNull();
+    expect(rowOf(widened, `queue-app-${fresh.id}`)).toBeNull();
+  });
+});
+
 describe('claims', () => {
   test("two reviewers see each other's claims in the queue and on the page; a claim expires; one can take over", async () => {
     const app = await pendingApp({ name: 'Claimed App' });

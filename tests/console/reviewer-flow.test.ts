@@ -68,6 +68,8 @@ beforeAll(async () => {
   });
   t = await createTestApp({ ALLOW_PRIVATE_FETCH: 'true' });
   const developer = await registerDeveloper(t, { name: 'Ada Builder' });
+  // Awaiting verification, so the developers page has the status once shown raw (PENDING_VERIFICATION).
+  await registerDeveloper(t, { verified: false, name: 'Grace Pending' });
   key = await mintKey(t, developer);
   await registerClient(t, developer.id, 'notes-web');
   const app = await approvedApp(
@@ -175,6 +177,7 @@ describe('layout', () => {
         if (path === '/admin') await until(async () => (await textOf(page.locator('#queue-health'))).includes('mail.send'), 'the queue health');
         expect(await page.evaluate<string[]>(OVERFLOW), `${path} at ${width} px`).toEqual([]);
         expect(await textOf(page.locator('main')), path).not.toMatch(/PENDING_VERIFICATION|\bAPPROVED\b|\bPENDING\b/);
+        if (path === '/admin/developers') expect(await textOf(page.locator('main'))).toContain('Pending verification');
       }
     }
     await page.setViewportSize({ width: 1280, height: 900 });
