@@ -61,4 +61,35 @@ describe('public rate limits', () => {
     const [{ hits }] = await pub.sql(`select sum(hits)::int as hits from rate_limit_counters where bucket like 'public-write:%'`);
     expect(hits).toBe(3);
   });
+
+  test('uninstalls spend the same per-address write budget as installs; past it an uninstall is 429 and records nothing', async () => {
+    const app = await insertApp(pub, { developerId: await insertDeveloper(pub) });
+    const install = (id: string) => pub.call('POST', `/api/apps/${app.slug}/install`, { body: { installationId: id } });
+    const uninstall = (id: string) => pub.call('POST', `/api/apps/${app.slug}/uninstall`, { body: { installationId: id } });
+    const writes = `delete from rate_limit_counters where bucket like 'public-write:%'`;
+    // A budget of this test's own: the one before spent this minute's.
+    await pub.sql(writes);
+    for (const id of ['ws-a', 'ws-b']) expect((await install(id)).status).toBe(201);
+    await pub.sql(writes);
+    const counted = await uninstall('ws-a');
+    expect(counted.status).toBe(200);
+    expect(counted.headers.get('ratelimit-limit')).toBe('2');
+    const [{ hits }] = await pub.sql(`select sum(hits)::int as hits from rate_limit_counters where bucket like 'public-write:%'`);
+    expect(hits).toBe(1);
+
+    // The budget spent in this minute and the next (whichever the requests below fall in): uninstalls and installs alike are refused.
+    await pub.sql(
+      `insert into rate_limit_counters (bucket, window_start, hits)
+       select distinct bucket, date_trunc('minute', now()) + make_interval(mins => g), 2 from rate_limit_counters, generate_series(0, 1) g
+       where bucket like 'public-write:%'
+       on conflict (bucket, window_start) do update set hits = 2`,
+    );
+    const refused = await uninstall('ws-b');
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('RATE_LIMITED');
+    expect((await install('ws-c')).status).toBe(429);
+    expect(await pub.sql('select installer, kind from install_events where app_id = ? order by id', [app.id])).toEqual([
+      { installer: 'installation:ws-a', kind: 'UNINSTALL' },
+    ]);
+  });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { INSTALLS_ROLL_UP_QUEUE, NIGHTLY_STATS_QUEUE } from '../../src/modules/stats/stats.service.ts';
+import { INSTALLS_ROLL_UP_QUEUE, NIGHTLY_STATS_QUEUE, rollUpNewInstalls } from '../../src/modules/stats/stats.service.ts';
 import { eventually } from '../support/eventually.ts';
 import { addEvents, insertApp, insertDeveloper } from '../support/fixtures.ts';
 import { createTestApp, type TestApp } from '../support/harness.ts';
@@ -97,5 +97,45 @@ describe('roll-ups', () => {
     // A correct row is left as it was (not even its updated_at moves).
     expect(await t.sql('select * from app_stats where app_id = ?', [fine.id])).toEqual(fineBefore);
     expect((await t.ctx.boss.getSchedules(NIGHTLY_STATS_QUEUE)).map((s) => s.cron)).toEqual(['30 3 * * *']);
+  });
+
+  test('the nightly recompute also repairs active installs, uninstalls and the daily rows from the install events', async () => {
+    const app = await insertApp(t, { developerId: await insertDeveloper(t) });
+    // Three installs today; one installer uninstalls, another uninstalls and reinstalls.
+    await addEvents(t, app.id, { installs: 3 });
+    await t.sql(
+      `insert into install_events (app_id, installer, seq, kind, counted) values
+         (?, 'user:fixture-user-1', 1, 'UNINSTALL', true), (?, 'user:fixture-user-2', 1, 'UNINSTALL', true),
+         (?, 'user:fixture-user-2', 2, 'REINSTALL', true)`,
+      [app.id, app.id, app.id],
+    );
+    await rollUpNewInstalls(t.ctx.orm.em.fork());
+    const activity = () =>
+      t.sql(
+        `select day::text as day, new_installs, reinstalls, uninstalls from app_daily_stats
+         where app_id = ? and (new_installs, reinstalls, uninstalls) <> (0, 0, 0) order by day`,
+        [app.id],
+      );
+    const today = new Date().toISOString().slice(0, 10);
+    const right = [{ day: today, new_installs: 3, reinstalls: 1, uninstalls: 2 }];
+    expect(await activity()).toEqual(right);
+    expect(await t.sql('select active_installs, uninstall_count from app_stats where app_id = ?', [app.id])).toEqual([
+      { active_installs: 2, uninstall_count: 2 },
+    ]);
+
+    // Drift of every kind: wrong counters, a wrong day, and a day with nothing behind it.
+    await t.sql('update app_stats set active_installs = 9, uninstall_count = 0 where app_id = ?', [app.id]);
+    await t.sql('update app_daily_stats set uninstalls = 0, reinstalls = 4 where app_id = ?', [app.id]);
+    await t.sql(`insert into app_daily_stats (app_id, day, new_installs, uninstalls) values (?, (now() at time zone 'utc')::date - 10, 5, 1)`, [
+      app.id,
+    ]);
+
+    const id = await t.ctx.boss.send(NIGHTLY_STATS_QUEUE, {});
+    await eventually(async () => (await t.sql(`select state from pgboss.job where id = ?`, [id]))[0]?.state === 'completed');
+    expect(await t.sql('select active_installs, uninstall_count from app_stats where app_id = ?', [app.id])).toEqual([
+      { active_installs: 2, uninstall_count: 2 },
+    ]);
+    expect(await activity()).toEqual(right);
+    expect((await t.call('GET', `/api/apps/${app.slug}`)).body).toMatchObject({ installCount: 3, activeInstalls: 2 });
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { createTestApp, type TestApp } from '../support/harness.ts';
-import { approvedApp, completeApp } from '../apps/fixtures.ts';
-import { createTeam, teamOfThree, type Member } from './team-fixtures.ts';
+import { approvedApp, completeApp, createApp, minimalApp } from '../apps/fixtures.ts';
+import { createTeam, teamKey, teamOfThree, type Member } from './team-fixtures.ts';
 
 let t: TestApp;
 let owner: Member;
@@ -101,4 +101,26 @@ test("the team's audit: owners read it newest first, with the actor; others are 
   const byAnalyst = await t.call('GET', `/api/dev/teams/${team.id}/audit`, { token: analyst.key });
   expect(byAnalyst.status).toBe(403);
   expect(byAnalyst.body.code).toBe('TEAM_ROLE_REQUIRED');
+});
+
+test("the team's audit also names team keys, removed members and deleted team apps, each with its actor", async () => {
+  const crew = await teamOfThree(t);
+  const key = await t.call('POST', '/api/dev/api-keys', {
+    token: crew.maintainer.oauthToken,
+    body: { name: 'ci', scopes: ['APP_READ'], teamId: crew.team.id },
+  });
+  expect(key.status).toBe(201);
+  const app = await createApp(t, await teamKey(t, crew.maintainer, crew.team.id, ['APP_CREATE']), minimalApp());
+  expect((await t.call('DELETE', `/api/dev/apps/${app.id}`, { token: crew.maintainer.key })).status).toBe(200);
+  expect((await t.call('DELETE', `/api/dev/teams/${crew.team.id}/members/${crew.analyst.id}`, { token: crew.owner.key })).status).toBe(200);
+
+  const audit = (await t.call('GET', `/api/dev/teams/${crew.team.id}/audit?limit=100`, { token: crew.owner.key })).body.data as {
+    action: string;
+    target: string;
+    actor: { developerId: string };
+  }[];
+  const entry = (action: string, target: string) => audit.find((e) => e.action === action && e.target === target);
+  expect(entry('key.created', key.body.id)?.actor.developerId).toBe(crew.maintainer.id);
+  expect(entry('app.deleted', app.id)?.actor.developerId).toBe(crew.maintainer.id);
+  expect(entry('member.removed', crew.analyst.id)?.actor.developerId).toBe(crew.owner.id);
 });
