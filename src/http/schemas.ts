@@ -141,7 +141,8 @@ export const rateLimitedProblem = (limits: string[]) =>
  */
 export function problems(...codes: ErrorCode[]): Record<number, ReturnType<typeof problemOf>> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) byStatus.set(PROBLEM_TYPES[code].status, [...(byStatus.get(PROBLEM_TYPES[code].status) ?? []), code]);
+  // A code may come twice (a route's own and those of a check it calls): it is listed once.
+  for (const code of new Set(codes)) byStatus.set(PROBLEM_TYPES[code].status, [...(byStatus.get(PROBLEM_TYPES[code].status) ?? []), code]);
   return Object.fromEntries([...byStatus].map(([status, codesOfStatus]) => [status, problemOf(codesOfStatus)]));
 }
 
