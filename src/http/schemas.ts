@@ -15,13 +15,15 @@ const MULTI_LINE = '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$';
 const characters = (min: number, max: number) =>
   min > 0 ? `${min} to ${max.toLocaleString('en')} characters` : `at most ${max.toLocaleString('en')} characters`;
 
-export const SingleLine = (minLength: number, maxLength: number, description?: string) =>
+/** `example` is what the API document shows for the field (without one, Swagger UI makes one up from the pattern). */
+export const SingleLine = (minLength: number, maxLength: number, description?: string, example?: string) =>
   t.String({
     minLength,
     maxLength,
     pattern: SINGLE_LINE,
     [EXPECTED]: `text of ${characters(minLength, maxLength)} on one line, without control characters`,
     ...(description ? { description } : {}),
+    ...(example ? { examples: [example] } : {}),
   });
 
 export const MultiLine = (maxLength: number, description?: string) =>

@@ -136,6 +136,28 @@ describe('the document developers build on (issue 15)', () => {
     expect(codesOf(doc, 'get', '/api/apps/{slug}', 410)).toEqual(['APP_UNAVAILABLE']);
   });
 
+  test('no field of an answer is drawn from its pattern: each patterned string a success can hold has a written example', () => {
+    // Swagger UI fills a response's example value from each field's own example, else generates one from its pattern (unreadable).
+    const unreadable = new Set<string>();
+    const visit = (node: any, at: string, seen: Set<string>): void => {
+      if (!node || typeof node !== 'object') return;
+      if (typeof node.$ref === 'string') {
+        const name = node.$ref.split('/').pop();
+        if (!seen.has(name)) visit(doc.components.schemas[name], name, new Set([...seen, name]));
+        return;
+      }
+      if (typeof node.pattern === 'string' && node.examples === undefined && node.example === undefined) unreadable.add(at);
+      for (const [key, value] of Object.entries(node)) visit(value, `${at}.${key}`, seen);
+    };
+    for (const { path, method, operation } of operations()) {
+      for (const [status, response] of Object.entries<any>(operation.responses)) {
+        if (Number(status) >= 400) continue;
+        for (const media of Object.values<any>(response.content ?? {})) visit(media.schema, `${method.toUpperCase()} ${path} ${status}`, new Set());
+      }
+    }
+    expect([...unreadable].sort()).toEqual([]);
+  });
+
   test('each problem type URI is PUBLIC_URL/problems/<code>, a page saying what the code means and what to do', async () => {
     const refused = await pub.call('GET', '/api/apps/no-such-app');
     expect(refused.body.type).toBe('https://marketplace.example.com/problems/NOT_FOUND');
