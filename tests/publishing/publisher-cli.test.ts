@@ -271,22 +271,28 @@ describe('publish', () => {
 });
 
 describe('--oidc', () => {
-  test('trades the CI token for a key to the registered app and publishes with it', async () => {
+  /** An app whose `repository`'s publish.yml is a trusted publisher, and its manifest changed since, so a publish updates it. */
+  async function publishedFromCi(repository: string) {
     const listing = manifest();
     const dir = project(listing);
     const created = (await cli(dir, ['publish', '--json'])).json;
     await t.call('POST', `/api/dev/apps/${created.id}/trusted-publishers`, {
       token: key,
-      body: { issuer: issuer.url, repository: 'acme/focus-cli', workflow: 'publish.yml' },
+      body: { issuer: issuer.url, repository, workflow: 'publish.yml' },
     });
     writeFileSync(join(dir, 'marketplace.json'), JSON.stringify({ ...listing, description: 'Published by CI.' }));
-    const token = await issuer.token({
-      repository: 'acme/focus-cli',
-      job_workflow_ref: 'acme/focus-cli/.github/workflows/publish.yml@refs/heads/main',
-    });
+    return { dir, id: created.id as string };
+  }
+  /** That workflow's job token. */
+  const jobToken = (repository: string, claims: Record<string, unknown> = {}) =>
+    issuer.token({ repository, job_workflow_ref: `${repository}/.github/workflows/publish.yml@refs/heads/main`, ...claims });
+
+  test('trades the CI token for a key to the registered app and publishes with it', async () => {
+    const { dir, id } = await publishedFromCi('acme/focus-cli');
+    const token = await jobToken('acme/focus-cli');
     const run = await cli(dir, ['publish', '--oidc', '--json'], { MARKETPLACE_API_KEY: '', MARKETPLACE_OIDC_TOKEN: token });
     expect(run.code).toBe(0);
-    expect(run.json).toMatchObject({ id: created.id, action: 'updated', changedFields: ['description'] });
+    expect(run.json).toMatchObject({ id, action: 'updated', changedFields: ['description'] });
 
     const replayed = await cli(dir, ['publish', '--oidc'], { MARKETPLACE_API_KEY: '', MARKETPLACE_OIDC_TOKEN: token });
     expect(replayed.code).toBe(2);
@@ -294,13 +300,7 @@ describe('--oidc', () => {
   });
 
   test("on GitHub Actions: asks the job's token endpoint for a token with the service's audience, then publishes", async () => {
-    const listing = manifest();
-    const dir = project(listing);
-    const created = (await cli(dir, ['publish', '--json'])).json;
-    await t.call('POST', `/api/dev/apps/${created.id}/trusted-publishers`, {
-      token: key,
-      body: { issuer: issuer.url, repository: 'acme/focus-actions', workflow: 'publish.yml' },
-    });
+    const { dir, id } = await publishedFromCi('acme/focus-actions');
     // What GitHub hands a job with `permissions: id-token: write`: a URL (with its own query) and a bearer for it.
     const asked: URL[] = [];
     const runner = Bun.serve({
@@ -310,23 +310,18 @@ describe('--oidc', () => {
         const url = new URL(request.url);
         asked.push(url);
         if (request.headers.get('authorization') !== 'Bearer runner-request-token') return new Response('no', { status: 403 });
-        const value = await issuer.token({
-          repository: 'acme/focus-actions',
-          job_workflow_ref: 'acme/focus-actions/.github/workflows/publish.yml@refs/heads/main',
-          aud: url.searchParams.get('audience') ?? 'none',
-        });
+        const value = await jobToken('acme/focus-actions', { aud: url.searchParams.get('audience') ?? 'none' });
         return Response.json({ value });
       },
     });
     try {
-      writeFileSync(join(dir, 'marketplace.json'), JSON.stringify({ ...listing, description: 'Published from Actions.' }));
       const run = await cli(dir, ['publish', '--oidc', '--json'], {
         MARKETPLACE_API_KEY: '',
         ACTIONS_ID_TOKEN_REQUEST_URL: `http://127.0.0.1:${runner.port}/_apis/idtoken?api-version=2.0`,
         ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'runner-request-token',
       });
       expect(run.code, run.stderr).toBe(0);
-      expect(run.json).toMatchObject({ id: created.id, action: 'updated', changedFields: ['description'] });
+      expect(run.json).toMatchObject({ id, action: 'updated', changedFields: ['description'] });
       expect(asked.map((url) => [url.pathname, url.searchParams.get('api-version'), url.searchParams.get('audience')])).toEqual([
         ['/_apis/idtoken', '2.0', 'marketplace'],
       ]);
