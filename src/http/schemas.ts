@@ -15,13 +15,15 @@ const MULTI_LINE = '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$';
 const characters = (min: number, max: number) =>
   min > 0 ? `${min} to ${max.toLocaleString('en')} characters` : `at most ${max.toLocaleString('en')} characters`;
 
-export const SingleLine = (minLength: number, maxLength: number, description?: string) =>
+/** `example` is what the API document shows for the field (without one, Swagger UI makes one up from the pattern). */
+export const SingleLine = (minLength: number, maxLength: number, description?: string, example?: string) =>
   t.String({
     minLength,
     maxLength,
     pattern: SINGLE_LINE,
     [EXPECTED]: `text of ${characters(minLength, maxLength)} on one line, without control characters`,
     ...(description ? { description } : {}),
+    ...(example ? { examples: [example] } : {}),
   });
 
 export const MultiLine = (maxLength: number, description?: string) =>
@@ -141,7 +143,8 @@ export const rateLimitedProblem = (limits: string[]) =>
  */
 export function problems(...codes: ErrorCode[]): Record<number, ReturnType<typeof problemOf>> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) byStatus.set(PROBLEM_TYPES[code].status, [...(byStatus.get(PROBLEM_TYPES[code].status) ?? []), code]);
+  // A code may come twice (a route's own and those of a check it calls): it is listed once.
+  for (const code of new Set(codes)) byStatus.set(PROBLEM_TYPES[code].status, [...(byStatus.get(PROBLEM_TYPES[code].status) ?? []), code]);
   return Object.fromEntries([...byStatus].map(([status, codesOfStatus]) => [status, problemOf(codesOfStatus)]));
 }
 

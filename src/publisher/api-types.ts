@@ -2192,7 +2192,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "DEVELOPER_NOT_VERIFIED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE";
+                        code: "DEVELOPER_NOT_VERIFIED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -2449,7 +2449,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -2555,7 +2555,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -2698,7 +2698,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -2806,7 +2806,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -2949,7 +2949,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -3066,7 +3066,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "DEVELOPER_NOT_VERIFIED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE";
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_NOT_VERIFIED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -3183,7 +3183,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -3289,7 +3289,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -3397,7 +3397,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -3540,7 +3540,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -3657,7 +3657,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -4576,7 +4576,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -4683,7 +4683,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -4790,7 +4790,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -4964,7 +4964,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -5161,7 +5161,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE";
+                        code: "DEVELOPER_NOT_VERIFIED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -5304,7 +5304,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE";
+                        code: "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -5412,7 +5412,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE";
+                        code: "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -5542,7 +5542,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE";
+                        code: "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -5646,7 +5646,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE";
+                        code: "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -5750,7 +5750,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE";
+                        code: "DEVELOPER_NOT_VERIFIED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -5879,7 +5879,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE";
+                        code: "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -5984,7 +5984,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE";
+                        code: "DEVELOPER_NOT_VERIFIED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -6112,7 +6112,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -6229,7 +6229,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -6360,7 +6360,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -6466,7 +6466,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -6574,7 +6574,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -6718,7 +6718,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE";
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -7056,7 +7056,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "DEVELOPER_NOT_VERIFIED" | "INSUFFICIENT_SCOPE";
+                        code: "DEVELOPER_NOT_VERIFIED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE";
                         /** @constant */
                         status?: 403;
                     };
@@ -7199,7 +7199,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        code: "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -7307,7 +7307,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        code: "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -7437,7 +7437,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        code: "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -7556,7 +7556,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        code: "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -7664,7 +7664,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        code: "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -7808,7 +7808,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        code: "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -8003,7 +8003,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "DEVELOPER_NOT_VERIFIED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        code: "DEVELOPER_NOT_VERIFIED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -8226,7 +8226,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        code: "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -8335,7 +8335,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        code: "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -8479,7 +8479,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        code: "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -8600,7 +8600,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        code: "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -8743,7 +8743,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        code: "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -8871,7 +8871,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        code: "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };
@@ -8979,7 +8979,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code: "API_KEY_REQUIRED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
+                        code: "API_KEY_REQUIRED" | "DEVELOPER_SUSPENDED" | "INSUFFICIENT_SCOPE" | "TEAM_ROLE_REQUIRED" | "TEAM_SUSPENDED";
                         /** @constant */
                         status?: 403;
                     };

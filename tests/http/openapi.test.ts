@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
-import { approvedApp, createApp, minimalApp } from '../apps/fixtures.ts';
+import { approvedApp, completeApp, createApp, minimalApp } from '../apps/fixtures.ts';
+import { teamOfThree } from '../teams/team-fixtures.ts';
 import { PROBLEM_TYPES, statusTitle, type ErrorCode } from '../../src/http/problem.ts';
 
 let t: TestApp;
@@ -123,10 +124,38 @@ describe('the document developers build on (issue 15)', () => {
     }
     expect(codesOf(doc, 'put', '/api/dev/apps/{id}', 409)).toEqual(['APP_NOT_EDITABLE']);
     expect(codesOf(doc, 'put', '/api/dev/apps/{id}', 400)).toEqual(['SUBMISSION_INCOMPLETE', 'UNKNOWN_OAUTH_CLIENT', 'VALIDATION_FAILED']);
-    expect(codesOf(doc, 'put', '/api/dev/apps/{id}', 403)).toEqual(['API_KEY_REQUIRED', 'INSUFFICIENT_SCOPE']);
+    expect(codesOf(doc, 'put', '/api/dev/apps/{id}', 403)).toEqual([
+      'API_KEY_REQUIRED',
+      'DEVELOPER_SUSPENDED',
+      'INSUFFICIENT_SCOPE',
+      'TEAM_ROLE_REQUIRED',
+      'TEAM_SUSPENDED',
+    ]);
     expect(codesOf(doc, 'post', '/api/dev/apps/{id}/withdraw', 409)).toEqual(['INVALID_STATE_TRANSITION']);
     expect(codesOf(doc, 'delete', '/api/dev/apps/{id}/revision', 404)).toEqual(['NOT_FOUND']);
     expect(codesOf(doc, 'get', '/api/apps/{slug}', 410)).toEqual(['APP_UNAVAILABLE']);
+  });
+
+  test('no field of an answer is drawn from its pattern: each patterned string a success can hold has a written example', () => {
+    // Swagger UI fills a response's example value from each field's own example, else generates one from its pattern (unreadable).
+    const unreadable = new Set<string>();
+    const visit = (node: any, at: string, seen: Set<string>): void => {
+      if (!node || typeof node !== 'object') return;
+      if (typeof node.$ref === 'string') {
+        const name = node.$ref.split('/').pop();
+        if (!seen.has(name)) visit(doc.components.schemas[name], name, new Set([...seen, name]));
+        return;
+      }
+      if (typeof node.pattern === 'string' && node.examples === undefined && node.example === undefined) unreadable.add(at);
+      for (const [key, value] of Object.entries(node)) visit(value, `${at}.${key}`, seen);
+    };
+    for (const { path, method, operation } of operations()) {
+      for (const [status, response] of Object.entries<any>(operation.responses)) {
+        if (Number(status) >= 400) continue;
+        for (const media of Object.values<any>(response.content ?? {})) visit(media.schema, `${method.toUpperCase()} ${path} ${status}`, new Set());
+      }
+    }
+    expect([...unreadable].sort()).toEqual([]);
   });
 
   test('each problem type URI is PUBLIC_URL/problems/<code>, a page saying what the code means and what to do', async () => {
@@ -278,6 +307,57 @@ describe('generic refusals of every operation are documented', () => {
         }
       }
       expect(checked).toBeGreaterThan(100);
+    } finally {
+      await local.close();
+    }
+  }, 120_000);
+});
+
+describe('refusals of team members are documented', () => {
+  test('a role too weak, a suspended team, a suspended or unverified developer: on every developer operation each code is in the enum of its operation and status', async () => {
+    const local = await createTestApp({ RATE_LIMITS: 'developer=600', ALLOW_PRIVATE_FETCH: 'true' });
+    try {
+      const doc = (await local.call('GET', '/swagger/json')).body;
+      const { team, owner, analyst } = await teamOfThree(local);
+      const app = await createApp(local, owner.key, { ...completeApp(), teamId: team.id });
+      const hook = await local.call('POST', '/api/dev/webhooks', {
+        token: owner.key,
+        body: { url: 'http://127.0.0.1:9/hook', events: ['app.approved'], teamId: team.id },
+      });
+      expect(hook.status).toBe(201);
+      const undocumented = new Set<string>();
+      let refused = 0;
+      // Every developer operation on the team's app, the team or its webhook, with `teamId` wherever the operation takes one.
+      const sweep = async (token: string) => {
+        for (const [template, item] of Object.entries<any>(doc.paths)) {
+          if (!template.startsWith('/api/dev/') || ['/api/dev/register', '/api/dev/trusted-publishing/exchange'].includes(template)) continue;
+          for (const [method, operation] of Object.entries<any>(item)) {
+            const id = template.startsWith('/api/dev/teams/') ? team.id : template.startsWith('/api/dev/webhooks/') ? hook.body.id : app.id;
+            let path = template.replace('{id}', id).replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
+            if (operation.parameters?.some((parameter: any) => parameter.name === 'teamId')) path += `?teamId=${team.id}`;
+            const media = operation.requestBody?.content['application/json'];
+            const takesTeam = doc.components.schemas[media?.schema.$ref?.split('/').pop()]?.properties.teamId;
+            const body = media && (takesTeam ? { ...media.example, teamId: team.id } : media.example);
+            const response = await local.call(method.toUpperCase(), path, { token, body });
+            if (response.status < 400) continue;
+            refused += 1;
+            if (!codesOf(doc, method, template, response.status).includes(response.body.code)) {
+              undocumented.add(`${method.toUpperCase()} ${template}: ${response.status} ${response.body.code}`);
+            }
+          }
+        }
+      };
+      await sweep(analyst.key);
+      await sweep(analyst.oauthToken);
+      await local.sql('update teams set suspended_at = now() where id = ?', [team.id]);
+      await sweep(owner.key);
+      await sweep(owner.oauthToken);
+      await local.sql('update teams set suspended_at = null where id = ?', [team.id]);
+      await local.sql(`update developers set status = 'SUSPENDED' where id = ?`, [analyst.id]);
+      await sweep(analyst.oauthToken);
+      await sweep((await registerDeveloper(local, { verified: false })).oauthToken);
+      expect([...undocumented].sort()).toEqual([]);
+      expect(refused).toBeGreaterThan(100);
     } finally {
       await local.close();
     }

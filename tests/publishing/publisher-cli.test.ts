@@ -198,6 +198,15 @@ describe('publish', () => {
     expect(run.stdout).toContain('The screenshots show another product.');
   }, 30_000);
 
+  test('--wait ends 3 when no decision comes in time, and the submission stays in the queue', async () => {
+    const run = await cli(project(manifest()), ['publish', '--submit', '--wait=0.02', '--json']);
+    expect(run.code).toBe(3);
+    expect(run.json).toMatchObject({ action: 'failed', exitCode: 3, decision: 'pending' });
+    expect(run.json.error).toContain('still waiting for review');
+    const [row] = await t.sql('select status from apps where name = ?', [`Focus Timer ${counter}`]);
+    expect(row.status).toBe('PENDING');
+  }, 30_000);
+
   test('a live app gets a revision with exactly the fields that differ; the live listing waits for approval', async () => {
     const listing = manifest();
     const dir = project(listing);
@@ -223,6 +232,23 @@ describe('publish', () => {
     expect((await appRow(t, created.id)).description).toBe('Timers, now with sounds.');
   }, 30_000);
 
+  test('a bad manifest is refused before the service is asked: exit 1, nothing created', async () => {
+    const before = await appCount();
+    for (const [content, files] of [
+      ['{"name": ', {}],
+      [JSON.stringify(manifest({ screenshot: [] })), {}],
+      [JSON.stringify(manifest({ longDescriptionFile: 'missing.md' })), {}],
+    ] as [string, Record<string, string>][]) {
+      const run = await cli(project(content, files), ['publish', '--submit', '--json']);
+      expect({ content: content.slice(0, 40), code: run.code, action: run.json?.action }).toEqual({
+        content: content.slice(0, 40),
+        code: 1,
+        action: 'failed',
+      });
+    }
+    expect(await appCount()).toBe(before);
+  });
+
   test('an app the key cannot reach is exit 1 and changes nothing', async () => {
     const stranger = await registerDeveloper(t);
     const strangerKey = await mintKey(t, stranger);
@@ -245,26 +271,71 @@ describe('publish', () => {
 });
 
 describe('--oidc', () => {
-  test('trades the CI token for a key to the registered app and publishes with it', async () => {
+  /** An app whose `repository`'s publish.yml is a trusted publisher, and its manifest changed since, so a publish updates it. */
+  async function publishedFromCi(repository: string) {
     const listing = manifest();
     const dir = project(listing);
     const created = (await cli(dir, ['publish', '--json'])).json;
     await t.call('POST', `/api/dev/apps/${created.id}/trusted-publishers`, {
       token: key,
-      body: { issuer: issuer.url, repository: 'acme/focus-cli', workflow: 'publish.yml' },
+      body: { issuer: issuer.url, repository, workflow: 'publish.yml' },
     });
     writeFileSync(join(dir, 'marketplace.json'), JSON.stringify({ ...listing, description: 'Published by CI.' }));
-    const token = await issuer.token({
-      repository: 'acme/focus-cli',
-      job_workflow_ref: 'acme/focus-cli/.github/workflows/publish.yml@refs/heads/main',
-    });
+    return { dir, id: created.id as string };
+  }
+  /** That workflow's job token. */
+  const jobToken = (repository: string, claims: Record<string, unknown> = {}) =>
+    issuer.token({ repository, job_workflow_ref: `${repository}/.github/workflows/publish.yml@refs/heads/main`, ...claims });
+
+  test('trades the CI token for a key to the registered app and publishes with it', async () => {
+    const { dir, id } = await publishedFromCi('acme/focus-cli');
+    const token = await jobToken('acme/focus-cli');
     const run = await cli(dir, ['publish', '--oidc', '--json'], { MARKETPLACE_API_KEY: '', MARKETPLACE_OIDC_TOKEN: token });
     expect(run.code).toBe(0);
-    expect(run.json).toMatchObject({ id: created.id, action: 'updated', changedFields: ['description'] });
+    expect(run.json).toMatchObject({ id, action: 'updated', changedFields: ['description'] });
 
     const replayed = await cli(dir, ['publish', '--oidc'], { MARKETPLACE_API_KEY: '', MARKETPLACE_OIDC_TOKEN: token });
     expect(replayed.code).toBe(2);
     expect(replayed.stderr).toContain('already used');
+  });
+
+  test("on GitHub Actions: asks the job's token endpoint for a token with the service's audience, then publishes", async () => {
+    const { dir, id } = await publishedFromCi('acme/focus-actions');
+    // What GitHub hands a job with `permissions: id-token: write`: a URL (with its own query) and a bearer for it.
+    const asked: URL[] = [];
+    const runner = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      async fetch(request) {
+        const url = new URL(request.url);
+        asked.push(url);
+        if (request.headers.get('authorization') !== 'Bearer runner-request-token') return new Response('no', { status: 403 });
+        const value = await jobToken('acme/focus-actions', { aud: url.searchParams.get('audience') ?? 'none' });
+        return Response.json({ value });
+      },
+    });
+    try {
+      const run = await cli(dir, ['publish', '--oidc', '--json'], {
+        MARKETPLACE_API_KEY: '',
+        ACTIONS_ID_TOKEN_REQUEST_URL: `http://127.0.0.1:${runner.port}/_apis/idtoken?api-version=2.0`,
+        ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'runner-request-token',
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.json).toMatchObject({ id, action: 'updated', changedFields: ['description'] });
+      expect(asked.map((url) => [url.pathname, url.searchParams.get('api-version'), url.searchParams.get('audience')])).toEqual([
+        ['/_apis/idtoken', '2.0', 'marketplace'],
+      ]);
+
+      const refused = await cli(dir, ['publish', '--oidc'], {
+        MARKETPLACE_API_KEY: '',
+        ACTIONS_ID_TOKEN_REQUEST_URL: `http://127.0.0.1:${runner.port}/_apis/idtoken?api-version=2.0`,
+        ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'a-stale-request-token',
+      });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain("check the job's id-token permission");
+    } finally {
+      await runner.stop(true);
+    }
   });
 
   test('without a token to trade, exit 2 saying what the job needs', async () => {

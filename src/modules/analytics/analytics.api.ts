@@ -7,7 +7,7 @@ import { dailyCsv, getAppAnalytics, getDailyAnalytics, getTeamAnalytics } from '
 
 /** `Accept: text/csv` asks for the CSV; anything else (or nothing) gets JSON. */
 const wantsCsv = (accept: string | null) => accept !== null && /(^|,)\s*text\/csv\s*(;|,|$)/i.test(accept);
-import { callerOf } from '../teams/access.ts';
+import { accessProblems, callerOf } from '../teams/access.ts';
 
 export function analyticsApi(ctx: AppContext, auth: AuthPlugin) {
   return new Elysia({ prefix: '/api/dev', tags: ['Analytics'] })
@@ -16,7 +16,7 @@ export function analyticsApi(ctx: AppContext, auth: AuthPlugin) {
     .get('/apps/:id/analytics', ({ principal, params }) => getAppAnalytics(ctx.orm.em.fork(), callerOf(principal), params.id), {
       apiKey: 'ANALYTICS_READ',
       params: IdParams,
-      response: { 200: 'AppAnalytics', ...problems('NOT_FOUND') },
+      response: { 200: 'AppAnalytics', ...problems(...accessProblems('analytics')) },
       detail: {
         summary: "Your app's analytics",
         description:
@@ -38,7 +38,7 @@ export function analyticsApi(ctx: AppContext, auth: AuthPlugin) {
         query: DailyQuery,
         response: {
           200: DailySeries,
-          ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED'),
+          ...problems(...accessProblems('analytics')),
         },
         detail: {
           summary: "Your app's analytics, day by day",
@@ -53,7 +53,7 @@ export function analyticsApi(ctx: AppContext, auth: AuthPlugin) {
       apiKey: 'ANALYTICS_READ',
       params: IdParams,
       query: DailyQuery,
-      response: { 200: 'AppsAnalytics', ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
+      response: { 200: 'AppsAnalytics', ...problems(...accessProblems('analytics')) },
       detail: {
         summary: "Your team's analytics",
         description:

@@ -2,6 +2,8 @@ import { Elysia } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
 import { DataList, IdParams, problems } from '../../http/schemas.ts';
+import { accessProblems } from '../teams/access.ts';
+import { VERIFIED_PROBLEMS } from '../developers/verification.ts';
 import { ApiKeyView, CreateApiKeyBody, CreatedApiKey } from './api-keys.model.ts';
 import { createApiKey, listApiKeys, revokeApiKey, toApiKeyView } from './api-keys.service.ts';
 
@@ -21,7 +23,7 @@ export function apiKeysApi(ctx: AppContext, auth: AuthPlugin) {
         body: CreateApiKeyBody,
         response: {
           201: CreatedApiKey,
-          ...problems('INSUFFICIENT_SCOPE', 'DEVELOPER_NOT_VERIFIED', 'DEVELOPER_SUSPENDED', 'UNAUTHENTICATED', 'LIMIT_EXCEEDED'),
+          ...problems('INSUFFICIENT_SCOPE', ...VERIFIED_PROBLEMS, 'UNAUTHENTICATED', 'LIMIT_EXCEEDED', ...accessProblems('read')),
         },
         detail: {
           summary: 'Create an API key',

@@ -17,7 +17,8 @@ import { createApp, deleteApp, getOwnApp, listOwnApps, updateApp } from './apps.
 import { preflight, submitApp } from './submission.ts';
 import { openRevision } from './revisions.service.ts';
 import { withdrawRevision, withdrawSubmission } from './withdrawal.ts';
-import { callerOf } from '../teams/access.ts';
+import { accessProblems, callerOf } from '../teams/access.ts';
+import { VERIFIED_PROBLEMS } from '../developers/verification.ts';
 
 export function appsApi(ctx: AppContext, auth: AuthPlugin) {
   const deps = () => ({ em: ctx.orm.em.fork(), jobs: ctx.jobs, platformScopes: ctx.config.platformScopes });
@@ -33,7 +34,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
         body: CreateAppBody,
         response: {
           201: OwnerAppView,
-          ...problems('VALIDATION_FAILED', 'UNKNOWN_OAUTH_CLIENT', 'LIMIT_EXCEEDED', 'NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED'),
+          ...problems('VALIDATION_FAILED', 'UNKNOWN_OAUTH_CLIENT', 'LIMIT_EXCEEDED', ...accessProblems('create')),
         },
         detail: {
           summary: 'Create an app listing',
@@ -45,7 +46,10 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
     .get('', async ({ principal, query }) => listOwnApps(ctx.orm.em.fork(), callerOf(principal), query), {
       apiKey: 'APP_READ',
       query: t.Object({ ...PageQuery, teamId: t.Optional(Uuid) }),
-      response: { 200: Paginated(OwnerAppView, 'A page of your apps (personal and of your teams), newest first'), ...problems('NOT_FOUND') },
+      response: {
+        200: Paginated(OwnerAppView, 'A page of your apps (personal and of your teams), newest first'),
+        ...problems(...accessProblems('read')),
+      },
       detail: {
         summary: 'List your apps',
         description:
@@ -55,7 +59,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
     .get('/:id', async ({ principal, params }) => getOwnApp(ctx.orm.em.fork(), callerOf(principal), params.id), {
       apiKey: 'APP_READ',
       params: IdParams,
-      response: { 200: OwnerAppView, ...problems('NOT_FOUND') },
+      response: { 200: OwnerAppView, ...problems(...accessProblems('read')) },
       detail: { summary: 'Read one of your apps', description: 'Needs APP_READ. Includes asset check results and any pending revision.' },
     })
     .put('/:id', async ({ principal, params, body }) => updateApp(deps(), callerOf(principal), params.id, body), {
@@ -64,7 +68,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
       body: UpdateAppBody,
       response: {
         200: OwnerAppView,
-        ...problems('NOT_FOUND', 'APP_NOT_EDITABLE', 'SUBMISSION_INCOMPLETE', 'UNKNOWN_OAUTH_CLIENT', 'VALIDATION_FAILED'),
+        ...problems(...accessProblems('edit'), 'APP_NOT_EDITABLE', 'SUBMISSION_INCOMPLETE', 'UNKNOWN_OAUTH_CLIENT', 'VALIDATION_FAILED'),
       },
       detail: {
         summary: 'Update one of your apps',
@@ -75,7 +79,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
     .delete('/:id', async ({ principal, params }) => deleteApp(ctx.orm.em.fork(), callerOf(principal), params.id), {
       apiKey: 'APP_DELETE',
       params: IdParams,
-      response: { 200: OwnerAppView, ...problems('NOT_FOUND', 'APP_NOT_EDITABLE') },
+      response: { 200: OwnerAppView, ...problems(...accessProblems('delete'), 'APP_NOT_EDITABLE') },
       detail: {
         summary: 'Delete one of your apps',
         description:
@@ -87,7 +91,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
       params: IdParams,
       response: {
         200: SubmittedAppView,
-        ...problems('NOT_FOUND', 'INVALID_STATE_TRANSITION', 'DEVELOPER_NOT_VERIFIED', 'DEVELOPER_SUSPENDED', 'SUBMISSION_INCOMPLETE'),
+        ...problems(...accessProblems('submit'), 'INVALID_STATE_TRANSITION', ...VERIFIED_PROBLEMS, 'SUBMISSION_INCOMPLETE'),
       },
       detail: {
         summary: 'Submit an app for review',
@@ -98,7 +102,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
     .post('/:id/preflight', async ({ principal, params }) => preflight(ctx.orm.em.fork(), callerOf(principal), params.id), {
       apiKey: 'APP_READ',
       params: IdParams,
-      response: { 200: PreflightView, ...problems('NOT_FOUND') },
+      response: { 200: PreflightView, ...problems(...accessProblems('read')) },
       detail: {
         summary: 'Check whether an app can be submitted',
         description:
@@ -114,7 +118,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
         body: UpdateAppBody,
         response: {
           201: OwnerAppView,
-          ...problems('NOT_FOUND', 'INVALID_STATE_TRANSITION', 'SUBMISSION_INCOMPLETE', 'UNKNOWN_OAUTH_CLIENT', 'VALIDATION_FAILED'),
+          ...problems(...accessProblems('revise'), 'INVALID_STATE_TRANSITION', 'SUBMISSION_INCOMPLETE', 'UNKNOWN_OAUTH_CLIENT', 'VALIDATION_FAILED'),
         },
         detail: {
           summary: 'Propose a change to an approved app',
@@ -126,7 +130,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
     .post('/:id/withdraw', async ({ principal, params }) => withdrawSubmission(deps(), callerOf(principal), params.id), {
       apiKey: 'APP_UPDATE',
       params: IdParams,
-      response: { 200: OwnerAppView, ...problems('NOT_FOUND', 'INVALID_STATE_TRANSITION') },
+      response: { 200: OwnerAppView, ...problems(...accessProblems('submit'), 'INVALID_STATE_TRANSITION') },
       detail: {
         summary: 'Withdraw a submission',
         description:
@@ -136,7 +140,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
     .delete('/:id/revision', async ({ principal, params }) => withdrawRevision(deps(), callerOf(principal), params.id), {
       apiKey: 'APP_UPDATE',
       params: IdParams,
-      response: { 200: OwnerAppView, ...problems('NOT_FOUND') },
+      response: { 200: OwnerAppView, ...problems(...accessProblems('revise')) },
       detail: {
         summary: 'Withdraw the pending revision',
         description:
@@ -146,7 +150,7 @@ export function appsApi(ctx: AppContext, auth: AuthPlugin) {
     .get('/:id/revisions', async ({ principal, params }) => ({ data: await listRevisions(ctx.orm.em.fork(), callerOf(principal), params.id) }), {
       apiKey: 'APP_READ',
       params: IdParams,
-      response: { 200: DataList(RevisionRecordView, 'The app’s revisions, newest first'), ...problems('NOT_FOUND') },
+      response: { 200: DataList(RevisionRecordView, 'The app’s revisions, newest first'), ...problems(...accessProblems('read')) },
       detail: {
         summary: "An app's revisions and their outcomes",
         description: 'Needs APP_READ. Newest first (the last 100): each with its status, the fields it changed, and the reason when it was rejected.',

@@ -58,7 +58,13 @@ export const DataHandlingInput = t.Object(
     storesUserData: t.Boolean({ description: 'Whether the app keeps workspace data on its own servers' }),
     locations: t.Array(DataLocation, { maxItems: DATA_LOCATIONS.length, uniqueItems: true, description: 'Where stored data lives' }),
     thirdParties: t.Array(
-      t.Object({ name: SingleLine(1, 100), purpose: SingleLine(1, 200, 'What they receive the data for') }, { additionalProperties: false }),
+      t.Object(
+        {
+          name: SingleLine(1, 100, 'The company', 'Acme Mail'),
+          purpose: SingleLine(1, 200, 'What they receive the data for', 'Sending the daily summary e-mails'),
+        },
+        { additionalProperties: false },
+      ),
       { maxItems: MAX_THIRD_PARTIES, description: `Other companies the data is shared with (at most ${MAX_THIRD_PARTIES})` },
     ),
     retentionDays: t.Union([t.Integer({ minimum: 0, maximum: 36_500 }), t.Null()], {

@@ -3,7 +3,7 @@ import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
 import { notFound } from '../../http/problem.ts';
 import { MEDIA_TYPES, problems, Uuid } from '../../http/schemas.ts';
-import { authorizeApp, callerOf } from '../teams/access.ts';
+import { accessProblems, authorizeApp, callerOf } from '../teams/access.ts';
 import { parseAssetFile } from './asset-files.ts';
 import { readAsset, unpublishedCopyResponse } from './asset-store.ts';
 
@@ -69,7 +69,7 @@ export function assetsApi(ctx: AppContext, auth: AuthPlugin) {
       params: t.Object({ id: Uuid, file: FileParam }),
       response: {
         200: t.Any({ description: 'The image bytes', [MEDIA_TYPES]: ['image/png', 'image/jpeg'] }),
-        ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED'),
+        ...problems(...accessProblems('read')),
       },
       detail: {
         summary: 'A stored copy of one of your app’s images',

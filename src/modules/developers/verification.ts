@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/problem.ts';
+import { ApiError, type ErrorCode } from '../../http/problem.ts';
 import type { DeveloperStatus } from './developer.entity.ts';
 
 /**
@@ -12,3 +12,6 @@ export function assertVerified(status: DeveloperStatus | undefined, action: { wh
   }
   throw new ApiError(403, 'DEVELOPER_NOT_VERIFIED', `${action.what} can be ${action.done} once an administrator has verified your account`);
 }
+
+/** What `assertVerified` refuses with: a route whose service asks it lists these among its problems. */
+export const VERIFIED_PROBLEMS: ErrorCode[] = ['DEVELOPER_NOT_VERIFIED', 'DEVELOPER_SUSPENDED'];

@@ -4,7 +4,7 @@ import type { AuthPlugin } from '../identity/auth.ts';
 import { IdParams, Paginated, problems } from '../../http/schemas.ts';
 import { DeveloperReview, ReplyBody, ReplyView, ReviewReplyParams, ReviewsQuery } from './reviews.model.ts';
 import { deleteReply, listAppReviews, putReply } from './review-replies.service.ts';
-import { callerOf } from '../teams/access.ts';
+import { accessProblems, callerOf } from '../teams/access.ts';
 
 /** The developer's view of their app's reviews, and their replies. */
 export function reviewRepliesApi(ctx: AppContext, auth: AuthPlugin) {
@@ -14,7 +14,7 @@ export function reviewRepliesApi(ctx: AppContext, auth: AuthPlugin) {
       apiKey: 'APP_READ',
       params: IdParams,
       query: ReviewsQuery,
-      response: { 200: Paginated(DeveloperReview, 'A page of the reviews of your app'), ...problems('NOT_FOUND') },
+      response: { 200: Paginated(DeveloperReview, 'A page of the reviews of your app'), ...problems(...accessProblems('read')) },
       detail: {
         summary: "Your app's reviews, to answer them",
         description:
@@ -31,7 +31,7 @@ export function reviewRepliesApi(ctx: AppContext, auth: AuthPlugin) {
         apiKey: 'APP_UPDATE',
         params: ReviewReplyParams,
         body: ReplyBody,
-        response: { 200: ReplyView, 201: ReplyView, ...problems('NOT_FOUND', 'VALIDATION_FAILED') },
+        response: { 200: ReplyView, 201: ReplyView, ...problems(...accessProblems('reply'), 'VALIDATION_FAILED') },
         detail: {
           summary: 'Reply to a review (or replace your reply)',
           description:
@@ -45,7 +45,7 @@ export function reviewRepliesApi(ctx: AppContext, auth: AuthPlugin) {
       {
         apiKey: 'APP_UPDATE',
         params: ReviewReplyParams,
-        response: { 200: ReplyView, ...problems('NOT_FOUND') },
+        response: { 200: ReplyView, ...problems(...accessProblems('reply')) },
         detail: {
           summary: 'Delete your reply to a review',
           description: 'Needs APP_UPDATE. Returns the deleted reply; 404 when the review has none.',

@@ -1,6 +1,6 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { executeNamed } from '../../lib/named-sql.ts';
-import { ApiError, notFound } from '../../http/problem.ts';
+import { ApiError, notFound, type ErrorCode } from '../../http/problem.ts';
 import type { DeveloperPrincipal } from '../identity/auth.ts';
 import { App } from '../apps/app.entity.ts';
 import { TEAM_ROLES, type TeamRole } from './team.entity.ts';
@@ -47,6 +47,17 @@ export type AppRight = keyof typeof APP_RIGHTS;
 
 const rank = (role: TeamRole) => TEAM_ROLES.length - TEAM_ROLES.indexOf(role);
 export const roleAtLeast = (role: TeamRole, needed: TeamRole) => rank(role) >= rank(needed);
+
+/**
+ * What `authorizeTeam` (and `authorizeApp` on a team's app) refuses with for `right`, beside the
+ * throws below: every route that asks them lists these among its problems, so the API document
+ * says what it answers. A right every member has cannot be refused for the role.
+ */
+export function accessProblems(right: AppRight): ErrorCode[] {
+  const codes: ErrorCode[] = ['NOT_FOUND', 'DEVELOPER_SUSPENDED', 'TEAM_SUSPENDED'];
+  if (!roleAtLeast(TEAM_ROLES[TEAM_ROLES.length - 1]!, APP_RIGHTS[right])) codes.push('TEAM_ROLE_REQUIRED');
+  return codes;
+}
 
 export interface Membership {
   teamId: string;

@@ -6,7 +6,8 @@ import { claimDomain, verifyDomain } from './team-domain.service.ts';
 import { listTeamAudit } from './team-audit.ts';
 import { OwnerAppView } from '../apps/apps.model.ts';
 import { transferApp } from './transfers.service.ts';
-import { callerOf } from './access.ts';
+import { accessProblems, callerOf } from './access.ts';
+import { VERIFIED_PROBLEMS } from '../developers/verification.ts';
 import { InvitationParams, InvitationView, MemberParams, MemberView, TeamAuditView, TeamParams, TeamView, teamModels } from './teams.model.ts';
 import { createTeam, deleteTeam, getTeam, listTeams, updateTeam } from './teams.service.ts';
 import {
@@ -33,7 +34,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
     .post('/api/dev/teams', async ({ principal, body, status }) => status(201, await createTeam(em(), callerOf(principal), body)), {
       developer: true,
       body: 'CreateTeamBody',
-      response: { 201: 'TeamView', ...problems('LIMIT_EXCEEDED', 'DEVELOPER_NOT_VERIFIED') },
+      response: { 201: 'TeamView', ...problems('LIMIT_EXCEEDED', ...VERIFIED_PROBLEMS) },
       detail: {
         summary: 'Create a team',
         description: `${AUTH} Needs a VERIFIED developer (403 DEVELOPER_NOT_VERIFIED); you become its owner. At most 50 teams per developer (409 LIMIT_EXCEEDED).`,
@@ -47,20 +48,20 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
     .get('/api/dev/teams/:id', async ({ principal, params }) => getTeam(em(), callerOf(principal), params.id), {
       developer: true,
       params: TeamParams,
-      response: { 200: 'TeamView', ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
+      response: { 200: 'TeamView', ...problems(...accessProblems('read')) },
       detail: { summary: 'Read a team', description: `${AUTH} Any member. ${MEMBERS_ONLY}` },
     })
     .put('/api/dev/teams/:id', async ({ principal, params, body }) => updateTeam(em(), callerOf(principal), params.id, body), {
       developer: true,
       params: TeamParams,
       body: 'UpdateTeamBody',
-      response: { 200: 'TeamView', ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
+      response: { 200: 'TeamView', ...problems(...accessProblems('manage')) },
       detail: { summary: 'Rename a team or change its website', description: `${AUTH} Owners only. ${MEMBERS_ONLY}` },
     })
     .delete('/api/dev/teams/:id', async ({ principal, params }) => deleteTeam(em(), callerOf(principal), params.id), {
       developer: true,
       params: TeamParams,
-      response: { 200: 'TeamView', ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'TEAM_NOT_EMPTY') },
+      response: { 200: 'TeamView', ...problems(...accessProblems('manage'), 'TEAM_NOT_EMPTY') },
       detail: {
         summary: 'Delete a team',
         description: `${AUTH} Owners only, and only while it owns no app (409 TEAM_NOT_EMPTY). Returns the deleted team. ${MEMBERS_ONLY}`,
@@ -74,7 +75,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
         developer: true,
         params: TeamParams,
         body: 'InviteBody',
-        response: { 201: 'InvitationView', ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'ALREADY_MEMBER', 'LIMIT_EXCEEDED') },
+        response: { 201: 'InvitationView', ...problems(...accessProblems('manage'), 'ALREADY_MEMBER', 'LIMIT_EXCEEDED') },
         detail: {
           summary: 'Invite someone to the team',
           description: `${AUTH} Owners only. The address gets an e-mail; the invitation expires after 7 days and replaces a pending one to the same address. A member with that address: 409 ALREADY_MEMBER; a full team (100 members): 409 LIMIT_EXCEEDED. ${MEMBERS_ONLY}`,
@@ -89,7 +90,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
         params: TeamParams,
         response: {
           200: DataList(InvitationView, "The team's pending invitations"),
-          ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED'),
+          ...problems(...accessProblems('manage')),
         },
         detail: { summary: "List the team's pending invitations", description: `${AUTH} Owners only. ${MEMBERS_ONLY}` },
       },
@@ -100,7 +101,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
       {
         developer: true,
         params: InvitationParams,
-        response: { 200: 'InvitationView', ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
+        response: { 200: 'InvitationView', ...problems(...accessProblems('manage')) },
         detail: { summary: 'Withdraw an invitation', description: `${AUTH} Owners only. An answered or expired invitation is 404. ${MEMBERS_ONLY}` },
       },
     )
@@ -117,7 +118,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
       params: IdParams,
       response: {
         200: 'AcceptedInvitation',
-        ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'ALREADY_MEMBER', 'LIMIT_EXCEEDED', 'DEVELOPER_NOT_VERIFIED'),
+        ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'ALREADY_MEMBER', 'LIMIT_EXCEEDED', ...VERIFIED_PROBLEMS),
       },
       detail: {
         summary: 'Accept an invitation',
@@ -133,7 +134,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
     .get('/api/dev/teams/:id/members', async ({ principal, params }) => ({ data: await listMembers(em(), callerOf(principal), params.id) }), {
       developer: true,
       params: TeamParams,
-      response: { 200: DataList(MemberView, "The team's members"), ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED') },
+      response: { 200: DataList(MemberView, "The team's members"), ...problems(...accessProblems('read')) },
       detail: { summary: "List the team's members", description: `${AUTH} Any member. ${MEMBERS_ONLY}` },
     })
     .put(
@@ -143,7 +144,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
         developer: true,
         params: MemberParams,
         body: 'RoleBody',
-        response: { 200: 'MemberView', ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'LAST_OWNER') },
+        response: { 200: 'MemberView', ...problems(...accessProblems('manage'), 'LAST_OWNER') },
         detail: {
           summary: "Change a member's role",
           description: `${AUTH} Owners only. The last owner cannot be demoted (409 LAST_OWNER). ${MEMBERS_ONLY}`,
@@ -156,7 +157,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
       {
         developer: true,
         params: MemberParams,
-        response: { 200: 'MemberView', ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'LAST_OWNER') },
+        response: { 200: 'MemberView', ...problems(...accessProblems('manage'), 'LAST_OWNER') },
         detail: {
           summary: 'Remove a member, or leave',
           description: `${AUTH} Owners remove anyone; any member removes themselves (leaves). The last owner can neither leave nor be removed (409 LAST_OWNER). Every right through the team ends at once: the member's team keys are revoked. ${MEMBERS_ONLY}`,
@@ -167,7 +168,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
       developer: true,
       params: TeamParams,
       body: 'DomainBody',
-      response: { 200: 'DomainClaim', ...problems('VALIDATION_FAILED', 'NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'DOMAIN_TAKEN') },
+      response: { 200: 'DomainClaim', ...problems('VALIDATION_FAILED', ...accessProblems('manage'), 'DOMAIN_TAKEN') },
       detail: {
         summary: 'Claim a domain for the team',
         description: `${AUTH} Owners only. Serve \`token\` as the whole body of \`url\` (https://<domain>/.well-known/marketplace-publisher.txt), then call …/domain/verify. A domain verified by another team: 409 DOMAIN_TAKEN. ${MEMBERS_ONLY}`,
@@ -178,7 +179,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
       params: TeamParams,
       response: {
         200: 'TeamView',
-        ...problems('DOMAIN_NOT_VERIFIED', 'NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'DOMAIN_TAKEN', 'CONFLICT'),
+        ...problems('DOMAIN_NOT_VERIFIED', ...accessProblems('manage'), 'DOMAIN_TAKEN', 'CONFLICT'),
       },
       detail: {
         summary: "Verify the team's domain",
@@ -191,7 +192,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
       query: t.Object(PageQuery),
       response: {
         200: Paginated(TeamAuditView, "The team's audit entries, newest first"),
-        ...problems('VALIDATION_FAILED', 'NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED'),
+        ...problems('VALIDATION_FAILED', ...accessProblems('manage')),
       },
       detail: {
         summary: "The team's audit",
@@ -202,7 +203,7 @@ export function teamsApi(ctx: AppContext, auth: AuthPlugin) {
       apiKey: 'APP_UPDATE',
       params: IdParams,
       body: 'TransferBody',
-      response: { 200: OwnerAppView, ...problems('NOT_FOUND', 'TEAM_ROLE_REQUIRED', 'TEAM_SUSPENDED', 'CONFLICT') },
+      response: { 200: OwnerAppView, ...problems(...accessProblems('transfer'), 'CONFLICT') },
       detail: {
         tags: ['Developer apps'],
         summary: 'Transfer an app to a team, between teams, or back to you',

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
-import { callerOf } from '../teams/access.ts';
+import { accessProblems, callerOf } from '../teams/access.ts';
 import { DataList, IdParams, problems, rateLimitedProblem } from '../../http/schemas.ts';
 import { createClientAddressResolver } from '../../http/client-address.ts';
 import { networkOf } from '../../lib/ip-address.ts';
@@ -33,7 +33,7 @@ export function trustedPublishingApi(ctx: AppContext, auth: AuthPlugin) {
       {
         apiKey: 'APP_UPDATE',
         params: IdParams,
-        response: { 200: DataList(TrustedPublisherView, 'The CI workflows that may publish this app'), ...problems('NOT_FOUND') },
+        response: { 200: DataList(TrustedPublisherView, 'The CI workflows that may publish this app'), ...problems(...accessProblems('edit')) },
         detail: { summary: 'List the CI workflows that may publish this app', description: 'Needs APP_UPDATE.' },
       },
     )
@@ -44,7 +44,7 @@ export function trustedPublishingApi(ctx: AppContext, auth: AuthPlugin) {
         apiKey: 'APP_UPDATE',
         params: IdParams,
         body: CreateTrustedPublisherBody,
-        response: { 201: TrustedPublisherView, ...problems('NOT_FOUND', 'VALIDATION_FAILED', 'TRUSTED_PUBLISHER_EXISTS') },
+        response: { 201: TrustedPublisherView, ...problems(...accessProblems('edit'), 'VALIDATION_FAILED', 'TRUSTED_PUBLISHER_EXISTS') },
         detail: {
           summary: 'Let a CI workflow publish this app without a stored key',
           description:
@@ -58,7 +58,7 @@ export function trustedPublishingApi(ctx: AppContext, auth: AuthPlugin) {
       {
         apiKey: 'APP_UPDATE',
         params: TrustedPublisherParams,
-        response: { 200: TrustedPublisherView, ...problems('NOT_FOUND') },
+        response: { 200: TrustedPublisherView, ...problems(...accessProblems('edit')) },
         detail: {
           summary: 'Stop trusting a CI workflow',
           description: 'Needs APP_UPDATE. Keys it already obtained expire on their own within 15 minutes; revoke them to end them sooner.',

@@ -3,7 +3,8 @@ import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
 import { DataList, IdParams, Paginated, problems } from '../../http/schemas.ts';
 import { createWebhookUrlPolicy } from './webhook-urls.ts';
-import { callerOf } from '../teams/access.ts';
+import { accessProblems, callerOf } from '../teams/access.ts';
+import { VERIFIED_PROBLEMS } from '../developers/verification.ts';
 import {
   CreateWebhookBody,
   DeliveriesQuery,
@@ -35,7 +36,7 @@ export function webhooksApi(ctx: AppContext, auth: AuthPlugin) {
     .post('', async ({ principal, body, status }) => status(201, await createWebhook(deps(), callerOf(principal), body)), {
       developer: 'APP_UPDATE',
       body: CreateWebhookBody,
-      response: { 201: WebhookWithSecret, ...problems('VALIDATION_FAILED', 'LIMIT_EXCEEDED') },
+      response: { 201: WebhookWithSecret, ...problems('VALIDATION_FAILED', 'LIMIT_EXCEEDED', ...VERIFIED_PROBLEMS, ...accessProblems('webhooks')) },
       detail: {
         summary: 'Register a webhook endpoint',
         description: `${AUTH} Events are POSTed to \`url\`, signed per Standard Webhooks with the \`secret\` returned here (once: store it). The URL must use https in production and resolve to a public address on port 80 or 443 (400 otherwise). At most 10 endpoints (409 LIMIT_EXCEEDED). Needs a verified developer (403 DEVELOPER_NOT_VERIFIED, or DEVELOPER_SUSPENDED). See docs/webhooks.md for the payloads and how to verify a signature.`,
@@ -49,14 +50,14 @@ export function webhooksApi(ctx: AppContext, auth: AuthPlugin) {
     .get('/:id', async ({ principal, params }) => getWebhook(ctx.orm.em.fork(), callerOf(principal), params.id), {
       developer: 'APP_UPDATE',
       params: IdParams,
-      response: { 200: WebhookView, ...problems('NOT_FOUND') },
+      response: { 200: WebhookView, ...problems(...accessProblems('webhooks')) },
       detail: { summary: 'Read one of your webhook endpoints', description: `${AUTH} Another developer's endpoint is 404.` },
     })
     .put('/:id', async ({ principal, params, body }) => updateWebhook(deps(), callerOf(principal), params.id, body), {
       developer: 'APP_UPDATE',
       params: IdParams,
       body: UpdateWebhookBody,
-      response: { 200: WebhookView, ...problems('NOT_FOUND', 'VALIDATION_FAILED') },
+      response: { 200: WebhookView, ...problems(...accessProblems('webhooks'), 'VALIDATION_FAILED') },
       detail: {
         summary: 'Update a webhook endpoint',
         description: `${AUTH} Omitted fields are unchanged; \`null\` clears \`description\`. \`enabled: false\` pauses deliveries; \`enabled: true\` resumes them, also after the service disabled the endpoint for failing.`,
@@ -65,13 +66,13 @@ export function webhooksApi(ctx: AppContext, auth: AuthPlugin) {
     .delete('/:id', async ({ principal, params }) => deleteWebhook(ctx.orm.em.fork(), callerOf(principal), params.id), {
       developer: 'APP_UPDATE',
       params: IdParams,
-      response: { 200: WebhookView, ...problems('NOT_FOUND') },
+      response: { 200: WebhookView, ...problems(...accessProblems('webhooks')) },
       detail: { summary: 'Delete a webhook endpoint', description: `${AUTH} Returns the deleted endpoint; its deliveries go with it.` },
     })
     .post('/:id/rotate-secret', async ({ principal, params }) => rotateSecret(deps(), callerOf(principal), params.id), {
       developer: 'APP_UPDATE',
       params: IdParams,
-      response: { 200: WebhookWithSecret, ...problems('NOT_FOUND') },
+      response: { 200: WebhookWithSecret, ...problems(...accessProblems('webhooks')) },
       detail: {
         summary: 'Rotate the signing secret',
         description: `${AUTH} Returns the new secret (once). For 24 hours (\`previousSecretExpiresAt\`) deliveries carry a signature with each secret, so the receiver can switch over without rejecting any. Takes no body.`,
@@ -80,7 +81,7 @@ export function webhooksApi(ctx: AppContext, auth: AuthPlugin) {
     .post('/:id/test', async ({ principal, params, status }) => status(201, await sendPing(deps(), callerOf(principal), params.id)), {
       developer: { scope: 'APP_UPDATE', limit: 'webhookSends' },
       params: IdParams,
-      response: { 201: DeliveryView, ...problems('NOT_FOUND', 'CONFLICT') },
+      response: { 201: DeliveryView, ...problems(...accessProblems('webhooks'), ...VERIFIED_PROBLEMS, 'CONFLICT') },
       detail: {
         summary: 'Send a test event',
         description: `${AUTH} Sends a \`ping\` event to this endpoint (one attempt, no retries) and returns its delivery, pending; its result appears in the deliveries list within seconds. A disabled endpoint is 409 CONFLICT. Needs a verified developer (403 DEVELOPER_NOT_VERIFIED, or DEVELOPER_SUSPENDED); test pings and redeliveries together are limited per developer (429). Takes no body.`,
@@ -90,7 +91,7 @@ export function webhooksApi(ctx: AppContext, auth: AuthPlugin) {
       developer: 'APP_UPDATE',
       params: IdParams,
       query: DeliveriesQuery,
-      response: { 200: Paginated(DeliveryView, 'A page of the endpoint’s deliveries, newest first'), ...problems('NOT_FOUND') },
+      response: { 200: Paginated(DeliveryView, 'A page of the endpoint’s deliveries, newest first'), ...problems(...accessProblems('webhooks')) },
       detail: {
         summary: "An endpoint's deliveries, newest first",
         description: `${AUTH} One delivery per event, with its latest attempt: status code, latency, error and when the next retry is due. Failed attempts are retried with exponential backoff (the first after about 30 s) for at least 24 hours, then the delivery is \`failed\`. \`status\` filters.`,
@@ -102,7 +103,7 @@ export function webhooksApi(ctx: AppContext, auth: AuthPlugin) {
       {
         developer: { scope: 'APP_UPDATE', limit: 'webhookSends' },
         params: DeliveryParams,
-        response: { 200: DeliveryView, ...problems('NOT_FOUND', 'CONFLICT') },
+        response: { 200: DeliveryView, ...problems(...accessProblems('webhooks'), ...VERIFIED_PROBLEMS, 'CONFLICT') },
         detail: {
           summary: 'Send a delivery again',
           description: `${AUTH} Attempts the delivery again now, with the same \`webhook-id\`. A settled delivery (succeeded or failed) gets one more attempt; a pending one has its next retry brought forward. 409 CONFLICT while an attempt is in flight or the endpoint is disabled. Needs a verified developer (403 DEVELOPER_NOT_VERIFIED, or DEVELOPER_SUSPENDED); limited per developer with test pings (429). Takes no body.`,
