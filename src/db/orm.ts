@@ -13,6 +13,7 @@ import { Review } from '../modules/reviews/review.entity.ts';
 import { ReviewReply } from '../modules/reviews/review-reply.entity.ts';
 import { Install } from '../modules/installs/install.entity.ts';
 import { AppStats } from '../modules/stats/app-stats.entity.ts';
+import { AppDailyStats } from '../modules/stats/app-daily-stats.entity.ts';
 import { WebhookDelivery, WebhookEvent } from '../modules/webhooks/webhook-delivery.entity.ts';
 import { Email } from '../modules/notifications/email.entity.ts';
 import { WebhookEndpoint } from '../modules/webhooks/webhook-endpoint.entity.ts';
@@ -38,6 +39,7 @@ export const entities = [
   AppRevision,
   Install,
   AppStats,
+  AppDailyStats,
   Review,
   ReviewReply,
   WebhookEndpoint,

@@ -1,7 +1,10 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { raw, type EntityManager } from '@mikro-orm/postgresql';
 import { validationFailed } from '../../http/problem.ts';
 import { authorizeApp, authorizeTeam, type Caller } from '../teams/access.ts';
-import { executeNamed } from '../../lib/named-sql.ts';
+import { App } from '../apps/app.entity.ts';
+import { Review } from '../reviews/review.entity.ts';
+import { AppStats } from '../stats/app-stats.entity.ts';
+import { AppDailyStats } from '../stats/app-daily-stats.entity.ts';
 import {
   ANALYTICS_DAYS,
   MAX_SERIES_DAYS,
@@ -49,102 +52,137 @@ export function seriesRange(query: DailyQuery, now = new Date()): { from: string
   return { from: isoDay(from), to: isoDay(to) };
 }
 
-const AVERAGE = (ratingTotal: string, reviewsTotal: string) =>
-  `case when ${reviewsTotal} = 0 then 0 else round(${ratingTotal}::numeric / ${reviewsTotal}, 2) end`;
+/** A mean rating to two places (halves up, as PostgreSQL's `round` does), 0 without reviews; exact, from the integer sums. */
+const averageOf = (ratingSum: number, reviews: number) => (reviews === 0 ? 0 : Math.floor((200 * ratingSum + reviews) / (2 * reviews)) / 100);
 
-/**
- * The daily series of each app and of their sums (`app_id` null), oldest day first. Each day's
- * running figures start from the sums of the app's rows before `from`: at most a row per day of
- * the app's life, read along the primary key.
- */
-async function series(em: EntityManager, appIds: string[], range: { from: string; to: string }) {
-  return executeNamed<{
-    app_id: string | null;
-    date: string;
-    installs: number;
-    uninstalls: number;
-    active_installs: number;
-    reviews: number;
-    average_rating: string;
-  }>(
-    em,
-    `with ids as (select distinct unnest(:appIds::uuid[]) as app_id),
-     before as (
-       select i.app_id, coalesce(sum(s.new_installs + s.reinstalls - s.uninstalls), 0)::int as active,
-              coalesce(sum(s.reviews), 0)::int as reviews, coalesce(sum(s.rating_sum), 0)::bigint as rating
-       from ids i left join app_daily_stats s on s.app_id = i.app_id and s.day < :from::date
-       group by i.app_id),
-     grid as (
-       select i.app_id, d::date as day, coalesce(s.new_installs + s.reinstalls, 0) as installs,
-              coalesce(s.uninstalls, 0) as uninstalls, coalesce(s.reviews, 0) as reviews, coalesce(s.rating_sum, 0) as rating_sum
-       from ids i cross join generate_series(:from::date, :to::date, interval '1 day') d
-       left join app_daily_stats s on s.app_id = i.app_id and s.day = d::date),
-     running as (
-       select g.app_id, g.day, g.installs, g.uninstalls, g.reviews,
-              (b.active + sum(g.installs - g.uninstalls) over w)::int as active_installs,
-              (b.reviews + sum(g.reviews) over w)::int as reviews_total,
-              (b.rating + sum(g.rating_sum) over w)::bigint as rating_total
-       from grid g join before b on b.app_id = g.app_id
-       window w as (partition by g.app_id order by g.day))
-     select app_id, to_char(day, 'YYYY-MM-DD') as date, installs, uninstalls, active_installs, reviews,
-            ${AVERAGE('rating_total', 'reviews_total')} as average_rating
-     from running
-     union all
-     select null, to_char(day, 'YYYY-MM-DD'), sum(installs)::int, sum(uninstalls)::int, sum(active_installs)::int, sum(reviews)::int,
-            ${AVERAGE('sum(rating_total)', 'sum(reviews_total)')}
-     from running group by day
-     order by app_id nulls first, date`,
-    { appIds, ...range },
-  );
+/** Every UTC day of the range, oldest first. */
+export function daysOf(range: { from: string; to: string }): string[] {
+  const days: string[] = [];
+  for (let at = Date.parse(`${range.from}T00:00:00Z`), last = Date.parse(`${range.to}T00:00:00Z`); at <= last; at += DAY_MS) {
+    days.push(isoDay(new Date(at)));
+  }
+  return days;
 }
 
-const toRow = (row: Awaited<ReturnType<typeof series>>[number]): DailyAnalyticsRow => ({
-  date: row.date,
-  installs: row.installs,
-  uninstalls: row.uninstalls,
-  activeInstalls: row.active_installs,
-  reviews: row.reviews,
-  averageRating: Number(row.average_rating),
+/** The running sums a day's row ends with: what the average rating and active installs are computed from. */
+interface Running {
+  activeInstalls: number;
+  reviews: number;
+  ratingSum: number;
+}
+
+const toRow = (date: string, day: { installs: number; uninstalls: number; reviews: number }, running: Running): DailyAnalyticsRow => ({
+  date,
+  installs: day.installs,
+  uninstalls: day.uninstalls,
+  activeInstalls: running.activeInstalls,
+  reviews: day.reviews,
+  averageRating: averageOf(running.ratingSum, running.reviews),
 });
 
-/** The counters and the rating distribution of each app, and of their sums (`app_id` null). */
+/**
+ * The daily series of each app and of their sums (key null), oldest day first, every day of the
+ * range included (a day without a row as zeros). Each app's running figures start from the sums of
+ * its rows before `from`, summed in the database along the primary key; the range's own rows (a
+ * year at most) are run through here.
+ */
+async function series(em: EntityManager, appIds: string[], range: { from: string; to: string }): Promise<Map<string | null, DailyAnalyticsRow[]>> {
+  const ids = [...new Set(appIds)];
+  const [before, rows] = await Promise.all([
+    em
+      .createQueryBuilder(AppDailyStats, 's')
+      .select([
+        's.appId',
+        raw('sum(s.new_installs + s.reinstalls - s.uninstalls)::int as active'),
+        raw('sum(s.reviews)::int as reviews'),
+        raw('sum(s.rating_sum)::bigint as rating'),
+      ])
+      .where({ appId: { $in: ids }, day: { $lt: range.from } })
+      .groupBy('s.appId')
+      .execute<{ appId: string; active: number; reviews: number; rating: string }[]>('all'),
+    em
+      .createQueryBuilder(AppDailyStats, 's')
+      .select(['s.appId', 's.day', 's.newInstalls', 's.reinstalls', 's.uninstalls', 's.reviews', 's.ratingSum'])
+      .where({ appId: { $in: ids }, day: { $gte: range.from, $lte: range.to } })
+      .execute<Pick<AppDailyStats, 'appId' | 'day' | 'newInstalls' | 'reinstalls' | 'uninstalls' | 'reviews' | 'ratingSum'>[]>('all'),
+  ]);
+  const days = daysOf(range);
+  const rowOf = new Map(rows.map((row) => [`${row.appId} ${row.day}`, row]));
+  const totals = days.map((date) => ({ date, installs: 0, uninstalls: 0, reviews: 0, running: { activeInstalls: 0, reviews: 0, ratingSum: 0 } }));
+  const daily = new Map<string | null, DailyAnalyticsRow[]>();
+  const startOf = new Map(before.map((row) => [row.appId, row]));
+  for (const appId of ids) {
+    const start = startOf.get(appId);
+    const running: Running = { activeInstalls: start?.active ?? 0, reviews: start?.reviews ?? 0, ratingSum: Number(start?.rating ?? 0) };
+    daily.set(
+      appId,
+      days.map((date, i) => {
+        const row = rowOf.get(`${appId} ${date}`);
+        const day = { installs: row ? row.newInstalls + row.reinstalls : 0, uninstalls: row?.uninstalls ?? 0, reviews: row?.reviews ?? 0 };
+        running.activeInstalls += day.installs - day.uninstalls;
+        running.reviews += day.reviews;
+        running.ratingSum += row?.ratingSum ?? 0;
+        const sum = totals[i]!;
+        sum.installs += day.installs;
+        sum.uninstalls += day.uninstalls;
+        sum.reviews += day.reviews;
+        sum.running.activeInstalls += running.activeInstalls;
+        sum.running.reviews += running.reviews;
+        sum.running.ratingSum += running.ratingSum;
+        return toRow(date, day, running);
+      }),
+    );
+  }
+  // No apps, no days: the sums of nothing are no rows, not zeros.
+  daily.set(null, ids.length === 0 ? [] : totals.map((sum) => toRow(sum.date, sum, sum.running)));
+  return daily;
+}
+
+/** The counters and the rating distribution of each app, and of their sums (`appId` null). */
 async function counters(em: EntityManager, appIds: string[]) {
-  const rows = await executeNamed<{
-    app_id: string | null;
-    install_count: number;
-    active_installs: number;
-    uninstall_count: number;
-    review_count: number;
-    average_rating: string;
-    stars: number[];
-  }>(
-    em,
-    `with per_app as (
-       select i.app_id, coalesce(s.install_count, 0) as install_count, coalesce(s.active_installs, 0) as active_installs,
-              coalesce(s.uninstall_count, 0) as uninstall_count, coalesce(s.review_count, 0) as review_count,
-              coalesce(s.rating_sum, 0) as rating_sum,
-              array(select count(r.id)::int from generate_series(1, 5) n
-                    left join reviews r on r.app_id = i.app_id and not r.hidden and r.rating = n group by n order by n) as stars
-       from (select distinct unnest(:appIds::uuid[]) as app_id) i left join app_stats s on s.app_id = i.app_id)
-     select app_id, install_count, active_installs, uninstall_count, review_count,
-            ${AVERAGE('rating_sum', 'review_count')} as average_rating, stars
-     from per_app
-     union all
-     select null, coalesce(sum(install_count), 0)::int, coalesce(sum(active_installs), 0)::int, coalesce(sum(uninstall_count), 0)::int,
-            coalesce(sum(review_count), 0)::int, ${AVERAGE('coalesce(sum(rating_sum), 0)', 'coalesce(sum(review_count), 0)')},
-            array[coalesce(sum(stars[1]), 0)::int, coalesce(sum(stars[2]), 0)::int, coalesce(sum(stars[3]), 0)::int,
-                  coalesce(sum(stars[4]), 0)::int, coalesce(sum(stars[5]), 0)::int]
-     from per_app`,
-    { appIds },
-  );
-  return rows.map((row) => ({
-    appId: row.app_id,
-    installCount: row.install_count,
-    activeInstalls: row.active_installs,
-    uninstallCount: row.uninstall_count,
-    reviewCount: row.review_count,
-    averageRating: Number(row.average_rating),
-    ratingDistribution: Object.fromEntries(row.stars.map((count, i) => [String(i + 1), count])) as RatingDistribution,
+  const ids = [...new Set(appIds)];
+  const [stats, stars] = await Promise.all([
+    em
+      .createQueryBuilder(AppStats, 's')
+      .select(['s.appId', 's.installCount', 's.activeInstalls', 's.uninstallCount', 's.reviewCount', 's.ratingSum'])
+      .where({ appId: { $in: ids } })
+      .execute<Pick<AppStats, 'appId' | 'installCount' | 'activeInstalls' | 'uninstallCount' | 'reviewCount' | 'ratingSum'>[]>('all'),
+    em
+      .createQueryBuilder(Review, 'r')
+      .select([raw('r.app_id as app_id'), 'r.rating', raw('count(*)::int as n')])
+      .where({ app: { $in: ids }, hidden: false })
+      .groupBy(['r.app', 'r.rating'])
+      .execute<{ app_id: string; rating: number; n: number }[]>('all', false),
+  ]);
+  const statOf = new Map(stats.map((stat) => [stat.appId, stat]));
+  const starsOf = new Map(stars.map((row) => [`${row.app_id} ${row.rating}`, row.n]));
+  const perApp = ids.map((appId) => {
+    const stat = statOf.get(appId);
+    const distribution = [1, 2, 3, 4, 5].map((rating) => starsOf.get(`${appId} ${rating}`) ?? 0);
+    return {
+      appId: appId as string | null,
+      installCount: stat?.installCount ?? 0,
+      activeInstalls: stat?.activeInstalls ?? 0,
+      uninstallCount: stat?.uninstallCount ?? 0,
+      reviewCount: stat?.reviewCount ?? 0,
+      ratingSum: stat?.ratingSum ?? 0,
+      distribution,
+    };
+  });
+  const sum = (value: (row: (typeof perApp)[number]) => number) => perApp.reduce((total, row) => total + value(row), 0);
+  const totals = {
+    appId: null,
+    installCount: sum((row) => row.installCount),
+    activeInstalls: sum((row) => row.activeInstalls),
+    uninstallCount: sum((row) => row.uninstallCount),
+    reviewCount: sum((row) => row.reviewCount),
+    ratingSum: sum((row) => row.ratingSum),
+    distribution: [0, 1, 2, 3, 4].map((i) => sum((row) => row.distribution[i]!)),
+  };
+  return [...perApp, totals].map(({ ratingSum, distribution, ...row }) => ({
+    ...row,
+    averageRating: averageOf(ratingSum, row.reviewCount),
+    ratingDistribution: Object.fromEntries(distribution.map((count, i) => [String(i + 1), count])) as RatingDistribution,
   }));
 }
 
@@ -157,16 +195,16 @@ function figuresOf(figures: Awaited<ReturnType<typeof counters>>, appId: string 
 /** Analytics of an app the caller may read analytics of. */
 export async function getAppAnalytics(em: EntityManager, caller: Caller, appId: string): Promise<AppAnalytics> {
   const app = await readableApp(em, caller, appId);
-  const [figures, installsByDay] = await Promise.all([
+  const range = seriesRange({});
+  const [figures, installs] = await Promise.all([
     counters(em, [app.id]),
-    executeNamed<{ date: string; count: number }>(
-      em,
-      `select to_char(d::date, 'YYYY-MM-DD') as date, coalesce(s.new_installs, 0) as count
-       from generate_series(:from::date, :to::date, interval '1 day') d
-       left join app_daily_stats s on s.app_id = :appId and s.day = d::date order by d`,
-      { appId: app.id, ...seriesRange({}) },
-    ),
+    em
+      .createQueryBuilder(AppDailyStats, 's')
+      .select(['s.day', 's.newInstalls'])
+      .where({ appId: app.id, day: { $gte: range.from, $lte: range.to } })
+      .execute<Pick<AppDailyStats, 'day' | 'newInstalls'>[]>('all'),
   ]);
+  const installsByDay = daysOf(range).map((date) => ({ date, count: installs.find((row) => row.day === date)?.newInstalls ?? 0 }));
   return { ...figuresOf(figures, app.id), status: app.status, featured: app.featured, installsByDay };
 }
 
@@ -182,12 +220,14 @@ export async function getDailyAnalytics(
   return { slug: app.slug, range, rows: await seriesOfApp(em, app.id, range) };
 }
 
-const seriesOfApp = async (em: EntityManager, appId: string, range: { from: string; to: string }) =>
-  (await series(em, [appId], range)).filter((row) => row.app_id === null).map(toRow);
+const seriesOfApp = async (em: EntityManager, appId: string, range: { from: string; to: string }) => (await series(em, [appId], range)).get(appId)!;
+
+/** The last `days` UTC days, today included. */
+export const lastDays = (days: number) => seriesRange({ from: isoDay(new Date(Date.now() - (days - 1) * DAY_MS)) });
 
 /** Any app's last `days` UTC days, today included (for the console, whose routes check the admin's role). */
 export function recentActivity(em: EntityManager, appId: string, days: number): Promise<DailyAnalyticsRow[]> {
-  return seriesOfApp(em, appId, seriesRange({ from: isoDay(new Date(Date.now() - (days - 1) * DAY_MS)) }));
+  return seriesOfApp(em, appId, lastDays(days));
 }
 
 /**
@@ -196,21 +236,19 @@ export function recentActivity(em: EntityManager, appId: string, days: number): 
  */
 export async function analyticsOfApps(em: EntityManager, appIds: string[], query: DailyQuery): Promise<AppsAnalytics> {
   const range = seriesRange(query);
-  const [apps, figures, days] = await Promise.all([
-    executeNamed<{ id: string; slug: string; name: string }>(
-      em,
-      'select id, slug, name from apps where id = any(:appIds::uuid[]) order by name, id',
-      {
-        appIds,
-      },
-    ),
+  const [apps, figures, daily] = await Promise.all([
+    em
+      .createQueryBuilder(App, 'a')
+      .select(['a.id', 'a.slug', 'a.name'])
+      .where({ id: { $in: appIds } })
+      .orderBy([{ name: 'asc' }, { id: 'asc' }])
+      .execute<{ id: string; slug: string; name: string }[]>('all'),
     counters(em, appIds),
     series(em, appIds, range),
   ]);
-  const dailyOf = (appId: string | null) => days.filter((row) => row.app_id === appId).map(toRow);
   return {
-    apps: apps.map((app) => ({ ...app, ...figuresOf(figures, app.id), daily: dailyOf(app.id) })),
-    totals: { ...figuresOf(figures, null), daily: dailyOf(null) },
+    apps: apps.map((app) => ({ ...app, ...figuresOf(figures, app.id), daily: daily.get(app.id)! })),
+    totals: { ...figuresOf(figures, null), daily: daily.get(null)! },
   };
 }
 
@@ -218,7 +256,7 @@ export async function analyticsOfApps(em: EntityManager, appIds: string[], query
 export async function getTeamAnalytics(em: EntityManager, caller: Caller, teamId: string, query: DailyQuery): Promise<AppsAnalytics> {
   seriesRange(query);
   await authorizeTeam(em, caller, teamId, 'analytics');
-  const apps = await executeNamed<{ id: string }>(em, 'select id from apps where team_id = :teamId', { teamId });
+  const apps = await em.createQueryBuilder(App, 'a').select('a.id').where({ teamId }).execute<{ id: string }[]>('all');
   return analyticsOfApps(
     em,
     apps.map((app) => app.id),

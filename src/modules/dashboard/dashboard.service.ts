@@ -1,8 +1,9 @@
 import { raw, type EntityManager, type SelectQueryBuilder } from '@mikro-orm/postgresql';
-import { executeNamed } from '../../lib/named-sql.ts';
 import { App } from '../apps/app.entity.ts';
 import { AppRevision } from '../apps/app-revision.entity.ts';
 import { Developer } from '../developers/developer.entity.ts';
+import { AppDailyStats } from '../stats/app-daily-stats.entity.ts';
+import { daysOf, lastDays } from '../analytics/analytics.service.ts';
 import { waitingFor } from '../listing-review/review-targets.ts';
 import type { Backlog, DashboardFigures } from '../../../views/admin/dashboard.ts';
 export type { Backlog, DashboardFigures } from '../../../views/admin/dashboard.ts';
@@ -18,28 +19,32 @@ const countAndOldest = async (qb: SelectQueryBuilder<any>, column: string) =>
     .select([raw('count(*)::int as count'), raw(`min(${column}) as oldest`)])
     .execute<{ count: number; oldest: string | Date | null }>('get', false)) ?? undefined;
 
+/** The installs chart's days: the last 30, today included. */
+const CALENDAR_DAYS = 30;
+
 export async function dashboardFigures(em: EntityManager): Promise<DashboardFigures> {
+  const calendar = lastDays(CALENDAR_DAYS);
   const [developers, apps, revisions, approved, activity] = await Promise.all([
     countAndOldest(em.createQueryBuilder(Developer, 'd').where({ status: 'PENDING_VERIFICATION' }), 'd.created_at'),
     countAndOldest(em.createQueryBuilder(App, 'a').where({ status: 'PENDING' }), 'a.submitted_at'),
     countAndOldest(em.createQueryBuilder(AppRevision, 'r').where({ status: 'PENDING' }), 'r.created_at'),
     em.count(App, { status: 'APPROVED' }),
-    // A calendar of 30 days over the roll-up's day rows (generate_series): batch-shaped, so SQL (D106).
-    executeNamed<{ date: string; installs: number; uninstalls: number }>(
-      em,
-      `select to_char(d.day, 'YYYY-MM-DD') as date, coalesce(s.installs, 0)::int as installs, coalesce(s.uninstalls, 0)::int as uninstalls
-       from generate_series((now() at time zone 'utc')::date - 29, (now() at time zone 'utc')::date, interval '1 day') as d(day)
-       left join (select day, sum(new_installs + reinstalls) as installs, sum(uninstalls) as uninstalls from app_daily_stats
-                  where day >= (now() at time zone 'utc')::date - 29 group by day) s on s.day = d.day::date
-       order by d.day`,
-      {},
-    ),
+    em
+      .createQueryBuilder(AppDailyStats, 's')
+      .select(['s.day', raw('sum(s.new_installs + s.reinstalls)::int as installs'), raw('sum(s.uninstalls)::int as uninstalls')])
+      .where({ day: { $gte: calendar.from, $lte: calendar.to } })
+      .groupBy('s.day')
+      .execute<{ day: string; installs: number; uninstalls: number }[]>('all'),
   ]);
   return {
     developersAwaitingVerification: backlog(developers, 'verification'),
     appsAwaitingReview: backlog(apps, 'review'),
     revisionsAwaitingReview: backlog(revisions, 'review'),
     approvedApps: approved,
-    activityByDay: activity,
+    // Every day of the calendar, a day without a row as zeros.
+    activityByDay: daysOf(calendar).map((date) => {
+      const day = activity.find((row) => row.day === date);
+      return { date, installs: day?.installs ?? 0, uninstalls: day?.uninstalls ?? 0 };
+    }),
   };
 }
