@@ -14,6 +14,8 @@ import { ReviewReply } from '../modules/reviews/review-reply.entity.ts';
 import { Install } from '../modules/installs/install.entity.ts';
 import { AppStats } from '../modules/stats/app-stats.entity.ts';
 import { AppDailyStats } from '../modules/stats/app-daily-stats.entity.ts';
+import { Asset } from '../modules/assets/asset.entity.ts';
+import { AssetCheck } from '../modules/assets/asset-check.entity.ts';
 import { WebhookDelivery, WebhookEvent } from '../modules/webhooks/webhook-delivery.entity.ts';
 import { Email } from '../modules/notifications/email.entity.ts';
 import { WebhookEndpoint } from '../modules/webhooks/webhook-endpoint.entity.ts';
@@ -40,6 +42,8 @@ export const entities = [
   Install,
   AppStats,
   AppDailyStats,
+  Asset,
+  AssetCheck,
   Review,
   ReviewReply,
   WebhookEndpoint,

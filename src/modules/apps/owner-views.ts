@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { executeNamed } from '../../lib/named-sql.ts';
 import type { Static } from 'elysia';
 import type { App } from './app.entity.ts';
 import { NO_STATS, toOwnerAppView, type AppStats } from './app-view.ts';
@@ -12,36 +11,24 @@ import { medianDecisionMs, queueEntriesOf, standingOf, type QueueEntry } from '.
 import { AppRevision } from './app-revision.entity.ts';
 import { AppStats as AppStatsRow } from '../stats/app-stats.entity.ts';
 import { Team } from '../teams/team.entity.ts';
+import { AssetCheck } from '../assets/asset-check.entity.ts';
 
-/** What the owning developer (and admins) see of apps: the entity plus stats, asset checks and any pending revision. */
-interface AssetCheckRow {
-  app_id: string;
-  field: string;
-  url: string;
-  ok: boolean;
-  format: string | null;
-  width: number | null;
-  height: number | null;
-  problems: string[];
-  sha256: string | null;
-  extension: string | null;
-  checked_at: Date;
-}
+// What the owning developer (and admins) see of apps: the entity plus stats, asset checks and any pending revision.
 
 /** The checks of exactly the images `listed` (the live listing, or what a revision proposes). */
-const checksOf = (rows: AssetCheckRow[], listed: ListedAsset[]): Static<typeof AssetCheckView>[] =>
-  rows
-    .filter((row) => listed.some((asset) => sameAsset(asset, row)))
-    .map((row) => ({
-      field: row.field,
-      url: row.url,
-      ok: row.ok,
-      format: row.format,
-      width: row.width,
-      height: row.height,
-      problems: row.problems,
-      mirrorUrl: row.sha256 && row.extension ? mirrorUrl(row.sha256, row.extension) : null,
-      checkedAt: new Date(row.checked_at).toISOString(),
+const checksOf = (checks: AssetCheck[], listed: ListedAsset[]): Static<typeof AssetCheckView>[] =>
+  checks
+    .filter((check) => listed.some((asset) => sameAsset(asset, check)))
+    .map((check) => ({
+      field: check.field,
+      url: check.url,
+      ok: check.ok,
+      format: check.format,
+      width: check.width,
+      height: check.height,
+      problems: check.problems,
+      mirrorUrl: check.copy ? mirrorUrl(check.copy.sha256, check.copy.extension) : null,
+      checkedAt: check.checkedAt.toISOString(),
     }));
 
 /**
@@ -56,14 +43,7 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
   const fresh = { disableIdentityMap: true } as const;
   const [stats, checks, revisions, teams] = await Promise.all([
     em.find(AppStatsRow, { appId: { $in: ids } }, fresh),
-    // No entity maps asset checks yet: a cold read joined to the stored copies, still to be converted (D106).
-    executeNamed<AssetCheckRow>(
-      em,
-      `select c.app_id, c.field, c.url, c.ok, c.format, c.width, c.height, c.problems, c.sha256, s.extension, c.checked_at
-       from asset_checks c left join assets s on s.sha256 = c.sha256
-       where c.app_id = any(:ids::uuid[]) order by c.field`,
-      { ids },
-    ),
+    em.find(AssetCheck, { appId: { $in: ids } }, { ...fresh, populate: ['copy'], orderBy: { field: 'asc' } }),
     em.find(AppRevision, { appId: { $in: ids }, status: 'PENDING' }, fresh),
     teamIds.length > 0 ? em.find(Team, { id: { $in: teamIds } }, fresh) : [],
   ]);
@@ -87,7 +67,7 @@ export async function toOwnerViews(em: EntityManager, apps: App[]): Promise<Owne
           averageRating: Number(stat.averageRating),
         }
       : NO_STATS;
-    const appChecks = checks.filter((row) => row.app_id === app.id);
+    const appChecks = checks.filter((check) => check.appId === app.id);
     const revision = revisions.find((row) => row.appId === app.id);
     const pendingRevision = revision
       ? {

@@ -1,10 +1,12 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { raw, type EntityManager } from '@mikro-orm/postgresql';
 import { queueHandle, type JobQueue } from '../../lib/job-queue.ts';
 import { executeNamed } from '../../lib/named-sql.ts';
 import { safeFetch, SafeFetchError } from '../../lib/safe-fetch.ts';
 import { isMirroredFormat } from './asset-files.ts';
 import { storeAsset } from './asset-store.ts';
-import type { AppStatus, Screenshot } from '../apps/app.entity.ts';
+import { App, type AppStatus } from '../apps/app.entity.ts';
+import { AppRevision } from '../apps/app-revision.entity.ts';
+import { AssetCheck } from './asset-check.entity.ts';
 import type { UpdateAppInput } from '../apps/apps.model.ts';
 import { assetKindOf, assetProblems, MAX_ASSET_BYTES, pixelBoundProblem, readImageFacts, tooLargeProblem } from './asset-rules.ts';
 import { listedAssets, proposedAssets, sameAsset, type ListedAsset } from './listed-assets.ts';
@@ -29,14 +31,14 @@ export const ASSET_CHECKS_QUEUE = assetCheckJobs.name;
  * checks hold (`jobs/asset-checks.ts`).
  */
 export async function enqueueAssetChecks(jobs: JobQueue, em: EntityManager, appId: string): Promise<void> {
-  const [app] = await executeNamed<{ developer_id: string }>(em, 'select developer_id from apps where id = :appId', { appId });
+  const app = await em.createQueryBuilder(App, 'a').select('a.developer').where({ id: appId }).execute<{ developer: string } | undefined>('get');
   if (!app) return;
-  await jobs.send(em, assetCheckJobs, { appId }, { singletonKey: appId, group: { id: app.developer_id } });
+  await jobs.send(em, assetCheckJobs, { appId }, { singletonKey: appId, group: { id: app.developer } });
 }
 
 /** Call inside the transaction of a submission: the review sees every image as its URL serves it now. */
 export async function refreshAssetChecks(jobs: JobQueue, tx: EntityManager, appId: string): Promise<void> {
-  await executeNamed(tx, 'delete from asset_checks where app_id = :appId', { appId });
+  await tx.nativeDelete(AssetCheck, { appId });
   await enqueueAssetChecks(jobs, tx, appId);
 }
 
@@ -64,23 +66,15 @@ interface WantedAssets {
 
 /** Every image the app lists now or would list once its pending revision is approved; null when the app is gone. */
 async function wantedAssets(em: EntityManager, appId: string): Promise<WantedAssets | null> {
-  const [app] = await executeNamed<{
-    status: AppStatus;
-    logo_url: string | null;
-    banner_url: string | null;
-    screenshots: Screenshot[];
-    changes: UpdateAppInput | null;
-  }>(
-    em,
-    `select a.status, a.logo_url, a.banner_url, a.screenshots, r.changes
-     from apps a left join app_revisions r on r.app_id = a.id and r.status = 'PENDING'
-     where a.id = :appId`,
-    { appId },
-  );
+  // Past the identity map: the second read, under the app's row lock, must see what was committed since the first.
+  const fresh = { disableIdentityMap: true } as const;
+  const [app, revision] = await Promise.all([
+    em.findOne(App, { id: appId }, { ...fresh, fields: ['status', 'logoUrl', 'bannerUrl', 'screenshots'] }),
+    em.findOne(AppRevision, { appId, status: 'PENDING' }, { ...fresh, fields: ['changes'] }),
+  ]);
   if (!app) return null;
-  const current = { logoUrl: app.logo_url, bannerUrl: app.banner_url, screenshots: app.screenshots };
-  const live = listedAssets(current);
-  const proposed = app.changes ? proposedAssets(current, app.changes) : null;
+  const live = listedAssets(app);
+  const proposed = revision ? proposedAssets(app, revision.changes as UpdateAppInput) : null;
   const all = [...live];
   for (const asset of proposed ?? []) {
     if (!all.some((known) => sameAsset(known, asset))) all.push(asset);
@@ -97,13 +91,10 @@ async function wantedAssets(em: EntityManager, appId: string): Promise<WantedAss
 async function moveReviewedVersions(tx: EntityManager, appId: string, wanted: WantedAssets, copied: ListedAsset[]): Promise<void> {
   const shows = (listed: ListedAsset[] | null) => listed !== null && copied.some((copy) => listed.some((asset) => sameAsset(asset, copy)));
   if (wanted.status === 'PENDING' && shows(wanted.live)) {
-    await executeNamed(tx, 'update apps set version = version + 1 where id = :appId', { appId });
+    await tx.nativeUpdate(App, { id: appId }, { version: raw('version + 1') });
   }
   if (shows(wanted.proposed)) {
-    await executeNamed(tx, `update app_revisions set version = :version where app_id = :appId and status = 'PENDING'`, {
-      version: await claimRevisionVersion(tx, appId),
-      appId,
-    });
+    await tx.nativeUpdate(AppRevision, { appId, status: 'PENDING' }, { version: await claimRevisionVersion(tx, appId) });
   }
 }
 
@@ -152,23 +143,18 @@ async function checkAsset({ field, url }: ListedAsset, allowPrivate: boolean): P
 export async function runAssetChecks(em: EntityManager, appId: string, allowPrivate: boolean): Promise<void> {
   const wanted = await wantedAssets(em, appId);
   if (!wanted) return;
-  const stored = await executeNamed<ListedAsset>(em, 'select field, url from asset_checks where app_id = :appId and sha256 is not null', { appId });
+  const stored = await em.find(AssetCheck, { appId, copy: { $ne: null } }, { fields: ['field', 'url'], disableIdentityMap: true });
   const toCheck = wanted.all.filter((asset) => !stored.some((copy) => sameAsset(copy, asset)));
   const results = await Promise.all(toCheck.map((asset) => checkAsset(asset, allowPrivate)));
   await em.transactional(async (tx) => {
     // The row first (an approval holds it while it publishes; a new copy moves its version), then the checks of this app.
+    // Locks, so SQL (D106): FOR NO KEY UPDATE, which MikroORM's lock modes cannot state, and an advisory lock.
     await executeNamed(tx, 'select 1 from apps where id = :appId for no key update', { appId });
     await executeNamed(tx, `select pg_advisory_xact_lock(hashtext('asset-checks'), hashtext(:appId))`, { appId });
     const current = await wantedAssets(tx, appId);
     if (!current) return;
-    await executeNamed(
-      tx,
-      `delete from asset_checks c
-       where c.app_id = :appId
-         and not exists (select 1 from jsonb_to_recordset(cast(:listed as jsonb)) as l(field text, url text)
-                         where l.field = c.field and l.url = c.url)`,
-      { appId, listed: JSON.stringify(current.all) },
-    );
+    const listed = current.all.map(({ field, url }) => ({ field, url }));
+    await tx.nativeDelete(AssetCheck, listed.length > 0 ? { appId, $not: { $or: listed } } : { appId });
     const fresh = [];
     for (const { bytes, ...result } of results.filter((result) => current.all.some((asset) => sameAsset(asset, result)))) {
       const format = result.format;
@@ -176,7 +162,8 @@ export async function runAssetChecks(em: EntityManager, appId: string, allowPriv
       fresh.push({ ...result, sha256: copy?.sha256 ?? null });
     }
     if (fresh.length === 0) return;
-    // A stored copy is never replaced: it may be what a reviewer is looking at.
+    // A stored copy is never replaced: it may be what a reviewer is looking at. One conditional upsert that
+    // returns the rows it wrote (so which copies are new), which `em.upsertMany` cannot tell: SQL (D106).
     const written = await executeNamed<ListedAsset & { sha256: string | null }>(
       tx,
       `insert into asset_checks (app_id, field, url, ok, format, width, height, problems, sha256, checked_at)
