@@ -1,6 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
-import { executeNamed } from '../../lib/named-sql.ts';
 
 /**
  * The console's lists: `q` (search, trimmed, at most 200 characters), `page` (1–400, bad values
@@ -43,51 +41,15 @@ export function idParam(value: string | undefined, what: string): string {
   return value.toLowerCase();
 }
 
-/**
- * A WHERE clause from the filters that apply (falsy entries are skipped), with their named parameters.
- * Left for the review queue's list only (`listing-review/review-queue.ts`); new lists use
- * entities or the QueryBuilder with `listPageOf` (D106).
- */
-export function whereOf(conditions: (readonly [sql: string, params?: Record<string, unknown>] | null | false | undefined | '')[]): {
-  clause: string;
-  params: Record<string, unknown>;
-} {
-  const applied = conditions.filter((c): c is readonly [string, Record<string, unknown>?] => Boolean(c));
-  return {
-    clause: applied.length ? `where ${applied.map(([sql]) => `(${sql})`).join(' and ')}` : '',
-    params: Object.assign({}, ...applied.map(([, params]) => params ?? {})),
-  };
-}
-
 export interface ListPage<T> {
   data: T[];
   total: number;
   totalPages: number;
 }
 
-/** A page as the console lists show it, from `findAndCount`'s rows (mapped) and total. */
+/** A page as the console lists show it, from its rows (mapped) and the total they were drawn from. */
 export const listPageOf = <T>(data: T[], total: number, filter: ListQuery): ListPage<T> => ({
   data,
   total,
   totalPages: totalPages(total, filter.limit),
 });
-
-/** One page of rows and the total they were drawn from, read together from the same FROM and WHERE. */
-export async function pageOfRows<Row, T>(
-  em: EntityManager,
-  query: { select: string; from: string; where: { clause: string; params: Record<string, unknown> }; orderBy: string },
-  filter: ListQuery,
-  map: (row: Row) => T,
-): Promise<ListPage<T>> {
-  const { clause, params } = query.where;
-  const [rows, counted] = await Promise.all([
-    executeNamed<Row>(em, `select ${query.select} from ${query.from} ${clause} order by ${query.orderBy} limit :pageLimit offset :pageOffset`, {
-      ...params,
-      pageLimit: filter.limit,
-      pageOffset: filter.offset,
-    }),
-    executeNamed<{ total: number }>(em, `select count(*)::int as total from ${query.from} ${clause}`, params),
-  ]);
-  const total = counted[0]?.total ?? 0;
-  return { data: rows.map(map), total, totalPages: totalPages(total, filter.limit) };
-}

@@ -1,8 +1,11 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { executeNamed } from '../../lib/named-sql.ts';
-import { containsPattern, pageOfRows, whereOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
+import { raw, sql, type EntityManager } from '@mikro-orm/postgresql';
+import { containsPattern, listPageOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
 import { REVIEW_TARGET_HOURS } from '../notifications/notifications.service.ts';
 import { consoleMirrorPath } from '../assets/asset-files.ts';
+import { App } from '../apps/app.entity.ts';
+import { AppRevision } from '../apps/app-revision.entity.ts';
+import { AppTransition } from '../apps/app-transition.entity.ts';
+import { AssetCheck } from '../assets/asset-check.entity.ts';
 import type { QueueFlag } from '../../../views/admin/listing-review.ts';
 
 /**
@@ -28,12 +31,18 @@ interface QueueRow {
   position: string;
 }
 
-const QUEUE = `
-  select kind, id, app_id, waiting_since, row_number() over (order by waiting_since, id) as position from (
-    select 'app' as kind, id, id as app_id, submitted_at as waiting_since from apps where status = 'PENDING'
-    union all
-    select 'revision', id, app_id, created_at from app_revisions where status = 'PENDING'
-  ) q`;
+/** The queue, ranked, as a sub-query: `kind`, `id`, `app_id`, `waiting_since` and `position`. */
+function rankedQueue(em: EntityManager) {
+  const apps = em
+    .createQueryBuilder(App, 'pa')
+    .select([raw(`'app' as kind`), 'pa.id', raw('pa.id as app_id'), raw('pa.submitted_at as waiting_since')])
+    .where({ status: 'PENDING' });
+  const revisions = em
+    .createQueryBuilder(AppRevision, 'pr')
+    .select([raw(`'revision'`), 'pr.id', 'pr.appId', 'pr.createdAt'])
+    .where({ status: 'PENDING' });
+  return em.createQueryBuilder(apps.unionAll(revisions), 'u').select(['u.*', raw('row_number() over (order by u.waiting_since, u.id) as position')]);
+}
 
 const toEntry = (row: QueueRow): QueueEntry => ({
   kind: row.kind,
@@ -56,7 +65,11 @@ export interface QueueListing extends QueueEntry {
   logoUrl: string | null;
 }
 
-/** Each flag as a condition on a queue entry `q` of app `a` (computed per row of a page: the queue is short). */
+/**
+ * Each flag as a condition on a queue entry `q` of app `a` (computed per row of a page: the queue is short).
+ * Fragments inside the QueryBuilder's queries (D106): correlated tests on `q` and `a`, among them a trigram
+ * match and a JSON set difference that no filter object states.
+ */
 const FLAG_SQL: Record<QueueFlag, string> = {
   // A check of one of the app's images found a problem (or could not fetch it).
   images: `exists (select 1 from asset_checks c where c.app_id = a.id and not c.ok)`,
@@ -73,9 +86,9 @@ const FLAG_SQL: Record<QueueFlag, string> = {
 interface QueueListingRow extends QueueRow {
   name: string;
   slug: string;
+  logo_url: string | null;
   developer_id: string;
   developer_name: string;
-  logo: string | null;
   flag_images: boolean;
   flag_lookalike: boolean;
   flag_permissions: boolean;
@@ -87,41 +100,65 @@ export interface QueueFilter extends ListQuery {
   flag: QueueFlag | null;
 }
 
-const QUEUE_FROM = `(${QUEUE}) q join apps a on a.id = q.app_id join developers d on d.id = a.developer_id`;
-
-function queueWhere(filter: QueueFilter, extra: (readonly [string, Record<string, unknown>?])[] = []) {
+/** The entries `q` of the queue the filter keeps, each with its app `a` and the app's developer `d`. */
+function filteredQueue(em: EntityManager, filter: QueueFilter) {
+  const qb = em
+    .createQueryBuilder(App, 'a')
+    .join(rankedQueue(em), 'q', { 'q.app_id': sql.ref('a.id') })
+    .join('a.developer', 'd');
+  if (filter.kind) qb.andWhere(raw('q.kind = ?', [filter.kind]));
+  if (filter.flag) qb.andWhere(raw(FLAG_SQL[filter.flag]));
   const pattern = filter.q && containsPattern(filter.q);
-  return whereOf([
-    filter.kind && ['q.kind = :kind', { kind: filter.kind }],
-    filter.flag && [FLAG_SQL[filter.flag]],
-    pattern && ['a.name ilike :pattern or a.slug ilike :pattern or d.name ilike :pattern or d.email ilike :pattern', { pattern }],
-    ...extra,
-  ]);
+  if (pattern) {
+    qb.andWhere({
+      $or: [{ name: { $ilike: pattern } }, { slug: { $ilike: pattern } }, { 'd.name': { $ilike: pattern } }, { 'd.email': { $ilike: pattern } }],
+    });
+  }
+  return qb;
 }
 
+const byPosition = { [raw('q.position')]: 'asc' } as const;
+
 /** A page of the queue as reviewers list it, oldest first; search and the filters keep each entry's place. */
-export function reviewQueuePage(em: EntityManager, filter: QueueFilter): Promise<ListPage<QueueListing>> {
-  return pageOfRows(
-    em,
-    {
-      select: `q.*, a.name, a.slug, d.id as developer_id, d.name as developer_name,
-               (select s.sha256 || '.' || s.extension from asset_checks c join assets s on s.sha256 = c.sha256
-                where c.app_id = a.id and c.field = 'logoUrl' and c.url = a.logo_url limit 1) as logo,
-               ${QUEUE_FLAGS.map((flag) => `${FLAG_SQL[flag]} as flag_${flag}`).join(',\n')}`,
-      from: QUEUE_FROM,
-      where: queueWhere(filter),
-      orderBy: 'q.position',
-    },
-    filter,
-    (row: QueueListingRow) => ({
+export async function reviewQueuePage(em: EntityManager, filter: QueueFilter): Promise<ListPage<QueueListing>> {
+  const [rows, counted] = await Promise.all([
+    filteredQueue(em, filter)
+      .select([
+        'q.*',
+        'a.name',
+        'a.slug',
+        raw('a.logo_url as logo_url'),
+        raw('d.id as developer_id'),
+        raw('d.name as developer_name'),
+        ...QUEUE_FLAGS.map((flag) => raw(`${FLAG_SQL[flag]} as flag_${flag}`)),
+      ])
+      .orderBy(byPosition)
+      .limit(filter.limit, filter.offset)
+      .execute<QueueListingRow[]>('all', false),
+    filteredQueue(em, filter).select(raw('count(*)::int as total')).execute<{ total: number }>('get', false),
+  ]);
+  // The stored copies of the listed logos (a logo without one is not shown).
+  const logos =
+    rows.length === 0
+      ? []
+      : await em.find(
+          AssetCheck,
+          { appId: { $in: rows.map((row) => row.app_id) }, field: 'logoUrl', copy: { $ne: null } },
+          { populate: ['copy'], disableIdentityMap: true },
+        );
+  const logoOf = (row: QueueListingRow) => logos.find((check) => check.appId === row.app_id && check.url === row.logo_url)?.copy;
+  const data = rows.map((row) => {
+    const logo = logoOf(row);
+    return {
       ...toEntry(row),
       name: row.name,
       slug: row.slug,
       developer: { id: row.developer_id, name: row.developer_name },
       flags: QUEUE_FLAGS.filter((flag) => row[`flag_${flag}`]),
-      logoUrl: row.logo ? consoleMirrorPath(...(row.logo.split('.') as [string, string])) : null,
-    }),
-  );
+      logoUrl: logo ? consoleMirrorPath(logo.sha256, logo.extension) : null,
+    };
+  });
+  return listPageOf(data, counted.total, filter);
 }
 
 /**
@@ -129,12 +166,13 @@ export function reviewQueuePage(em: EntityManager, filter: QueueFilter): Promise
  * than `except`: where "Approve & next" goes. Null when the filter has nothing else waiting.
  */
 export async function nextUnclaimed(em: EntityManager, filter: QueueFilter, except: string | null): Promise<QueueEntry | null> {
-  const where = queueWhere(filter, [
-    [`not exists (select 1 from review_claims c where c.subject = q.kind || ':' || q.id and c.expires_at > now())`],
-    ...(except ? [["q.kind || ':' || q.id <> :exceptSubject", { exceptSubject: except }] as const] : []),
-  ]);
-  const rows = await executeNamed<QueueRow>(em, `select q.* from ${QUEUE_FROM} ${where.clause} order by q.position limit 1`, where.params);
-  return rows[0] ? toEntry(rows[0]) : null;
+  // Claims are the claims' own SQL (`review-claims.ts`): a live one keeps its entry from being offered.
+  const qb = filteredQueue(em, filter)
+    .select('q.*')
+    .andWhere(raw(`not exists (select 1 from review_claims c where c.subject = q.kind || ':' || q.id and c.expires_at > now())`));
+  if (except) qb.andWhere(raw(`q.kind || ':' || q.id <> ?`, [except]));
+  const row = await qb.orderBy(byPosition).limit(1).execute<QueueRow | undefined>('get', false);
+  return row ? toEntry(row) : null;
 }
 
 /** The entries just before and after `subject` (`kind:id`) in the filtered queue: where j and k go. */
@@ -143,24 +181,30 @@ export async function queueNeighbours(
   filter: QueueFilter,
   subject: string,
 ): Promise<{ previous: QueueEntry | null; next: QueueEntry | null }> {
-  const where = queueWhere(filter);
+  const around = filteredQueue(em, filter).select([
+    raw(`q.kind || ':' || q.id as subject`),
+    raw('lag(to_jsonb(q)) over (order by q.position) as previous'),
+    raw('lead(to_jsonb(q)) over (order by q.position) as next'),
+  ]);
   // The subject itself may fall outside the filter (opened from elsewhere): then it has no neighbours.
-  const rows = await executeNamed<{ previous: QueueRow | null; next: QueueRow | null }>(
-    em,
-    `select previous, next from (
-       select q.kind || ':' || q.id as subject, lag(to_jsonb(q)) over w as previous, lead(to_jsonb(q)) over w as next
-       from ${QUEUE_FROM} ${where.clause} window w as (order by q.position)
-     ) x where subject = :subject`,
-    { ...where.params, subject },
-  );
-  const row = rows[0];
+  // (`App` only types the builder: the rows come from `around`.)
+  const row = await em
+    .createQueryBuilder(App)
+    .from(around, 'x')
+    .select([raw('x.previous'), raw('x.next')])
+    .where(raw('x.subject = ?', [subject]))
+    .execute<{ previous: QueueRow | null; next: QueueRow | null } | undefined>('get', false);
   return { previous: row?.previous ? toEntry(row.previous) : null, next: row?.next ? toEntry(row.next) : null };
 }
 
 /** The queue entries of these apps (their own submission, their pending revision, or both). */
 export async function queueEntriesOf(em: EntityManager, appIds: readonly string[]): Promise<QueueEntry[]> {
   if (appIds.length === 0) return [];
-  const rows = await executeNamed<QueueRow>(em, `select * from (${QUEUE}) ranked where app_id = any(:appIds::uuid[])`, { appIds });
+  const rows = await em
+    .createQueryBuilder(rankedQueue(em), 'q')
+    .select('q.*')
+    .where({ [raw('q.app_id')]: { $in: appIds } })
+    .execute<QueueRow[]>('all', false);
   return rows.map(toEntry);
 }
 
@@ -174,21 +218,25 @@ const cache = new WeakMap<object, { at: number; ms: number }>();
 export async function medianDecisionMs(em: EntityManager): Promise<number> {
   const cached = cache.get(em.config);
   if (cached && Date.now() - cached.at < CACHE_MS) return cached.ms;
-  const [row] = await executeNamed<{ seconds: number | null; decisions: number }>(
-    em,
-    `with took as (
-       select extract(epoch from d.created_at - s.submitted_at) as seconds
-       from app_transitions d
-       cross join lateral (select max(created_at) as submitted_at from app_transitions s
-                           where s.app_id = d.app_id and s.action = 'submit' and s.created_at <= d.created_at) s
-       where d.action in ('approve', 'reject') and d.created_at > now() - interval '30 days' and s.submitted_at is not null
-       union all
-       select extract(epoch from decided_at - created_at) from app_revisions
-       where status <> 'PENDING' and decided_at > now() - interval '30 days'
-     )
-     select percentile_cont(0.5) within group (order by seconds) as seconds, count(*)::int as decisions from took`,
-    {},
-  );
+  const since = raw(`now() - interval '30 days'`);
+  // Each decision on an app took from the submission before it (the latest) to the decision.
+  const submitted = em
+    .createQueryBuilder(AppTransition, 's')
+    .select(raw('max(s.created_at) as submitted_at'))
+    .where({ appId: sql.ref('d.app_id'), action: 'submit', createdAt: { $lte: sql.ref('d.created_at') } });
+  const decisions = em
+    .createQueryBuilder(AppTransition, 'd')
+    .select(raw('extract(epoch from d.created_at - s.submitted_at) as seconds'))
+    .innerJoinLateral(submitted, 's', { 's.submitted_at': { $ne: null } })
+    .where({ action: { $in: ['approve', 'reject'] }, createdAt: { $gt: since } });
+  const revisions = em
+    .createQueryBuilder(AppRevision, 'r')
+    .select(raw('extract(epoch from r.decided_at - r.created_at)'))
+    .where({ status: { $ne: 'PENDING' }, decidedAt: { $gt: since } });
+  const row = await em
+    .createQueryBuilder(decisions.unionAll(revisions), 'took')
+    .select([raw('percentile_cont(0.5) within group (order by took.seconds) as seconds'), raw('count(*)::int as decisions')])
+    .execute<{ seconds: number | null; decisions: number } | undefined>('get', false);
   const ms = row && row.decisions >= MIN_DECISIONS && row.seconds !== null ? Number(row.seconds) * 1000 : REVIEW_TARGET_HOURS * 3_600_000;
   cache.set(em.config, { at: Date.now(), ms });
   return ms;
