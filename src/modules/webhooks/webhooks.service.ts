@@ -1,10 +1,10 @@
 import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
-import { executeNamed } from '../../lib/named-sql.ts';
 import type { EncryptionKey } from '../../config.ts';
 import { ApiError, notFound } from '../../http/problem.ts';
 import { pageOf, pageWindow, type Page, type PageInput } from '../../http/pagination.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { Developer } from '../developers/developer.entity.ts';
+import { TeamMember } from '../teams/team.entity.ts';
 import { assertVerified } from '../developers/verification.ts';
 import { WebhookEndpoint } from './webhook-endpoint.entity.ts';
 import { WebhookDelivery } from './webhook-delivery.entity.ts';
@@ -96,13 +96,12 @@ export async function createWebhook(deps: WebhookServiceDeps, caller: Caller, in
 
 /** Personal endpoints, and those of every team the caller manages webhooks of (a team key: its team's only). */
 export async function listWebhooks(em: EntityManager, caller: Caller): Promise<WebhookView[]> {
-  const teams = await executeNamed<{ team_id: string }>(
-    em,
-    `select m.team_id from team_members m join teams t on t.id = m.team_id
-     where m.developer_id = :developerId and m.role in ('owner', 'maintainer') and t.suspended_at is null`,
-    { developerId: caller.developerId },
+  const memberships = await em.find(
+    TeamMember,
+    { developer: caller.developerId, role: { $in: ['owner', 'maintainer'] }, team: { suspendedAt: null } },
+    { fields: ['team'], disableIdentityMap: true },
   );
-  const teamIds = teams.map((row) => row.team_id).filter((id) => caller.keyTeamId === null || id === caller.keyTeamId);
+  const teamIds = memberships.map((member) => member.team.id).filter((id) => caller.keyTeamId === null || id === caller.keyTeamId);
   const personal = caller.keyTeamId === null ? [{ developer: caller.developerId, teamId: null }] : [];
   const endpoints = await em.find(
     WebhookEndpoint,
