@@ -16,6 +16,7 @@ import { AppStats } from '../modules/stats/app-stats.entity.ts';
 import { AppDailyStats } from '../modules/stats/app-daily-stats.entity.ts';
 import { Asset } from '../modules/assets/asset.entity.ts';
 import { AssetCheck } from '../modules/assets/asset-check.entity.ts';
+import { ReviewClaim } from '../modules/listing-review/review-claim.entity.ts';
 import { WebhookDelivery, WebhookEvent } from '../modules/webhooks/webhook-delivery.entity.ts';
 import { Email } from '../modules/notifications/email.entity.ts';
 import { WebhookEndpoint } from '../modules/webhooks/webhook-endpoint.entity.ts';
@@ -44,6 +45,7 @@ export const entities = [
   AppDailyStats,
   Asset,
   AssetCheck,
+  ReviewClaim,
   Review,
   ReviewReply,
   WebhookEndpoint,

@@ -1,8 +1,10 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql, type EntityManager } from '@mikro-orm/postgresql';
 import { executeNamed } from '../../lib/named-sql.ts';
+import { ReviewClaim } from './review-claim.entity.ts';
 import type { Claim } from '../../../views/admin/listing-review.ts';
 export type { Claim } from '../../../views/admin/listing-review.ts';
-// Raw SQL here is atomic claims and leases (D106): a reviewer's claim is taken, renewed or released in one statement.
+// Raw SQL here is atomic claims and leases (D106): a reviewer's claim is taken, renewed or released in one statement;
+// reading which claims are live goes through the ReviewClaim entity.
 
 /**
  * Who is reviewing what, so two reviewers do not decide the same item at once. Claims are
@@ -15,30 +17,21 @@ export const CLAIM_MINUTES = 10;
 
 export const claimSubject = (kind: 'app' | 'revision', id: string) => `${kind}:${id}`;
 
-interface ClaimRow {
-  subject: string;
-  admin_id: string;
-  email: string;
-  expires_at: string;
-}
-
-const toClaim = (row: ClaimRow): Claim => ({
-  subject: row.subject,
-  adminId: row.admin_id,
-  adminEmail: row.email,
-  expiresAt: new Date(row.expires_at),
-});
-
 /** The live claims on these subjects. */
 export async function claimsOn(em: EntityManager, subjects: readonly string[]): Promise<Map<string, Claim>> {
   if (subjects.length === 0) return new Map();
-  const rows = await executeNamed<ClaimRow>(
-    em,
-    `select c.subject, c.admin_id, a.email, c.expires_at from review_claims c join admins a on a.id = c.admin_id
-     where c.expires_at > now() and c.subject = any(:subjects::text[])`,
-    { subjects },
+  // Past the identity map: claims change under the request (taken over, released, run out).
+  const claims = await em.find(
+    ReviewClaim,
+    { subject: { $in: [...subjects] }, expiresAt: { $gt: sql.now() } },
+    { populate: ['admin'], fields: ['subject', 'expiresAt', 'admin.email'], disableIdentityMap: true },
   );
-  return new Map(rows.map((row) => [row.subject, toClaim(row)]));
+  return new Map(
+    claims.map((claim) => [
+      claim.subject,
+      { subject: claim.subject, adminId: claim.admin.id, adminEmail: claim.admin.email, expiresAt: claim.expiresAt },
+    ]),
+  );
 }
 
 /**
