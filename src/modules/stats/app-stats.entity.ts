@@ -2,7 +2,7 @@ import { defineEntity, p } from '@mikro-orm/postgresql';
 
 /**
  * An app's counters, written only by the roll-ups (batch SQL in `stats.service.ts`); the entity
- * is for the console's cold reads.
+ * is for cold reads (the console, analytics).
  */
 const AppStatsSchema = defineEntity({
   name: 'AppStats',
