@@ -13,7 +13,7 @@ import type { OwnerAppView, UpdateAppInput } from './apps.model.ts';
 import { normaliseScreenshots } from './app-changes.ts';
 import { diffListings, type FieldChange } from './listing-diff.ts';
 import { LISTING_FIELDS, listingOf, type Listing, type ListingField } from './listing-fields.ts';
-import { toOwnerView } from './owner-views.ts';
+import { ONE_MOMENT, toOwnerView } from './owner-views.ts';
 import type { AppSummary } from '../../../views/admin/apps.ts';
 import type { AppDossier as DossierOf, Lookalike } from '../../../views/admin/listing.ts';
 export type { HistoryEntry, Lookalike, PendingRevisionDetail } from '../../../views/admin/listing.ts';
@@ -118,14 +118,19 @@ export function revisionDiff(live: Listing, changes: UpdateAppInput): FieldChang
   );
 }
 
+/** What a reviewer sees of an app, read as one moment: the versions a decision names and what stood behind them. */
 export async function appDossier(em: EntityManager, id: string): Promise<AppDossier> {
+  return em.transactional((tx) => readDossier(tx, id), ONE_MOMENT);
+}
+
+async function readDossier(em: EntityManager, id: string): Promise<AppDossier> {
   const app = await em.findOne(App, { id }, { populate: ['developer'] });
   if (!app) throw notFound('App');
   const [view, history, lookalikes, revision, client] = await Promise.all([
     toOwnerView(em, app),
     em.find(AppTransition, { appId: id }, { orderBy: { createdAt: 'desc' }, limit: 100, disableIdentityMap: true }),
     lookalikeNames(em, app.id, app.name),
-    em.fork().findOne(AppRevision, { appId: id, status: 'PENDING' }),
+    em.findOne(AppRevision, { appId: id, status: 'PENDING' }, { disableIdentityMap: true }),
     app.oauthClientId ? em.findOne(OAuthClient, { clientId: app.oauthClientId }, { populate: ['developer'] }) : Promise.resolve(null),
   ]);
   const live = listingOf(app);

@@ -17,7 +17,7 @@ import { recordTeamAudit } from '../teams/team-audit.ts';
 import type { CreateAppInput, OwnerAppView, UpdateAppInput } from './apps.model.ts';
 import { enqueueAssetChecks } from '../assets/asset-checks.service.ts';
 import { renderLongDescription } from './markdown.ts';
-import { toOwnerView, toOwnerViews } from './owner-views.ts';
+import { ONE_MOMENT, toOwnerView, toOwnerViews } from './owner-views.ts';
 import { attachSlug, releaseDraftSlugs, reserveSlug } from './slug.ts';
 
 /** What services that enqueue follow-up jobs need: the EntityManager to fork and the transactional queue. */
@@ -98,6 +98,10 @@ export async function createApp(
  * theirs to act on); `teamId` narrows to one team, a team key to its own.
  */
 export async function listOwnApps(em: EntityManager, caller: Caller, query: PageInput & { teamId?: string }): Promise<Page<OwnerAppView>> {
+  return em.transactional((tx) => ownAppsPage(tx, caller, query), ONE_MOMENT);
+}
+
+async function ownAppsPage(em: EntityManager, caller: Caller, query: PageInput & { teamId?: string }): Promise<Page<OwnerAppView>> {
   const { page, limit, offset } = pageWindow(query);
   const teamId = query.teamId ?? caller.keyTeamId;
   if (teamId !== null) await authorizeTeam(em, caller, teamId, 'read');
@@ -118,7 +122,7 @@ async function actingTeamIds(em: EntityManager, developerId: string): Promise<st
 }
 
 export async function getOwnApp(em: EntityManager, caller: Caller, appId: string): Promise<OwnerAppView> {
-  return toOwnerView(em, await authorizeApp(em, caller, appId, 'read'));
+  return em.transactional(async (tx) => toOwnerView(tx, await authorizeApp(tx, caller, appId, 'read')), ONE_MOMENT);
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { IsolationLevel, type EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from 'elysia';
 import type { App } from './app.entity.ts';
 import { NO_STATS, toOwnerAppView, type AppStats } from './app-view.ts';
@@ -30,6 +30,12 @@ const checksOf = (checks: AssetCheck[], listed: ListedAsset[]): Static<typeof As
       mirrorUrl: check.copy ? mirrorUrl(check.copy.sha256, check.copy.extension) : null,
       checkedAt: check.checkedAt.toISOString(),
     }));
+
+/**
+ * Options for reading an app's views as one moment (a read-only repeatable-read transaction): the
+ * version a decision must name and the asset checks behind it, which a check job moves together.
+ */
+export const ONE_MOMENT = { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true } as const;
 
 /**
  * Owner views of several apps with batched reads (stats, asset checks, pending revisions, their
