@@ -5,20 +5,24 @@ import { appRow, approvedApp, createApp } from './fixtures.ts';
 import { eventually } from '../support/eventually.ts';
 
 let t: TestApp;
-let dev: TestDeveloper;
-let key: string;
 let cli: ReturnType<typeof cliRunner>;
 
 beforeAll(async () => {
   t = await createTestApp();
-  dev = await registerDeveloper(t);
-  key = await mintKey(t, dev);
   cli = cliRunner(t);
 }, 30_000);
 afterAll(() => t.close(), 30_000);
 
-describe('CLI', () => {
+/** A developer of the test's own, with a key: its apps, revisions, clients and mail are no other test's. */
+async function developer(): Promise<{ dev: TestDeveloper; key: string }> {
+  const dev = await registerDeveloper(t);
+  return { dev, key: await mintKey(t, dev) };
+}
+
+// Each test decides apps of its own developer, so the CLI processes start and work side by side.
+describe.concurrent('CLI', () => {
   test('apps:approve refuses a stale --version, then approves the current one', async () => {
+    const { key } = await developer();
     const app = await createApp(t, key);
     const submitted = await t.call('POST', `/api/dev/apps/${app.id}/submit`, { token: key });
     await t.call('PUT', `/api/dev/apps/${app.id}`, { token: key, body: { description: 'Edited after submitting.' } });
@@ -40,6 +44,7 @@ describe('CLI', () => {
   }, 30_000);
 
   test('apps:reject without --reason is a usage error and changes nothing', async () => {
+    const { key } = await developer();
     const app = await createApp(t, key);
     await t.call('POST', `/api/dev/apps/${app.id}/submit`, { token: key });
     const result = await cli('apps:reject', app.id);
@@ -49,6 +54,7 @@ describe('CLI', () => {
   }, 30_000);
 
   test('apps:feature and revisions:approve', async () => {
+    const { key } = await developer();
     const app = await approvedApp(t, key);
     const featured = await cli('apps:feature', app.slug);
     expect(featured.exitCode).toBe(0);
@@ -63,6 +69,7 @@ describe('CLI', () => {
   }, 30_000);
 
   test('apps:show prints the listing and its pending revision; revisions:approve --version refuses a stale version', async () => {
+    const { key } = await developer();
     const app = await approvedApp(t, key);
     await t.call('POST', `/api/dev/apps/${app.id}/revisions`, { token: key, body: { description: 'Proposal one.' } });
     const shown = await cli('apps:show', app.slug);
@@ -88,6 +95,7 @@ describe('CLI', () => {
   }, 30_000);
 
   test('revisions:reject refuses a stale --version and changes nothing; the current one is decided', async () => {
+    const { key } = await developer();
     const app = await approvedApp(t, key);
     const first = await t.call('POST', `/api/dev/apps/${app.id}/revisions`, { token: key, body: { description: 'First proposal.' } });
     const seen = first.body.pendingRevision.version;
@@ -116,6 +124,7 @@ describe('CLI', () => {
   }, 30_000);
 
   test('oauth-clients:register registers a client the developer can then use', async () => {
+    const { dev, key } = await developer();
     const result = await cli('oauth-clients:register', '--developer', dev.email, '--client-id', 'cli-registered', '--name', 'CLI Client');
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe(`registered OAuth client cli-registered (CLI Client) for developer ${dev.id}\n`);
@@ -128,17 +137,24 @@ describe('CLI', () => {
     expect(duplicate.exitCode).toBe(1);
     expect(duplicate.stderr).toContain('CONFLICT');
   }, 30_000);
-  test('mail:outbox lists kept mail and prints one in full', async () => {
-    const messageId = `developer-verified:${dev.id}`;
-    await eventually(async () => (await t.sql('select 1 from emails where message_id = ?', [messageId]))[0]);
-    const listed = await cli('mail:outbox', '--limit', '50');
-    expect(listed.exitCode).toBe(0);
-    expect(listed.stdout).toContain(`outbox  ${dev.email}  Your developer account is verified  [${messageId}]`);
-    const shown = await cli('mail:outbox', '--show', messageId);
-    expect(shown.exitCode).toBe(0);
-    expect(shown.stdout).toStartWith(`To: ${dev.email}\nSubject: Your developer account is verified\n\nHello `);
-    const unknown = await cli('mail:outbox', '--show', 'no-such-message');
-    expect(unknown.exitCode).toBe(1);
-    expect(unknown.stderr).toContain('No e-mail with message id');
-  }, 30_000);
+
+  // Serial: the outbox's latest 50 mails are every test's.
+  test.serial(
+    'mail:outbox lists kept mail and prints one in full',
+    async () => {
+      const { dev } = await developer();
+      const messageId = `developer-verified:${dev.id}`;
+      await eventually(async () => (await t.sql('select 1 from emails where message_id = ?', [messageId]))[0]);
+      const listed = await cli('mail:outbox', '--limit', '50');
+      expect(listed.exitCode).toBe(0);
+      expect(listed.stdout).toContain(`outbox  ${dev.email}  Your developer account is verified  [${messageId}]`);
+      const shown = await cli('mail:outbox', '--show', messageId);
+      expect(shown.exitCode).toBe(0);
+      expect(shown.stdout).toStartWith(`To: ${dev.email}\nSubject: Your developer account is verified\n\nHello `);
+      const unknown = await cli('mail:outbox', '--show', 'no-such-message');
+      expect(unknown.exitCode).toBe(1);
+      expect(unknown.stderr).toContain('No e-mail with message id');
+    },
+    30_000,
+  );
 });

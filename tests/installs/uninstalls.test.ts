@@ -36,7 +36,9 @@ const settlesAt = (app: FixtureApp, expected: { installCount: number; activeInst
     return now.installCount === expected.installCount && now.activeInstalls === expected.activeInstalls;
   });
 
-describe('POST /api/apps/:slug/uninstall', () => {
+// Each test installs into apps of its own (and the ranking test lists an environment and category
+// no other test uses), and the install budget is per app: they wait on roll-ups side by side.
+describe.concurrent('POST /api/apps/:slug/uninstall', () => {
   test('the OAuth installer uninstalls: 200 {slug, uninstalledAt}; again: the first uninstalledAt; activeInstalls falls within 5 s', async () => {
     const app = await fresh();
     const token = await t.token('leaver');

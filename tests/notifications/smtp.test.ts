@@ -12,15 +12,11 @@ import { startSmtpPeer, type ReceivedMail, type SmtpPeer } from './smtp-peer.ts'
 
 let peer: SmtpPeer;
 let t: TestApp;
-let dev: TestDeveloper;
-let key: string;
 const reviewer: Actor = { label: 'admin:reviewer-mail' };
 
 beforeAll(async () => {
   peer = await startSmtpPeer();
   t = await createTestApp({ SMTP_URL: peer.url });
-  dev = await registerDeveloper(t);
-  key = await mintKey(t, dev);
 });
 afterAll(async () => {
   await t.close();
@@ -32,7 +28,13 @@ const mailsTo = (address: string) => peer.received.filter((mail) => mail.to.incl
 const mailArrives = (address: string, pick: (mail: ReceivedMail) => boolean) => eventually(async () => mailsTo(address).find(pick));
 const mailJobs = (appId: string) => t.sql(`select id from pgboss.job where name = ? and data->>'appId' = ?`, [MAIL_QUEUE, appId]);
 
-async function submitted(name: string) {
+/** A developer of the test's own, with a key: the mail to their address is that test's alone. */
+async function developer(): Promise<{ dev: TestDeveloper; key: string }> {
+  const dev = await registerDeveloper(t);
+  return { dev, key: await mintKey(t, dev) };
+}
+
+async function submitted(key: string, name: string) {
   const app = await createApp(t, key, { ...completeListing(), name });
   const response = await t.call('POST', `/api/dev/apps/${app.id}/submit`, { token: key });
   expect(response.status).toBe(200);
@@ -49,7 +51,8 @@ const completeListing = () => ({
   screenshots: [{ url: 'https://cdn.example.com/one.png' }, { url: 'https://cdn.example.com/two.png' }],
 });
 
-describe('notification e-mails over SMTP', () => {
+// Each test mails a developer of its own and waits for that mail, so they wait side by side.
+describe.concurrent('notification e-mails over SMTP', () => {
   test('verification mails the developer within 5 s, HTML and text, from MAIL_FROM', async () => {
     const fresh = await registerDeveloper(t);
     const mail = await mailArrives(fresh.email, (m) => m.messageId === `developer-verified:${fresh.id}`);
@@ -66,6 +69,7 @@ describe('notification e-mails over SMTP', () => {
   });
 
   test('approval names the app in the subject', async () => {
+    const { dev, key } = await developer();
     const app = await approvedApp(t, key, { ...completeListing(), name: 'Approved Timer' });
     const mail = await mailArrives(dev.email, (m) => m.messageId.startsWith(`app-approved:${app.id}:v${app.version}:`));
     expect(mail.subject).toBe('"Approved Timer" is approved and live');
@@ -76,7 +80,8 @@ describe('notification e-mails over SMTP', () => {
   });
 
   test('rejection carries the reason, escaped in the HTML, and how to resubmit', async () => {
-    const app = await submitted('Rejected Timer');
+    const { dev, key } = await developer();
+    const app = await submitted(key, 'Rejected Timer');
     const reason = 'Screenshots show <script>alert(1)</script> & the logo is blurry.';
     await decideApp(deps(t), app.id, 'reject', { actor: reviewer, reason });
     const mail = await mailArrives(dev.email, (m) => m.messageId.startsWith(`app-rejected:${app.id}:`));
@@ -89,7 +94,8 @@ describe('notification e-mails over SMTP', () => {
   });
 
   test('an unchanged listing rejected twice gets two mails, each with its own reason', async () => {
-    const app = await submitted('Twice Rejected');
+    const { dev, key } = await developer();
+    const app = await submitted(key, 'Twice Rejected');
     await decideApp(deps(t), app.id, 'reject', { actor: reviewer, reason: 'First: no privacy policy.' });
     await mailArrives(dev.email, (m) => m.text.includes('First: no privacy policy.'));
     expect((await t.call('POST', `/api/dev/apps/${app.id}/submit`, { token: key })).status).toBe(200);
@@ -102,6 +108,7 @@ describe('notification e-mails over SMTP', () => {
   });
 
   test('revision decisions mail the developer, the rejection with its reason', async () => {
+    const { dev, key } = await developer();
     const app = await approvedApp(t, key, { ...completeListing(), name: 'Revised Timer' });
     const proposed = await t.call('POST', `/api/dev/apps/${app.id}/revisions`, { token: key, body: { name: 'Revised Timer Pro' } });
     expect(proposed.status).toBe(201);
@@ -117,7 +124,8 @@ describe('notification e-mails over SMTP', () => {
   });
 
   test('a decision that rolls back (STALE_VERSION) enqueues and sends nothing', async () => {
-    const app = await submitted('Stale Timer');
+    const { dev, key } = await developer();
+    const app = await submitted(key, 'Stale Timer');
     expect(await refusal(decideApp(deps(t), app.id, 'approve', { actor: reviewer, version: app.version + 1 }))).toMatchObject({
       status: 409,
       code: 'STALE_VERSION',
@@ -147,7 +155,8 @@ describe('notification e-mails over SMTP', () => {
     expect(mailsTo(other.email)).toHaveLength(1);
   });
 
-  test('an SMTP refusal is retried, and the message is then delivered exactly once', async () => {
+  // Serial: it adds a fast-polling worker to the whole mail queue while it runs.
+  test.serial('an SMTP refusal is retried, and the message is then delivered exactly once', async () => {
     const other = await registerDeveloper(t, { verified: false });
     peer.refuseNext(other.email, 2);
     const job: MailJob = { messageId: `developer-verified:${other.id}`, kind: 'developer-verified', developerId: other.id };

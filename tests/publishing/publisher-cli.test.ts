@@ -15,7 +15,7 @@ const CLI = resolve(import.meta.dir, '../../src/publisher/cli.ts');
 let t: TestApp;
 let server: ReturnType<typeof listen>;
 let issuer: TestIssuer;
-let developer: TestDeveloper;
+/** The default key: the validate tests' runs stop before they would ask the service anything. */
 let key: string;
 let counter = 0;
 
@@ -50,6 +50,18 @@ function spawnCli(dir: string, args: string[], env: Record<string, string> = {})
 
 const cli = (dir: string, args: string[], env: Record<string, string> = {}) => spawnCli(dir, args, env).done();
 
+/** A developer of the test's own, and the CLI run with their key: each test publishes apps no other test reads. */
+async function publisher() {
+  const developer: TestDeveloper = await registerDeveloper(t);
+  const own = await mintKey(t, developer);
+  const withKey = (env: Record<string, string>) => ({ MARKETPLACE_API_KEY: own, ...env });
+  return {
+    key: own,
+    cli: (dir: string, args: string[], env: Record<string, string> = {}) => cli(dir, args, withKey(env)),
+    spawn: (dir: string, args: string[], env: Record<string, string> = {}) => spawnCli(dir, args, withKey(env)),
+  };
+}
+
 /** A directory holding a marketplace.json (and any other files) for one scenario. */
 function project(manifest: unknown, files: Record<string, string> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'publisher-'));
@@ -79,8 +91,7 @@ beforeAll(async () => {
   issuer = await startIssuer();
   t = await createTestApp({ TRUSTED_PUBLISHING_ISSUERS: issuer.url, ALLOW_PRIVATE_FETCH: 'true' });
   server = listen(t);
-  developer = await registerDeveloper(t);
-  key = await mintKey(t, developer);
+  key = await mintKey(t, await registerDeveloper(t));
 }, 30_000);
 
 afterAll(async () => {
@@ -89,7 +100,9 @@ afterAll(async () => {
   issuer.stop();
 }, 30_000);
 
-describe('validate', () => {
+// The tests' CLI processes start and work side by side: each publishes as a developer of its own,
+// and finds its apps by names of its own; the two that count every app run alone.
+describe.concurrent('validate', () => {
   test('a good manifest passes without the service', async () => {
     const run = await cli(project(manifest({ longDescriptionFile: 'README.md' }), { 'README.md': '# Focus\nLong words.' }), ['validate'], {
       MARKETPLACE_URL: '',
@@ -137,29 +150,31 @@ describe('validate', () => {
   });
 });
 
-describe('publish', () => {
+describe.concurrent('publish', () => {
   test('creates the app, then says "up to date", then clears what the manifest dropped', async () => {
+    const me = await publisher();
     const listing = manifest({ longDescriptionFile: 'LISTING.md' });
     const dir = project(listing, { 'LISTING.md': '## Timers\nOne per task.' });
-    const created = await cli(dir, ['publish', '--json']);
+    const created = await me.cli(dir, ['publish', '--json']);
     expect(created.code).toBe(0);
     expect(created.json).toMatchObject({ action: 'created', status: 'DRAFT', version: 1 });
     const row = await appRow(t, created.json.id);
     expect(row.long_description).toBe('## Timers\nOne per task.');
 
-    const again = await cli(dir, ['publish']);
+    const again = await me.cli(dir, ['publish']);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('up to date');
     expect((await appRow(t, created.json.id)).version).toBe(1);
 
     const { websiteUrl: _dropped, ...withoutWebsite } = listing;
     writeFileSync(join(dir, 'marketplace.json'), JSON.stringify({ ...withoutWebsite, app: created.json.id }));
-    const cleared = await cli(dir, ['publish', '--json']);
+    const cleared = await me.cli(dir, ['publish', '--json']);
     expect(cleared.json).toMatchObject({ action: 'updated', changedFields: ['websiteUrl'], version: 2 });
     expect((await appRow(t, created.json.id)).website_url).toBeNull();
   });
 
   test('a declared data access disclosure publishes once, then is up to date (labels and order are the service’s)', async () => {
+    const me = await publisher();
     const dir = project(
       manifest({
         permissions: [
@@ -169,17 +184,17 @@ describe('publish', () => {
         dataHandling: { storesUserData: true, locations: ['EU'], thirdParties: [], retentionDays: 30 },
       }),
     );
-    expect((await cli(dir, ['publish', '--json'])).json).toMatchObject({ action: 'created' });
-    const again = await cli(dir, ['publish', '--json']);
+    expect((await me.cli(dir, ['publish', '--json'])).json).toMatchObject({ action: 'created' });
+    const again = await me.cli(dir, ['publish', '--json']);
     expect(again.json).toMatchObject({ action: 'up-to-date', changedFields: [] });
   });
 
   test('--submit --wait ends 0 on approval', async () => {
-    const dir = project(manifest());
-    const waiting = spawnCli(dir, ['publish', '--submit', '--wait=1', '--json']);
-    const app = await eventually(
-      async () => (await t.sql(`select id, version from apps where status = 'PENDING' and name = ?`, [`Focus Timer ${counter}`]))[0],
-    );
+    const me = await publisher();
+    const listing = manifest();
+    const dir = project(listing);
+    const waiting = me.spawn(dir, ['publish', '--submit', '--wait=1', '--json']);
+    const app = await eventually(async () => (await t.sql(`select id, version from apps where status = 'PENDING' and name = ?`, [listing.name]))[0]);
     await decideApp(deps(t), app.id, 'approve', { actor: CLI_ACTOR, version: app.version });
     const run = await waiting.done();
     expect(run.code).toBe(0);
@@ -187,11 +202,11 @@ describe('publish', () => {
   }, 30_000);
 
   test('--submit --wait ends 1 on rejection, with the reasons', async () => {
-    const dir = project(manifest());
-    const waiting = spawnCli(dir, ['publish', '--submit', '--wait=1']);
-    const app = await eventually(
-      async () => (await t.sql(`select id, version from apps where status = 'PENDING' and name = ?`, [`Focus Timer ${counter}`]))[0],
-    );
+    const me = await publisher();
+    const listing = manifest();
+    const dir = project(listing);
+    const waiting = me.spawn(dir, ['publish', '--submit', '--wait=1']);
+    const app = await eventually(async () => (await t.sql(`select id, version from apps where status = 'PENDING' and name = ?`, [listing.name]))[0]);
     await decideApp(deps(t), app.id, 'reject', { actor: CLI_ACTOR, version: app.version, reason: 'The screenshots show another product.' });
     const run = await waiting.done();
     expect(run.code).toBe(1);
@@ -199,32 +214,35 @@ describe('publish', () => {
   }, 30_000);
 
   test('--wait ends 3 when no decision comes in time, and the submission stays in the queue', async () => {
-    const run = await cli(project(manifest()), ['publish', '--submit', '--wait=0.02', '--json']);
+    const me = await publisher();
+    const listing = manifest();
+    const run = await me.cli(project(listing), ['publish', '--submit', '--wait=0.02', '--json']);
     expect(run.code).toBe(3);
     expect(run.json).toMatchObject({ action: 'failed', exitCode: 3, decision: 'pending' });
     expect(run.json.error).toContain('still waiting for review');
-    const [row] = await t.sql('select status from apps where name = ?', [`Focus Timer ${counter}`]);
+    const [row] = await t.sql('select status from apps where name = ?', [listing.name]);
     expect(row.status).toBe('PENDING');
   }, 30_000);
 
   test('a live app gets a revision with exactly the fields that differ; the live listing waits for approval', async () => {
+    const me = await publisher();
     const listing = manifest();
     const dir = project(listing);
-    const created = (await cli(dir, ['publish', '--submit', '--json'])).json;
+    const created = (await me.cli(dir, ['publish', '--submit', '--json'])).json;
     const pending = await appRow(t, created.id);
     await decideApp(deps(t), created.id, 'approve', { actor: CLI_ACTOR, version: pending.version });
 
     writeFileSync(join(dir, 'marketplace.json'), JSON.stringify({ ...listing, app: created.slug, description: 'Timers, now with sounds.' }));
-    const revised = await cli(dir, ['publish', '--json']);
+    const revised = await me.cli(dir, ['publish', '--json']);
     expect(revised.code).toBe(0);
     expect(revised.json).toMatchObject({ action: 'revision-opened', changedFields: ['description'], status: 'APPROVED' });
-    const view = await t.call('GET', `/api/dev/apps/${created.id}`, { token: key });
+    const view = await t.call('GET', `/api/dev/apps/${created.id}`, { token: me.key });
     expect(Object.keys(view.body.pendingRevision.changes)).toEqual(['description']);
     expect(view.body.description).toBe('Pomodoro timers on every task.');
 
-    expect((await cli(dir, ['publish'])).stdout).toContain('up to date');
+    expect((await me.cli(dir, ['publish'])).stdout).toContain('up to date');
 
-    const waiting = spawnCli(dir, ['publish', '--wait=1', '--json']);
+    const waiting = me.spawn(dir, ['publish', '--wait=1', '--json']);
     await decideRevision(deps(t), created.id, 'approve', { actor: CLI_ACTOR, version: view.body.pendingRevision.version });
     const decided = await waiting.done();
     expect(decided.code).toBe(0);
@@ -232,7 +250,8 @@ describe('publish', () => {
     expect((await appRow(t, created.id)).description).toBe('Timers, now with sounds.');
   }, 30_000);
 
-  test('a bad manifest is refused before the service is asked: exit 1, nothing created', async () => {
+  // Serial: this test and the next count every app in the database.
+  test.serial('a bad manifest is refused before the service is asked: exit 1, nothing created', async () => {
     const before = await appCount();
     for (const [content, files] of [
       ['{"name": ', {}],
@@ -249,12 +268,13 @@ describe('publish', () => {
     expect(await appCount()).toBe(before);
   });
 
-  test('an app the key cannot reach is exit 1 and changes nothing', async () => {
+  test.serial('an app the key cannot reach is exit 1 and changes nothing', async () => {
+    const me = await publisher();
     const stranger = await registerDeveloper(t);
     const strangerKey = await mintKey(t, stranger);
     const theirs = await t.call('POST', '/api/dev/apps', { token: strangerKey, body: manifest({ $schema: undefined }) });
     const before = await appCount();
-    const run = await cli(project(manifest({ app: theirs.body.id })), ['publish', '--json']);
+    const run = await me.cli(project(manifest({ app: theirs.body.id })), ['publish', '--json']);
     expect(run.code).toBe(1);
     expect(run.json).toMatchObject({ action: 'failed', exitCode: 1 });
     expect(run.json.error).toContain('not found among the apps this key reaches');
@@ -262,22 +282,24 @@ describe('publish', () => {
   });
 
   test('status reports where the listing stands', async () => {
+    const me = await publisher();
     const dir = project(manifest());
-    await cli(dir, ['publish', '--submit']);
-    const run = await cli(dir, ['status', '--json']);
+    await me.cli(dir, ['publish', '--submit']);
+    const run = await me.cli(dir, ['status', '--json']);
     expect(run.code).toBe(0);
     expect(run.json).toMatchObject({ action: 'status', status: 'PENDING' });
   });
 });
 
-describe('--oidc', () => {
+describe.concurrent('--oidc', () => {
   /** An app whose `repository`'s publish.yml is a trusted publisher, and its manifest changed since, so a publish updates it. */
   async function publishedFromCi(repository: string) {
+    const me = await publisher();
     const listing = manifest();
     const dir = project(listing);
-    const created = (await cli(dir, ['publish', '--json'])).json;
+    const created = (await me.cli(dir, ['publish', '--json'])).json;
     await t.call('POST', `/api/dev/apps/${created.id}/trusted-publishers`, {
-      token: key,
+      token: me.key,
       body: { issuer: issuer.url, repository, workflow: 'publish.yml' },
     });
     writeFileSync(join(dir, 'marketplace.json'), JSON.stringify({ ...listing, description: 'Published by CI.' }));

@@ -175,7 +175,8 @@ const assertEnabled = (endpoint: WebhookEndpoint) => {
 
 /** Sends a `ping` event to this endpoint alone: one attempt, recorded like any delivery. */
 export async function sendPing(deps: WebhookServiceDeps, caller: Caller, id: string): Promise<DeliveryView> {
-  const deliveryId = await deps.em.transactional(async (tx) => {
+  // The answer is the delivery as created (pending, no attempt), read before the commit lets a worker claim it, as for redeliveries.
+  return deps.em.transactional(async (tx) => {
     await assertMaySend(tx, caller.developerId);
     const endpoint = await findOwn(tx, caller, id, true);
     assertEnabled(endpoint);
@@ -190,10 +191,9 @@ export async function sendPing(deps: WebhookServiceDeps, caller: Caller, id: str
       [endpoint.id],
       { retries: false },
     );
-    return created!.deliveryIds[0]!;
+    const [[delivery]] = await findDeliveries(tx, { id: created!.deliveryIds[0]! }, 1, 0);
+    return toDeliveryView(delivery!);
   });
-  const [[delivery]] = await findDeliveries(deps.em, { id: deliveryId }, 1, 0);
-  return toDeliveryView(delivery!);
 }
 
 const toDeliveryView = (delivery: WebhookDelivery): DeliveryView => ({
