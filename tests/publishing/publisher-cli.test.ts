@@ -189,30 +189,6 @@ describe.concurrent('publish', () => {
     expect(again.json).toMatchObject({ action: 'up-to-date', changedFields: [] });
   });
 
-  test('--submit --wait ends 0 on approval', async () => {
-    const me = await publisher();
-    const listing = manifest();
-    const dir = project(listing);
-    const waiting = me.spawn(dir, ['publish', '--submit', '--wait=1', '--json']);
-    const app = await eventually(async () => (await t.sql(`select id, version from apps where status = 'PENDING' and name = ?`, [listing.name]))[0]);
-    await decideApp(deps(t), app.id, 'approve', { actor: CLI_ACTOR, version: app.version });
-    const run = await waiting.done();
-    expect(run.code).toBe(0);
-    expect(run.json).toMatchObject({ action: 'created', submitted: true, decision: 'approved', status: 'APPROVED' });
-  }, 30_000);
-
-  test('--submit --wait ends 1 on rejection, with the reasons', async () => {
-    const me = await publisher();
-    const listing = manifest();
-    const dir = project(listing);
-    const waiting = me.spawn(dir, ['publish', '--submit', '--wait=1']);
-    const app = await eventually(async () => (await t.sql(`select id, version from apps where status = 'PENDING' and name = ?`, [listing.name]))[0]);
-    await decideApp(deps(t), app.id, 'reject', { actor: CLI_ACTOR, version: app.version, reason: 'The screenshots show another product.' });
-    const run = await waiting.done();
-    expect(run.code).toBe(1);
-    expect(run.stdout).toContain('The screenshots show another product.');
-  }, 30_000);
-
   test('--wait ends 3 when no decision comes in time, and the submission stays in the queue', async () => {
     const me = await publisher();
     const listing = manifest();
@@ -249,6 +225,33 @@ describe.concurrent('publish', () => {
     expect(decided.json.decision).toBe('approved');
     expect((await appRow(t, created.id)).description).toBe('Timers, now with sounds.');
   }, 30_000);
+
+  /** A new listing published with --submit --wait by a CLI process of its own, once its submission is in the queue. */
+  async function submittedWaiting(...args: string[]) {
+    const me = await publisher();
+    const listing = manifest();
+    const waiting = me.spawn(project(listing), ['publish', '--submit', '--wait=1', ...args]);
+    const app = await eventually(async () => (await t.sql(`select id, version from apps where status = 'PENDING' and name = ?`, [listing.name]))[0]);
+    return { waiting, app };
+  }
+
+  // Serial, these two: each gives its CLI process 5 s to submit; beside ten other CLI processes on a
+  // loaded machine one took longer.
+  test.serial('--submit --wait ends 0 on approval', async () => {
+    const { waiting, app } = await submittedWaiting('--json');
+    await decideApp(deps(t), app.id, 'approve', { actor: CLI_ACTOR, version: app.version });
+    const run = await waiting.done();
+    expect(run.code).toBe(0);
+    expect(run.json).toMatchObject({ action: 'created', submitted: true, decision: 'approved', status: 'APPROVED' });
+  });
+
+  test.serial('--submit --wait ends 1 on rejection, with the reasons', async () => {
+    const { waiting, app } = await submittedWaiting();
+    await decideApp(deps(t), app.id, 'reject', { actor: CLI_ACTOR, version: app.version, reason: 'The screenshots show another product.' });
+    const run = await waiting.done();
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('The screenshots show another product.');
+  });
 
   // Serial: this test and the next count every app in the database.
   test.serial('a bad manifest is refused before the service is asked: exit 1, nothing created', async () => {
