@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { cliRunner } from '../support/cli.ts';
 import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
 import { appRow, approvedApp, createApp } from './fixtures.ts';
@@ -20,6 +20,9 @@ async function developer(): Promise<{ dev: TestDeveloper; key: string }> {
 }
 
 // Each test decides apps of its own developer, so the CLI processes start and work side by side.
+// A test's clock runs while the others' processes share the two cores: under a load of 6–8 the
+// longest took 24 s, so each may take twice the suite's usual 30 s.
+setDefaultTimeout(60_000);
 describe.concurrent('CLI', () => {
   test('apps:approve refuses a stale --version, then approves the current one', async () => {
     const { key } = await developer();
@@ -41,7 +44,7 @@ describe.concurrent('CLI', () => {
     expect((await appRow(t, app.id)).status).toBe('APPROVED');
     const [transition] = await t.sql(`select actor from app_transitions where app_id = ? and action = 'approve'`, [app.id]);
     expect(transition.actor).toBe('cli');
-  }, 30_000);
+  });
 
   test('apps:reject without --reason is a usage error and changes nothing', async () => {
     const { key } = await developer();
@@ -51,7 +54,7 @@ describe.concurrent('CLI', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('--reason is required');
     expect((await appRow(t, app.id)).status).toBe('PENDING');
-  }, 30_000);
+  });
 
   test('apps:feature and revisions:approve', async () => {
     const { key } = await developer();
@@ -66,7 +69,7 @@ describe.concurrent('CLI', () => {
     expect(revised.exitCode).toBe(0);
     expect(revised.stdout).toBe(`revision approved: ${app.slug} is now APPROVED (version ${app.version + 1}, featured)\n`);
     expect((await appRow(t, app.id)).description).toBe('Revised by the developer.');
-  }, 30_000);
+  });
 
   test('apps:show prints the listing and its pending revision; revisions:approve --version refuses a stale version', async () => {
     const { key } = await developer();
@@ -92,7 +95,7 @@ describe.concurrent('CLI', () => {
     expect(current.exitCode).toBe(0);
     expect(await appRow(t, app.id)).toMatchObject({ description: 'Proposal one.', name: 'Renamed In Proposal Two' });
     expect((await cli('apps:show', 'no-such-app')).exitCode).toBe(1);
-  }, 30_000);
+  });
 
   test('revisions:reject refuses a stale --version and changes nothing; the current one is decided', async () => {
     const { key } = await developer();
@@ -121,7 +124,7 @@ describe.concurrent('CLI', () => {
     expect(onRejected.exitCode).toBe(1);
     expect(onRejected.stderr).toContain('STALE_VERSION');
     expect((await appRow(t, app.id)).description).not.toBe('Third proposal.');
-  }, 30_000);
+  });
 
   test('oauth-clients:register registers a client the developer can then use', async () => {
     const { dev, key } = await developer();
@@ -136,7 +139,7 @@ describe.concurrent('CLI', () => {
     const duplicate = await cli('oauth-clients:register', '--developer', dev.email, '--client-id', 'cli-registered', '--name', 'Again');
     expect(duplicate.exitCode).toBe(1);
     expect(duplicate.stderr).toContain('CONFLICT');
-  }, 30_000);
+  });
 
   // Serial: the outbox's latest 50 mails are every test's.
   test.serial(
