@@ -115,9 +115,11 @@ export async function startCluster(replicas: number, database = 'marketplace'): 
   }
 }
 
-/** Waits until every replica has replayed everything the primary has written so far. */
+/** Waits until every replica has replayed everything the primary has committed so far. */
 export async function caughtUp(cluster: Cluster): Promise<void> {
-  const [{ lsn }] = await query(cluster.primaryUrl, 'select pg_current_wal_lsn()::text as lsn');
+  // The insert position, not the write position: with synchronous_commit=off a commit can return
+  // before its record is written, and a replica caught up to the write position may not show it yet.
+  const [{ lsn }] = await query(cluster.primaryUrl, 'select pg_current_wal_insert_lsn()::text as lsn');
   for (const replica of cluster.replicaUrls) {
     for (let i = 0; ; i += 1) {
       const [{ done }] = await query(replica, `select pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn as done`);
