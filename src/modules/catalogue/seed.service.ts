@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeNamed } from '../../lib/named-sql.ts';
-import { recomputeCategoryCounts, rollUpNewInstalls } from '../stats/stats.service.ts';
+import { holdInstallsWatermark, recomputeCategoryCounts, rollUpNewInstalls } from '../stats/stats.service.ts';
 import { recountReviewDays } from '../stats/daily-stats.ts';
 import { bumpCatalogueVersion } from './catalogue-version.ts';
 import { pick, seededRandom, type Random } from '../../lib/seeded-random.ts';
@@ -13,9 +13,9 @@ import { BRANDS, CATEGORY_WORDS, DEMO_DEVELOPERS, EDITIONS, REVIEWER_NAMES, REVI
 /**
  * Demo data: a few verified developers and N approved listings across every category and
  * environment, with installs and reviews so the sorts mean something. Everything is written
- * with multi-row INSERTs per batch (the events generated inside PostgreSQL), in one transaction;
- * the review counters are computed in bulk, and the installs are counted by the installs roll-up
- * like any others, rather than through one job per app.
+ * with multi-row INSERTs per batch (the events generated inside PostgreSQL), a transaction per
+ * batch and stage (see `SeedLanes`); the review counters are computed in bulk, and the installs are
+ * counted by the installs roll-up like any others, rather than through one job per app.
  */
 export interface SeedResult {
   developers: number;
@@ -148,8 +148,14 @@ async function insertDevelopers(em: EntityManager): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
-async function insertBatch(em: EntityManager, apps: DemoApp[]): Promise<void> {
-  const column = <K extends keyof DemoApp>(key: K) => apps.map((app) => app[key]);
+const columnOf =
+  (apps: DemoApp[]) =>
+  <K extends keyof DemoApp>(key: K) =>
+    apps.map((app) => app[key]);
+
+/** The listings and their slugs (the catalogue's triggers add their search rows, stats rows and words). */
+async function insertListings(em: EntityManager, apps: DemoApp[]): Promise<void> {
+  const column = columnOf(apps);
   await executeNamed(
     em,
     `insert into apps (id, developer_id, slug, name, description, long_description, long_description_html, category, environment,
@@ -187,6 +193,12 @@ async function insertBatch(em: EntityManager, apps: DemoApp[]): Promise<void> {
      select x.slug, x.id, x.created_at from unnest(:slug::text[], :id::uuid[], :createdAt::timestamptz[]) as x(slug, id, created_at)`,
     { slug: column('slug'), id: column('id'), createdAt: column('createdAt') },
   );
+}
+
+/** The listings' installs, in a transaction that holds the installs watermark like every install. */
+async function insertInstalls(em: EntityManager, apps: DemoApp[]): Promise<void> {
+  const column = columnOf(apps);
+  await holdInstallsWatermark(em);
   // Reviewers are the first `reviews` installers of each app, installed with their platform account.
   await executeNamed(
     em,
@@ -199,6 +211,11 @@ async function insertBatch(em: EntityManager, apps: DemoApp[]): Promise<void> {
           generate_series(1, x.installs) g`,
     { id: column('id'), installs: column('installs'), reviews: column('reviews'), eventsSince: column('eventsSince') },
   );
+}
+
+/** The listings' reviews, their counters and their review days. */
+async function insertReviews(em: EntityManager, apps: DemoApp[]): Promise<void> {
+  const column = columnOf(apps);
   const titles = [1, 2, 3, 4, 5].flatMap((stars) => REVIEW_TITLES[stars]!);
   await executeNamed(
     em,
@@ -232,40 +249,75 @@ async function insertBatch(em: EntityManager, apps: DemoApp[]): Promise<void> {
   await recountReviewDays(em, column('id'));
 }
 
+/**
+ * The batches' writing, pipelined over connections so PostgreSQL works on both cores: a batch's
+ * listings are committed first (its installs and reviews refer to them; rows another open
+ * transaction inserted would not be there for them), then its installs and its reviews are written
+ * side by side while the next batch's listings are, and the roll-up follows the committed installs.
+ * Each lane keeps its batches in order. The first failure stops the seed; what was committed stays.
+ */
+class SeedLanes {
+  private listings: Promise<void> = Promise.resolve();
+  private installs: Promise<void> = Promise.resolve();
+  private reviews: Promise<void> = Promise.resolve();
+  private rollUp: Promise<unknown> = Promise.resolve();
+  /** The installs of the batches before, awaited so generation runs at most a couple of batches ahead. */
+  private backlog: Promise<void>[] = [];
+
+  constructor(private readonly em: EntityManager) {}
+
+  async add(batch: DemoApp[]): Promise<void> {
+    const write = (stage: (tx: EntityManager, apps: DemoApp[]) => Promise<void>) => () => this.em.transactional((tx) => stage(tx, batch));
+    const listed = this.listings.then(write(insertListings));
+    this.listings = listed;
+    this.installs = Promise.all([this.installs, listed]).then(write(insertInstalls));
+    this.reviews = Promise.all([this.reviews, listed]).then(write(insertReviews));
+    // One roll-up at a time, each catching up with whatever installs have been committed by then.
+    this.rollUp = Promise.all([this.rollUp, this.installs]).then(() => rollUpNewInstalls(this.em));
+    for (const lane of [this.listings, this.installs, this.reviews, this.rollUp]) lane.catch(() => {});
+    this.backlog.push(this.installs);
+    await listed;
+    if (this.backlog.length > 2) await this.backlog.shift();
+  }
+
+  /** Waits for every lane; throws the first failure. */
+  async drain(): Promise<void> {
+    await Promise.all([this.listings, this.installs, this.reviews, this.rollUp]);
+  }
+}
+
 export async function seedApps(em: EntityManager, count: number, options: { seed?: number } = {}): Promise<SeedResult> {
   if (!Number.isInteger(count) || count < 1 || count > MAX_SEED_APPS) {
     throw new RangeError(`The number of apps must be a whole number from 1 to ${MAX_SEED_APPS}`);
   }
   const random = seededRandom(options.seed ?? Date.now());
   const now = Date.now();
-  const result = await em.transactional(async (tx) => {
-    const developerIds = await insertDevelopers(tx);
-    const slugs = await executeNamed<{ slug: string }>(tx, 'select slug from app_slugs', {});
-    const taken = new Set([...RESERVED_SLUGS, ...slugs.map((row) => row.slug)]);
-    const totals: SeedResult = { developers: developerIds.length, apps: 0, installs: 0, reviews: 0 };
-    // The next batch is generated while PostgreSQL writes the previous one (yielding now and then,
-    // so each of its statements is sent as soon as the one before it is done).
-    let writing: Promise<void> = Promise.resolve();
+  const developerIds = await em.transactional((tx) => insertDevelopers(tx));
+  const slugs = await executeNamed<{ slug: string }>(em.fork(), 'select slug from app_slugs', {});
+  const taken = new Set([...RESERVED_SLUGS, ...slugs.map((row) => row.slug)]);
+  const totals: SeedResult = { developers: developerIds.length, apps: 0, installs: 0, reviews: 0 };
+  const lanes = new SeedLanes(em);
+  try {
     for (let start = 0; start < count; start += BATCH_SIZE) {
       const batch: DemoApp[] = [];
+      // Generated in order (a seed gives the same catalogue), yielding now and then so the lanes' statements go out.
       for (let i = start; i < Math.min(start + BATCH_SIZE, count); i += 1) {
         batch.push(demoApp(i, random, taken, developerIds, now));
         if (i % 50 === 49) await new Promise((resolve) => setImmediate(resolve));
       }
-      await writing;
-      writing = insertBatch(tx, batch);
+      await lanes.add(batch);
       totals.apps += batch.length;
       for (const app of batch) {
         totals.installs += app.installs;
         totals.reviews += app.reviews;
       }
     }
-    await writing;
-    await bumpCatalogueVersion(tx);
-    return totals;
-  });
+  } finally {
+    await lanes.drain();
+  }
+  await em.transactional((tx) => bumpCatalogueVersion(tx));
   // Active installs and install days follow the installs watermark: the seeded installs are past it.
   await rollUpNewInstalls(em);
   await recomputeCategoryCounts(em);
-  return result;
+  return totals;
 }

@@ -144,6 +144,11 @@ export function useRollUpDelay(seconds: number): void {
   rollUpDelaySeconds = seconds;
 }
 
+/** Held from before a transaction's first install to its commit, so the roll-up sees where committed installs end. */
+export async function holdInstallsWatermark(tx: EntityManager): Promise<void> {
+  await executeNamed(tx, `select pg_advisory_xact_lock_shared(${INSTALLS_LOCK})`, {});
+}
+
 /**
  * Call first in a transaction that appends installs. Installs arrive by the thousand across many
  * apps, so they share one roll-up instead of one per app: the queue keeps one waiting job (a
@@ -152,7 +157,7 @@ export function useRollUpDelay(seconds: number): void {
  * exactly where the committed installs end (`rollUpNewInstalls`).
  */
 export async function enqueueInstallRollUp(jobs: JobQueue, tx: EntityManager): Promise<void> {
-  await executeNamed(tx, `select pg_advisory_xact_lock_shared(${INSTALLS_LOCK})`, {});
+  await holdInstallsWatermark(tx);
   await jobs.send(tx, installsRollUpJobs, {}, { singletonKey: 'installs', startAfter: rollUpDelaySeconds });
 }
 
