@@ -53,6 +53,8 @@ test('every console route answers hostile ids, queries and forms without a 5xx; 
   expect(routes.length).toBeGreaterThan(30);
   const failures: string[] = [];
   let refusedForms = 0;
+  /** The digest of what the console writes, as the last post left it (unknown after one that was accepted). */
+  let known: string | undefined;
   for (const route of routes) {
     for (const id of ids) {
       const path = route.path
@@ -71,13 +73,15 @@ test('every console route answers hostile ids, queries and forms without a 5xx; 
         continue;
       }
       for (const value of VALUES) {
-        const before = await written();
+        const before = (known ??= await written());
         const response = await owner.post(path, Object.fromEntries(FIELDS.map((field) => [field, value])));
         if (response.status >= 500) failures.push(`POST ${route.path} ${JSON.stringify(value.slice(0, 20))} → ${response.status}`);
         if (response.status >= 400 && response.status < 500) {
           refusedForms += 1;
-          if ((await written()) !== before) failures.push(`POST ${route.path} refused with ${response.status} but changed the database`);
-        }
+          // What a refusal left is the next post's "before": one digest per refused form, not two.
+          known = await written();
+          if (known !== before) failures.push(`POST ${route.path} refused with ${response.status} but changed the database`);
+        } else known = undefined;
       }
     }
   }
