@@ -13,8 +13,12 @@ export interface Loaded<Value> {
 }
 
 export interface VersionedCache<Value> {
-  /** `load` is told the version the clock is at, and reports the version it actually read at. */
-  get(key: string, load: (current: number) => Promise<Loaded<Value>>): Promise<Value>;
+  /**
+   * `load` is told the version the clock is at, and reports the version it actually read at. With
+   * `keep` false what it loads is not kept (an answer unlikely to be asked again must not push out
+   * the ones that are); concurrent misses still share it.
+   */
+  get(key: string, load: (current: number) => Promise<Loaded<Value>>, keep?: boolean): Promise<Value>;
   /** The entry, if one is current and the clock is fresh: an answer without waiting for anything. */
   peek(key: string): Value | undefined;
   /** Keeps a value read elsewhere, at the version it was read at. */
@@ -66,7 +70,7 @@ export function createVersionedCache<Value extends {}>(
     put(key, loaded) {
       if (loaded.version >= newest) entries.set(key, loaded);
     },
-    async get(key, load) {
+    async get(key, load, keep = true) {
       const version = await clock.current();
       sweep(version);
       const cached = entries.get(key);
@@ -78,7 +82,7 @@ export function createVersionedCache<Value extends {}>(
           try {
             const loaded = await load(version);
             clock.observe(loaded.version);
-            if (loaded.version >= version && loaded.version >= newest) entries.set(key, loaded);
+            if (keep && loaded.version >= version && loaded.version >= newest) entries.set(key, loaded);
             return loaded.value;
           } finally {
             loading.delete(flight);

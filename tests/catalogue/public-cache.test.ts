@@ -41,6 +41,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const get = (path: string, headers: Record<string, string> = {}) => t.call('GET', path, { headers });
+/** Answers this process read from PostgreSQL rather than from its cache. */
+const misses = async () => (await metricsRegistry.getSingleMetric('catalogue_cache_misses_total')!.get()).values[0]?.value ?? 0;
 const PUBLIC_PATHS = () => [
   '/api/apps',
   '/api/apps?search=cache%20probe',
@@ -176,7 +178,6 @@ describe('invalidation', () => {
 });
 
 describe('counters apart from the catalogue version', () => {
-  const misses = async () => (await metricsRegistry.getSingleMetric('catalogue_cache_misses_total')!.get()).values[0]?.value ?? 0;
   test("an install's roll-up leaves the version and every other cached answer alone; the new count is served within the contract's 5 s", async () => {
     const quiet = await approvedApp(t, key, completeApp({ name: 'Counter Quiet' }));
     const busy = await approvedApp(t, key, completeApp({ name: 'Counter Busy' }));
@@ -199,6 +200,19 @@ describe('counters apart from the catalogue version', () => {
     const missesBefore = await misses();
     expect((await get(`/api/apps/${quiet.slug}`)).body).toEqual(quietBody);
     expect(await misses()).toBe(missesBefore);
+  });
+});
+
+describe('searches', () => {
+  test('a search is kept once it is asked again: one asked once (most are) pushes no other answer out', async () => {
+    const search = `/api/apps?search=${encodeURIComponent('probes cache')}`;
+    const before = await misses();
+    expect((await get(search)).body.data.map((found: { id: string }) => found.id)).toContain(app.id);
+    expect((await get(search)).body.data.map((found: { id: string }) => found.id)).toContain(app.id);
+    // Asked once: read, not kept, so read again; asked twice: kept, so the third is from the cache.
+    expect(await misses()).toBe(before + 2);
+    await get(search);
+    expect(await misses()).toBe(before + 2);
   });
 });
 

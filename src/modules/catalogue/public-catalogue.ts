@@ -22,11 +22,15 @@ import type { CatalogueQuery, FeaturedQuery } from './catalogue.model.ts';
  */
 export const VERSION_MAX_AGE_MS = 250;
 // Serialised bodies, counted in characters: with the runtime's own ~150 MB, the process stays under 250 MB.
+// The entry counts bound what each answer carries besides its body (its key, app ids, target): 50,000
+// one-off searches' worth of those took the process past 380 MB at 100,000 apps.
 const MAX_RESPONSE_BYTES = 40 * 1024 * 1024;
-const MAX_RESPONSES = 50_000;
+const MAX_RESPONSES = 10_000;
 const MAX_TOTALS = 1_000;
-const MAX_WORDS = 50_000;
-const MAX_KNOWN_URLS = 100_000;
+const MAX_WORDS = 20_000;
+const MAX_KNOWN_URLS = 20_000;
+/** Searches remembered as asked once (by a hash of their key): most are never asked again, and only a repeat is kept. */
+const MAX_ASKED_SEARCHES = 50_000;
 
 /** A cached answer, with what its counters need to be checked against (`counter-changes.ts`). */
 interface CachedAnswer extends CacheableBody {
@@ -69,17 +73,34 @@ export function createPublicCatalogue(readers: CatalogueReaders) {
   // Request targets that were validated and answered from `responses` under a key: a repeat of the
   // same target can be answered before routing and validation (`cached`).
   const keysByTarget = new LRUCache<string, string>({ max: MAX_KNOWN_URLS });
-  const answer = async (target: string, key: string, load: (current: number) => Promise<Loaded<CachedAnswer>>): Promise<CacheableBody> => {
+  const askedSearches = new LRUCache<number, true>({ max: MAX_ASKED_SEARCHES });
+  /** Whether this search was asked before: a first one is answered but not kept. */
+  const askedBefore = (key: string) => {
+    const hash = Bun.hash.crc32(key);
+    if (askedSearches.has(hash)) return true;
+    askedSearches.set(hash, true);
+    return false;
+  };
+  const answer = async (
+    target: string,
+    key: string,
+    load: (current: number) => Promise<Loaded<CachedAnswer>>,
+    keep = true,
+  ): Promise<CacheableBody> => {
     counters.tick();
     let missed = false;
-    const body = await responses.get(key, (current) => {
-      missed = true;
-      return load(current);
-    });
+    const body = await responses.get(
+      key,
+      (current) => {
+        missed = true;
+        return load(current);
+      },
+      keep,
+    );
     // The request that read the database is the miss; others sharing its load, or answered from the cache, are hits.
     if (missed) recordCatalogueCacheMiss();
     else recordCatalogueCacheHit();
-    keysByTarget.set(target, key);
+    if (keep) keysByTarget.set(target, key);
     return body;
   };
 
@@ -126,6 +147,7 @@ export function createPublicCatalogue(readers: CatalogueReaders) {
             lookUpCached(reader, version),
           ),
         ),
+        !search || askedBefore(key),
       );
     },
     app(target: string, slug: string): Promise<CacheableBody> {
