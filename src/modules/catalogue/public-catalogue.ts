@@ -21,16 +21,21 @@ import type { CatalogueQuery, FeaturedQuery } from './catalogue.model.ts';
  * mappers alone: nothing owner-only can be in it.
  */
 export const VERSION_MAX_AGE_MS = 250;
-// Serialised bodies, counted in characters: with the runtime's own ~150 MB, the process stays under 250 MB.
-// The entry counts bound what each answer carries besides its body (its key, app ids, target): 50,000
-// one-off searches' worth of those took the process past 380 MB at 100,000 apps.
-const MAX_RESPONSE_BYTES = 40 * 1024 * 1024;
-const MAX_RESPONSES = 10_000;
-const MAX_TOTALS = 1_000;
-const MAX_WORDS = 20_000;
-const MAX_KNOWN_URLS = 20_000;
-/** Searches remembered as asked once (by a hash of their key): most are never asked again, and only a repeat is kept. */
-const MAX_ASKED_SEARCHES = 50_000;
+/**
+ * The caches' bounds. Serialised bodies are counted in characters: with the runtime's own ~150 MB,
+ * the process stays under 250 MB. The entry counts bound what each answer carries besides its body
+ * (its key, app ids, target): 50,000 one-off searches' worth of those took the process past 380 MB at
+ * 100,000 apps. Searches asked once are remembered by a hash of their key: while the cache is full,
+ * only a repeat is kept (D182).
+ */
+export const CATALOGUE_CACHE_BOUNDS = {
+  responseBytes: 40 * 1024 * 1024,
+  responses: 10_000,
+  totals: 1_000,
+  words: 20_000,
+  knownUrls: 20_000,
+  askedSearches: 50_000,
+};
 
 /** A cached answer, with what its counters need to be checked against (`counter-changes.ts`). */
 interface CachedAnswer extends CacheableBody {
@@ -41,19 +46,19 @@ interface CachedAnswer extends CacheableBody {
 /** The path and query of a request URL, as the client sent them. */
 export const targetOf = (url: string) => url.slice(url.indexOf('/', url.indexOf('//') + 2));
 
-export function createPublicCatalogue(readers: CatalogueReaders) {
+export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALOGUE_CACHE_BOUNDS) {
   const clock = createVersionClock(() => readCatalogueVersion(readers.next()), VERSION_MAX_AGE_MS);
   onCatalogueVersionBumped(() => clock.expire());
   const counters = createCounterChanges(() => readers.next());
   const responses = createVersionedCache<CachedAnswer>(clock, {
-    maxEntries: MAX_RESPONSES,
-    maxSize: MAX_RESPONSE_BYTES,
+    maxEntries: bounds.responses,
+    maxSize: bounds.responseBytes,
     sizeOf: (cached) => cached.body.length,
     outdated: (cached) => counters.outdated(cached.appIds, cached.loadedAt),
   });
-  const totals = createVersionedCache<{ total: number }>(clock, { maxEntries: MAX_TOTALS });
+  const totals = createVersionedCache<{ total: number }>(clock, { maxEntries: bounds.totals });
   // What the dictionary says about each search word: most searches repeat words, so most misses skip that query.
-  const words = createVersionedCache<WordInfo>(clock, { maxEntries: MAX_WORDS });
+  const words = createVersionedCache<WordInfo>(clock, { maxEntries: bounds.words });
   const lookUpCached =
     (reader: SqlReader, version: number): LookUpWords =>
     async (asked) => {
@@ -72,9 +77,9 @@ export function createPublicCatalogue(readers: CatalogueReaders) {
     };
   // Request targets that were validated and answered from `responses` under a key: a repeat of the
   // same target can be answered before routing and validation (`cached`).
-  const keysByTarget = new LRUCache<string, string>({ max: MAX_KNOWN_URLS });
-  const askedSearches = new LRUCache<number, true>({ max: MAX_ASKED_SEARCHES });
-  /** Whether this search was asked before: a first one is answered but not kept. */
+  const keysByTarget = new LRUCache<string, string>({ max: bounds.knownUrls });
+  const askedSearches = new LRUCache<number, true>({ max: bounds.askedSearches });
+  /** Whether this search was asked before: while the cache is full, a first one is answered but not kept. */
   const askedBefore = (key: string) => {
     const hash = Bun.hash.crc32(key);
     if (askedSearches.has(hash)) return true;
@@ -147,7 +152,7 @@ export function createPublicCatalogue(readers: CatalogueReaders) {
             lookUpCached(reader, version),
           ),
         ),
-        !search || askedBefore(key),
+        !search || askedBefore(key) || responses.hasRoom,
       );
     },
     app(target: string, slug: string): Promise<CacheableBody> {
