@@ -34,7 +34,10 @@ export function createVersionedCache<Value extends {}>(
     maxEntries: number;
     maxSize?: number;
     sizeOf?: (value: Value) => number;
-    /** Whether an entry at the current version is out of date all the same (for what the version does not cover). */
+    /**
+     * Whether an entry at the current version is out of date all the same, in what the version does
+     * not cover: `get` still answers with it while it reads the new one (`peek` does not).
+     */
     outdated?: (value: Value) => boolean;
   },
 ): VersionedCache<Value> {
@@ -78,24 +81,33 @@ export function createVersionedCache<Value extends {}>(
     async get(key, load, keep = true) {
       const version = await clock.current();
       sweep(version);
-      const cached = entries.get(key);
-      if (cached && cached.version >= version && !outdated(cached.value)) return cached.value;
       const flight = `${version}\u0000${key}`;
-      let pending = loading.get(flight);
-      if (!pending) {
-        pending = (async () => {
-          try {
-            const loaded = await load(version);
-            clock.observe(loaded.version);
-            if (keep && loaded.version >= version && loaded.version >= newest) entries.set(key, loaded);
-            return loaded.value;
-          } finally {
-            loading.delete(flight);
-          }
-        })();
-        loading.set(flight, pending);
+      const read = () => {
+        let pending = loading.get(flight);
+        if (!pending) {
+          pending = (async () => {
+            try {
+              const loaded = await load(version);
+              clock.observe(loaded.version);
+              if (keep && loaded.version >= version && loaded.version >= newest) entries.set(key, loaded);
+              return loaded.value;
+            } finally {
+              loading.delete(flight);
+            }
+          })();
+          loading.set(flight, pending);
+        }
+        return pending;
+      };
+      const cached = entries.get(key);
+      if (cached && cached.version >= version) {
+        if (!outdated(cached.value)) return cached.value;
+        // Still current in what the version covers, out of date only in what `outdated` checks (counters):
+        // it is answered at once while one read replaces it, so no reader waits for PostgreSQL on its account.
+        read().catch(() => {});
+        return cached.value;
       }
-      return pending;
+      return read();
     },
   };
 }

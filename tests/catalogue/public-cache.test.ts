@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import pg from 'pg';
 import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
 import { approvedApp, completeApp, deps } from '../apps/fixtures.ts';
 import { decideApp, setFeatured } from '../../src/modules/apps/app-admin.service.ts';
@@ -201,6 +202,38 @@ describe('counters apart from the catalogue version', () => {
     const missesBefore = await misses();
     expect((await get(`/api/apps/${quiet.slug}`)).body).toEqual(quietBody);
     expect(await misses()).toBe(missesBefore);
+  });
+});
+
+describe('counters', () => {
+  test('an answer whose counters moved is given at once while its new one is read: no reader waits on PostgreSQL for a counter', async () => {
+    const stale = await approvedApp(t, key, completeApp({ name: 'Counter Stale' }));
+    await eventually(async () => (await t.sql(`select 1 from pgboss.job where name like 'stats.%' and state < 'completed'`)).length === 0);
+    expect((await get(`/api/apps/${stale.slug}`)).body.installCount).toBe(0);
+    await t.sql(`insert into installs (app_id, installer) values (?, 'user:stale-1'), (?, 'user:stale-2')`, [stale.id, stale.id]);
+    await rollUpNewInstalls(t.ctx.orm.em.fork());
+    // Listings cannot be read meanwhile (the counters' own poll reads only the stats rows).
+    const holder = new pg.Client({ connectionString: t.runtime.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('lock table apps in access exclusive mode');
+      const within = <T>(promise: Promise<T>) =>
+        Promise.race([promise, Bun.sleep(2_000).then(() => Promise.reject(new Error('the reader waited for PostgreSQL')))]);
+      // Once this process has learnt of the change, a new read of the app waits behind the lock, and readers still get the answer.
+      await eventually(async () => {
+        const answer = await within(get(`/api/apps/${stale.slug}`));
+        expect(answer.status).toBe(200);
+        expect(answer.body.installCount).toBe(0);
+        const [waiting] = await t.sql<{ n: number }>(`select count(*)::int as n from pg_locks where relation = 'apps'::regclass and not granted`);
+        return waiting!.n > 0;
+      });
+      const answer = await within(get(`/api/apps/${stale.slug}`));
+      expect([answer.status, answer.body.installCount]).toEqual([200, 0]);
+    } finally {
+      await holder.end();
+    }
+    await eventually(async () => (await get(`/api/apps/${stale.slug}`)).body.installCount === 2);
   });
 });
 

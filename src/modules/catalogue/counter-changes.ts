@@ -7,9 +7,10 @@ import type { SqlReader } from '../../lib/sql-reader.ts';
  * put, so their roll-ups do not move the catalogue version (which would empty every cache).
  * Instead each process asks PostgreSQL, at most every `COUNTERS_POLL_MS` while requests come, which
  * apps' stats rows changed (`app_stats.updated_at`, indexed), and a cached answer that shows one of
- * those apps and was loaded before this process learnt of the change is loaded again. A new count
- * is therefore served within a roll-up (about 2 s after the install) plus one poll, inside the 5 s
- * the contract allows, and an install touches only the cached answers that show its app.
+ * those apps and was loaded before this process learnt of the change is loaded again, while readers
+ * keep getting it until the new one is read (D184). A new count is therefore served within a roll-up
+ * (about 2 s after the install) plus one poll and one read, inside the 5 s the contract allows, and an
+ * install touches only the cached answers that show its app, without making any reader wait.
  */
 export const COUNTERS_POLL_MS = 500;
 /**
