@@ -65,12 +65,23 @@ export async function startTestDatabase(testDatabaseUrl: string | undefined): Pr
   await boss.stop({ graceful: false });
 }
 
+async function newClone(): Promise<string> {
+  const name = `marketplace_test_${process.pid}_${created.length + 1}_${Date.now() % 100_000}`;
+  created.push(name);
+  // wal_log: no checkpoint first (file_copy flushes every file's dirty pages before each copy).
+  await admin((client) => client.query(`create database ${name} template ${TEMPLATE} strategy wal_log`));
+  return serverUrl!(name);
+}
+
+/** The clone the next caller gets, made while the files before it run (a clone takes ~200 ms). */
+let spare: Promise<string> | undefined;
+
 /** A new database cloned from the migrated template (pg-boss's schema included). */
 export async function cloneTestDatabase(): Promise<string> {
-  const name = `marketplace_test_${process.pid}_${created.length + 1}_${Date.now() % 100_000}`;
-  await admin((client) => client.query(`create database ${name} template ${TEMPLATE} strategy file_copy`));
-  created.push(name);
-  return serverUrl!(name);
+  const next = spare ?? newClone();
+  spare = newClone();
+  spare.catch(() => {});
+  return next;
 }
 
 /** An empty database (no schema at all), for tests of migration and start-up refusal. */
@@ -87,6 +98,8 @@ export async function dropTestDatabase(url: string): Promise<void> {
 }
 
 export async function stopTestDatabase(): Promise<void> {
+  // The spare clone is finished first, so it is dropped with the others.
+  await spare?.catch(() => {});
   if (serverUrl) {
     await admin(async (client) => {
       for (const name of [...created, TEMPLATE]) await client.query(`drop database if exists ${name} with (force)`);
