@@ -1,6 +1,7 @@
 import { createAdmin } from '../../src/modules/admin-accounts/admins.service.ts';
 import type { AdminRole } from '../../src/modules/admin-accounts/admin.entity.ts';
 import type { TestApp } from '../support/harness.ts';
+import { logLinesOfRequest } from '../support/suite-log.ts';
 
 /** Admin accounts and an HTTP client with a cookie jar for console tests that need no browser. */
 export interface AdminAccount {
@@ -97,6 +98,9 @@ export class ConsoleClient {
 export async function signedIn(t: TestApp, account: AdminAccount): Promise<ConsoleClient> {
   const client = new ConsoleClient(t);
   const response = await client.signIn(account.email, account.password);
-  if (response.status !== 303 || response.location !== '/admin') throw new Error(`sign-in failed: ${response.status} ${response.location}`);
+  if (response.status !== 303 || response.location !== '/admin') {
+    const logged = logLinesOfRequest(response.headers.get('x-request-id')).join('\n');
+    throw new Error(`sign-in failed: ${response.status} ${response.location}${logged ? `\n${logged}` : ''}`);
+  }
   return client;
 }

@@ -8,6 +8,9 @@ const secrets = new Set<string>();
 
 export const captureLogLine = (line: string) => void lines.push(line);
 
+/** The service's log lines about one request (its id): what a test that met a 5xx shows of why. */
+export const logLinesOfRequest = (requestId: string | null) => (requestId ? lines.filter((line) => line.includes(requestId)) : []);
+
 /** The part of a secret that must not appear, even re-prefixed or split: a key's random body, a JWT's signature. */
 function core(secret: string): string {
   const prefixed = secret.match(/^(?:mk_|whsec_)(.+)$/);
