@@ -42,12 +42,14 @@ export function createVersionedCache<Value extends {}>(
   },
 ): VersionedCache<Value> {
   const outdated = options.outdated ?? (() => false);
+  // No one entry may take more than a sixteenth of the size bound.
+  const maxEntrySize = options.maxSize ? options.maxSize / 16 : 0;
   const entries = new LRUCache<string, Loaded<Value>>({
     max: options.maxEntries,
     ...(options.maxSize && options.sizeOf
       ? {
           maxSize: options.maxSize,
-          maxEntrySize: options.maxSize / 16,
+          maxEntrySize,
           sizeCalculation: (entry: Loaded<Value>) => Math.max(1, options.sizeOf!(entry.value)),
         }
       : {}),
@@ -66,7 +68,7 @@ export function createVersionedCache<Value extends {}>(
       return entries.size;
     },
     get hasRoom() {
-      return entries.size < options.maxEntries && (!options.maxSize || entries.calculatedSize < options.maxSize - options.maxSize / 16);
+      return entries.size < options.maxEntries && (!options.maxSize || entries.calculatedSize < options.maxSize - maxEntrySize);
     },
     peek(key) {
       const version = clock.fresh();
