@@ -19,8 +19,12 @@ export interface VersionedCache<Value> {
    * the ones that are); concurrent misses still share it.
    */
   get(key: string, load: (current: number) => Promise<Loaded<Value>>, keep?: boolean): Promise<Value>;
-  /** The entry, if one is current and the clock is fresh: an answer without waiting for anything. */
-  peek(key: string): Value | undefined;
+  /**
+   * The entry, if one is current and the clock is fresh: an answer without waiting for anything.
+   * One out of date only in what `outdated` checks is answered too when `load` is given, and `load`
+   * replaces it in the background, as `get` does; without `load` it is not answered.
+   */
+  peek(key: string, load?: (current: number) => Promise<Loaded<Value>>): Value | undefined;
   /** Keeps a value read elsewhere, at the version it was read at. */
   put(key: string, loaded: Loaded<Value>): void;
   readonly size: number;
@@ -63,6 +67,28 @@ export function createVersionedCache<Value extends {}>(
       newest = version;
     }
   };
+  /** One read of `key` at `version` however many ask for it; with `keep` its answer replaces the entry. */
+  const read = (key: string, version: number, load: (current: number) => Promise<Loaded<Value>>, keep: boolean): Promise<Value> => {
+    const flight = `${version}\u0000${key}`;
+    let pending = loading.get(flight);
+    if (!pending) {
+      pending = (async () => {
+        try {
+          const loaded = await load(version);
+          clock.observe(loaded.version);
+          if (keep && loaded.version >= version && loaded.version >= newest) entries.set(key, loaded);
+          return loaded.value;
+        } finally {
+          loading.delete(flight);
+        }
+      })();
+      loading.set(flight, pending);
+    }
+    return pending;
+  };
+  const replaceInBackground = (key: string, version: number, load: (current: number) => Promise<Loaded<Value>>) => {
+    read(key, version, load, true).catch(() => {});
+  };
   return {
     get size() {
       return entries.size;
@@ -70,12 +96,16 @@ export function createVersionedCache<Value extends {}>(
     get hasRoom() {
       return entries.size < options.maxEntries && (!options.maxSize || entries.calculatedSize < options.maxSize - maxEntrySize);
     },
-    peek(key) {
+    peek(key, load) {
       const version = clock.fresh();
       if (version === undefined) return undefined;
       sweep(version);
       const cached = entries.get(key);
-      return cached && cached.version >= version && !outdated(cached.value) ? cached.value : undefined;
+      if (!cached || cached.version < version) return undefined;
+      if (!outdated(cached.value)) return cached.value;
+      if (!load) return undefined;
+      replaceInBackground(key, version, load);
+      return cached.value;
     },
     put(key, loaded) {
       if (loaded.version >= newest) entries.set(key, loaded);
@@ -83,33 +113,15 @@ export function createVersionedCache<Value extends {}>(
     async get(key, load, keep = true) {
       const version = await clock.current();
       sweep(version);
-      const flight = `${version}\u0000${key}`;
-      const read = () => {
-        let pending = loading.get(flight);
-        if (!pending) {
-          pending = (async () => {
-            try {
-              const loaded = await load(version);
-              clock.observe(loaded.version);
-              if (keep && loaded.version >= version && loaded.version >= newest) entries.set(key, loaded);
-              return loaded.value;
-            } finally {
-              loading.delete(flight);
-            }
-          })();
-          loading.set(flight, pending);
-        }
-        return pending;
-      };
       const cached = entries.get(key);
       if (cached && cached.version >= version) {
         if (!outdated(cached.value)) return cached.value;
         // Still current in what the version covers, out of date only in what `outdated` checks (counters):
         // it is answered at once while one read replaces it, so no reader waits for PostgreSQL on its account.
-        read().catch(() => {});
+        replaceInBackground(key, version, load);
         return cached.value;
       }
-      return read();
+      return read(key, version, load, keep);
     },
   };
 }

@@ -46,6 +46,9 @@ interface CachedAnswer extends CacheableBody {
 /** The path and query of a request URL, as the client sent them. */
 export const targetOf = (url: string) => url.slice(url.indexOf('/', url.indexOf('//') + 2));
 
+/** Reads an answer at the version the clock is at, reporting the version it read at. */
+type Load = (current: number) => Promise<Loaded<CachedAnswer>>;
+
 export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALOGUE_CACHE_BOUNDS) {
   const clock = createVersionClock(() => readCatalogueVersion(readers.next()), VERSION_MAX_AGE_MS);
   onCatalogueVersionBumped(() => clock.expire());
@@ -75,9 +78,9 @@ export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALO
       }
       return found;
     };
-  // Request targets that were validated and answered from `responses` under a key: a repeat of the
-  // same target can be answered before routing and validation (`cached`).
-  const keysByTarget = new LRUCache<string, string>({ max: bounds.knownUrls });
+  // Request targets that were validated and answered from `responses` under a key, with how to read
+  // that answer again: a repeat of the same target can be answered before routing and validation (`cached`).
+  const knownTargets = new LRUCache<string, { key: string; load: Load }>({ max: bounds.knownUrls });
   const askedSearches = new LRUCache<number, true>({ max: bounds.askedSearches });
   /** Whether this search was asked before: while the cache is full, a first one is answered but not kept. */
   const askedBefore = (key: string) => {
@@ -86,12 +89,7 @@ export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALO
     askedSearches.set(hash, true);
     return false;
   };
-  const answer = async (
-    target: string,
-    key: string,
-    load: (current: number) => Promise<Loaded<CachedAnswer>>,
-    keep = true,
-  ): Promise<CacheableBody> => {
+  const answer = async (target: string, key: string, load: Load, keep = true): Promise<CacheableBody> => {
     counters.tick();
     let missed = false;
     const body = await responses.get(
@@ -105,7 +103,7 @@ export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALO
     // The request that read the database is the miss; others sharing its load, or answered from the cache, are hits.
     if (missed) recordCatalogueCacheMiss();
     else recordCatalogueCacheHit();
-    if (keep) keysByTarget.set(target, key);
+    if (keep) knownTargets.set(target, { key, load });
     return body;
   };
 
@@ -126,12 +124,21 @@ export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALO
     };
 
   return {
-    /** The current cached answer to a request target seen before, without waiting for anything; else undefined. */
+    /**
+     * The cached answer to a request target seen before, without waiting for anything; else
+     * undefined. One whose counters moved is answered too while one read replaces it (D185).
+     */
     cached(target: string): CacheableBody | undefined {
       counters.tick();
-      const key = keysByTarget.get(target);
-      const body = key === undefined ? undefined : responses.peek(key);
-      if (body) recordCatalogueCacheHit();
+      const known = knownTargets.get(target);
+      if (!known) return undefined;
+      let read = false;
+      const body = responses.peek(known.key, (current) => {
+        read = true;
+        return known.load(current);
+      });
+      // As in `answer`: the request that started a read of PostgreSQL is the miss.
+      if (body) (read ? recordCatalogueCacheMiss : recordCatalogueCacheHit)();
       return body;
     },
     list(target: string, query: CatalogueQuery): Promise<CacheableBody> {
