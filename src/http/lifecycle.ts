@@ -24,13 +24,25 @@ export const requestIdOf = (request: Request) => requestIds.get(request)?.id ?? 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * A new request id: UUID-shaped, a random prefix drawn once per process and a counter, so ids are
- * unique across processes and restarts without drawing randomness on every request (a third of
- * the cost of `randomUUIDv7`).
+ * A new request id: UUID-shaped, a random prefix drawn once per process and a 48-bit counter in
+ * hex, so ids are unique across processes and restarts without drawing randomness on every request
+ * (a third of the cost of `randomUUIDv7`). Its last three digits come from a table and the rest is
+ * formatted once per 4,096 requests: formatting the whole counter each time took a tenth of a
+ * cached answer's CPU.
  */
 const ID_PREFIX = crypto.randomUUID().slice(0, 24);
-let requestSerial = 0;
-const nextRequestId = () => ID_PREFIX + (requestSerial++).toString(16).padStart(12, '0');
+const LAST_DIGITS = Array.from({ length: 0x1000 }, (_, n) => n.toString(16).padStart(3, '0'));
+let serialHigh = 0;
+let serialLow = 0;
+let idHead = `${ID_PREFIX}000000000`;
+export function nextRequestId(): string {
+  if (serialLow === LAST_DIGITS.length) {
+    serialLow = 0;
+    serialHigh += 1;
+    idHead = ID_PREFIX + serialHigh.toString(16).padStart(9, '0');
+  }
+  return idHead + LAST_DIGITS[serialLow++]!;
+}
 
 /** The path of a request URL without building a URL object (this runs on every request). */
 function pathnameOf(url: string): string {

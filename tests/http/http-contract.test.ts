@@ -14,6 +14,7 @@ import type { AppContext } from '../../src/app-context.ts';
 import { createInFlight } from '../../src/lib/in-flight.ts';
 import { dereferenced } from '../support/openapi.ts';
 import { createTestApp, type TestApp } from '../support/harness.ts';
+import { nextRequestId } from '../../src/http/lifecycle.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -32,6 +33,13 @@ describe('request ids', () => {
     expect(error.body.requestId).toBe('trace-err');
     const hostile = await t.call('GET', '/livez', { headers: { 'x-request-id': 'x'.repeat(500) } });
     expect(hostile.headers.get('x-request-id')).not.toBe('x'.repeat(500));
+  });
+
+  test('generated ids are UUID-shaped, distinct and in order, past the points where the counter carries', () => {
+    const ids = Array.from({ length: 10_000 }, () => nextRequestId());
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(ids);
   });
 });
 
