@@ -46,8 +46,16 @@ interface CachedAnswer extends CacheableBody {
 /** The path and query of a request URL, as the client sent them. */
 export const targetOf = (url: string) => url.slice(url.indexOf('/', url.indexOf('//') + 2));
 
-/** Reads an answer at the version the clock is at, reporting the version it read at. */
-type Load = (current: number) => Promise<Loaded<CachedAnswer>>;
+/**
+ * What a request asks of the catalogue. Known targets keep it (not a closure, which took several
+ * times its size), so the answer can be read again when its counters move (D185).
+ */
+type Question =
+  | { kind: 'list'; query: CatalogueQuery }
+  | { kind: 'app'; slug: string }
+  | { kind: 'featured'; query: FeaturedQuery }
+  | { kind: 'categories' };
+const CATEGORIES: Question = { kind: 'categories' };
 
 export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALOGUE_CACHE_BOUNDS) {
   const clock = createVersionClock(() => readCatalogueVersion(readers.next()), VERSION_MAX_AGE_MS);
@@ -80,7 +88,7 @@ export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALO
     };
   // Request targets that were validated and answered from `responses` under a key, with how to read
   // that answer again: a repeat of the same target can be answered before routing and validation (`cached`).
-  const knownTargets = new LRUCache<string, { key: string; load: Load }>({ max: bounds.knownUrls });
+  const knownTargets = new LRUCache<string, { key: string; question: Question }>({ max: bounds.knownUrls });
   const askedSearches = new LRUCache<number, true>({ max: bounds.askedSearches });
   /** Whether this search was asked before: while the cache is full, a first one is answered but not kept. */
   const askedBefore = (key: string) => {
@@ -89,39 +97,56 @@ export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALO
     askedSearches.set(hash, true);
     return false;
   };
-  const answer = async (target: string, key: string, load: Load, keep = true): Promise<CacheableBody> => {
-    counters.tick();
-    let missed = false;
-    const body = await responses.get(
-      key,
-      (current) => {
-        missed = true;
-        return load(current);
-      },
-      keep,
-    );
-    // The request that read the database is the miss; others sharing its load, or answered from the cache, are hits.
-    if (missed) recordCatalogueCacheMiss();
-    else recordCatalogueCacheHit();
-    if (keep) knownTargets.set(target, { key, load });
-    return body;
+  const readAnswer = (question: Question, reader: SqlReader, version: number): Promise<unknown> => {
+    switch (question.kind) {
+      case 'list':
+        return listCatalogue(
+          reader,
+          question.query,
+          async (filter) => {
+            const counted = await totals.get(filterKey(filter), async () => ({ version, value: { total: await countListed(reader, filter) } }));
+            return counted.total;
+          },
+          lookUpCached(reader, version),
+        );
+      case 'app':
+        return getPublicApp(reader, question.slug);
+      case 'featured':
+        return listFeatured(reader, question.query).then((data) => ({ data }));
+      case 'categories':
+        return listCategoryCounts(reader).then((data) => ({ data }));
+    }
   };
-
   /**
    * The data is tagged with a version read before it on the same server, so it is at least that
    * new. With one server the clock's own reading is such a version; with replicas each load reads
    * the version on the replica it reads the data from, so a lagging one cannot pass old rows off as new.
    */
   const single = readers.all.length === 1;
-  const load =
-    (work: (reader: SqlReader, version: number) => Promise<unknown>) =>
-    async (current: number): Promise<Loaded<CachedAnswer>> => {
-      const loadedAt = performance.now();
-      const reader = readers.next();
-      const version = single ? current : await readCatalogueVersion(reader);
-      const value = await work(reader, version);
-      return { version, value: { ...cacheableBody(value), appIds: appIdsIn(value), loadedAt } };
-    };
+  const load = async (question: Question, current: number): Promise<Loaded<CachedAnswer>> => {
+    const loadedAt = performance.now();
+    const reader = readers.next();
+    const version = single ? current : await readCatalogueVersion(reader);
+    const value = await readAnswer(question, reader, version);
+    return { version, value: { ...cacheableBody(value), appIds: appIdsIn(value), loadedAt } };
+  };
+  const answer = async (target: string, key: string, question: Question, keep = true): Promise<CacheableBody> => {
+    counters.tick();
+    let missed = false;
+    const body = await responses.get(
+      key,
+      (current) => {
+        missed = true;
+        return load(question, current);
+      },
+      keep,
+    );
+    // The request that read the database is the miss; others sharing its load, or answered from the cache, are hits.
+    if (missed) recordCatalogueCacheMiss();
+    else recordCatalogueCacheHit();
+    if (keep) knownTargets.set(target, { key, question });
+    return body;
+  };
 
   return {
     /**
@@ -135,7 +160,7 @@ export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALO
       let read = false;
       const body = responses.peek(known.key, (current) => {
         read = true;
-        return known.load(current);
+        return load(known.question, current);
       });
       // As in `answer`: the request that started a read of PostgreSQL is the miss.
       if (body) (read ? recordCatalogueCacheMiss : recordCatalogueCacheHit)();
@@ -145,44 +170,17 @@ export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALO
       const search = query.search?.trim().toLowerCase();
       const sort = query.sort ?? (search ? 'relevance' : 'installs');
       const key = `list|${filterKey(query)}|${sort}|${query.page ?? 1}|${query.limit ?? 20}|${search ?? ''}`;
-      return answer(
-        target,
-        key,
-        load((reader, version) =>
-          listCatalogue(
-            reader,
-            query,
-            async (filter) => {
-              const counted = await totals.get(filterKey(filter), async () => ({ version, value: { total: await countListed(reader, filter) } }));
-              return counted.total;
-            },
-            lookUpCached(reader, version),
-          ),
-        ),
-        !search || askedBefore(key) || responses.hasRoom,
-      );
+      return answer(target, key, { kind: 'list', query }, !search || askedBefore(key) || responses.hasRoom);
     },
     app(target: string, slug: string): Promise<CacheableBody> {
-      return answer(
-        target,
-        `app|${slug}`,
-        load((reader) => getPublicApp(reader, slug)),
-      );
+      return answer(target, `app|${slug}`, { kind: 'app', slug });
     },
     featured(target: string, query: FeaturedQuery): Promise<CacheableBody> {
       const key = `featured|${query.environment ?? ''}|${query.limit ?? 20}`;
-      return answer(
-        target,
-        key,
-        load(async (reader) => ({ data: await listFeatured(reader, query) })),
-      );
+      return answer(target, key, { kind: 'featured', query });
     },
     categories(target: string): Promise<CacheableBody> {
-      return answer(
-        target,
-        'categories',
-        load(async (reader) => ({ data: await listCategoryCounts(reader) })),
-      );
+      return answer(target, 'categories', CATEGORIES);
     },
   };
 }
