@@ -23,6 +23,8 @@ beforeAll(async () => {
 afterAll(() => t.close(), 60_000);
 
 const publicStatus = async (slug: string) => (await t.call('GET', `/api/apps/${slug}`)).status;
+const install = async (slug: string) => (await t.call('POST', `/api/apps/${slug}/install`, { body: { installationId: crypto.randomUUID() } })).status;
+const installRows = async (appId: string) => (await t.sql<{ n: number }>('select count(*)::int as n from installs where app_id = ?', [appId]))[0]!.n;
 const listedSlugs = async () => (await t.call('GET', '/api/apps?limit=100')).body.data.map((a: { slug: string }) => a.slug) as string[];
 
 test('public views name the publisher: the team for a team app (also as `developer`), else the developer', async () => {
@@ -52,6 +54,10 @@ test("a suspended team's apps are 410 and leave the catalogue; its members canno
   await eventually(async () => (await publicStatus(app.slug)) === 410);
   expect((await t.call('GET', `/api/apps/${app.slug}`)).body.code).toBe('APP_UNAVAILABLE');
   expect(await listedSlugs()).not.toContain(app.slug);
+  // Nor can it be installed: 410, as its page, and nothing is recorded.
+  const rows = await installRows(app.id);
+  expect(await install(app.slug)).toBe(410);
+  expect(await installRows(app.id)).toBe(rows);
   for (const [method, path, body] of [
     ['GET', `/api/dev/apps/${app.id}`, undefined],
     ['POST', `/api/dev/apps/${app.id}/revisions`, { description: 'While suspended.' }],
@@ -71,6 +77,7 @@ test("a suspended team's apps are 410 and leave the catalogue; its members canno
   expect(reinstated.exitCode).toBe(0);
   await eventually(async () => (await publicStatus(app.slug)) === 200);
   expect(await listedSlugs()).toContain(app.slug);
+  expect(await install(app.slug)).toBe(201);
   expect((await t.call('GET', `/api/dev/apps/${app.id}`, { token: maintainer.key })).status).toBe(200);
   const audit = await t.sql("select action from audit_log where subject_type = 'team' and subject_id = ? order by created_at", [team.id]);
   expect(audit.map((row) => row.action)).toEqual(['team.suspend', 'team.reinstate']);
@@ -94,5 +101,8 @@ test("a suspended developer loses every right through every team, but the team's
   expect(viaToken.body.code).toBe('DEVELOPER_SUSPENDED');
   expect(await publicStatus(app.slug)).toBe(200);
   expect(await listedSlugs()).toContain(app.slug);
+  // Listed, so installable: the team's standing decides, not its creator's.
+  expect(await install(app.slug)).toBe(201);
+  expect(await installRows(app.id)).toBe(1);
   expect((await t.call('GET', `/api/dev/apps/${app.id}`, { token: maintainer.key })).status).toBe(200);
 });

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { enqueueInstallRollUp } from '../stats/stats.service.ts';
 import { findPublicAppId } from '../catalogue/catalogue.service.ts';
+import { OWNER_JOINS, VISIBLE } from '../catalogue/catalogue-rows.ts';
 import type { InstallResult } from './installs.model.ts';
 import { executeNamed as execute } from '../../lib/named-sql.ts';
 import { Install } from './install.entity.ts';
@@ -73,8 +74,8 @@ export async function recordInstalls(em: EntityManager, jobs: JobQueue, requests
        resolved as (
          select x.ord, x.platform_user_id, x.network, a.id as app_id,
                 case when x.daily then x.key || ':' || to_char(now() at time zone 'utc', 'YYYY-MM-DD') else x.key end as installer
-         from input x join apps a on a.slug = x.slug join developers d on d.id = a.developer_id
-         where a.status = 'APPROVED' and d.status <> 'SUSPENDED'),
+         from input x join apps a on a.slug = x.slug ${OWNER_JOINS}
+         where ${VISIBLE}),
        budgeted as (
          select r.*, r.network is null or (
            select count(*) from installs i
