@@ -2,7 +2,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { enqueueInstallRollUp } from '../stats/stats.service.ts';
 import { findPublicAppId } from '../catalogue/catalogue.service.ts';
-import { OWNER_JOINS, VISIBLE } from '../catalogue/catalogue-rows.ts';
 import type { InstallResult } from './installs.model.ts';
 import { executeNamed as execute } from '../../lib/named-sql.ts';
 import { Install } from './install.entity.ts';
@@ -68,31 +67,9 @@ export async function recordInstalls(em: EntityManager, jobs: JobQueue, requests
     }
     const rows = await execute<{ ord: number; app_id: string; installed_at: string | null; counted: boolean | null }>(
       tx,
-      `with input as (
-         select * from unnest(:slugs::text[], :keys::text[], :daily::boolean[], :users::text[], :networks::text[])
-           with ordinality as x(slug, key, daily, platform_user_id, network, ord)),
-       resolved as (
-         select x.ord, x.platform_user_id, x.network, a.id as app_id,
-                case when x.daily then x.key || ':' || to_char(now() at time zone 'utc', 'YYYY-MM-DD') else x.key end as installer
-         from input x join apps a on a.slug = x.slug ${OWNER_JOINS}
-         where ${VISIBLE}),
-       budgeted as (
-         select r.*, r.network is null or (
-           select count(*) from installs i
-           where i.app_id = r.app_id and i.source_network = r.network and i.counted
-             and i.installed_at >= date_trunc('day', now() at time zone 'utc') at time zone 'utc')
-           + row_number() over (partition by r.app_id, r.network order by r.ord) <= :budget as counted
-         from resolved r),
-       inserted as (
-         insert into installs (app_id, installer, platform_user_id, source_network, counted)
-         -- In key order, so two batches inserting the same installers wait for each other without a deadlock.
-         select app_id, installer, platform_user_id, network, counted from budgeted order by app_id, installer
-         on conflict (app_id, installer) do nothing
-         returning app_id, installer, installed_at, counted)
-       select b.ord, b.app_id, coalesce(n.installed_at, i.installed_at) as installed_at, n.counted
-       from budgeted b
-       left join inserted n on n.app_id = b.app_id and n.installer = b.installer
-       left join installs i on n.app_id is null and i.app_id = b.app_id and i.installer = b.installer`,
+      // The statement is a function so each connection plans it once (D187; its text is in the migration).
+      `select ord, app_id, installed_at, counted
+       from record_installs(:slugs::text[], :keys::text[], :daily::boolean[], :users::text[], :networks::text[], :budget::int)`,
       {
         slugs: requests.map((request) => request.slug),
         keys: keys.map((key) => key.key),
