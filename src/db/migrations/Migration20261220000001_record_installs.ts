@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * The install batch's statement as a PL/pgSQL function, so each connection plans it once and then
- * reuses the plan: planning it took 0.8 ms of the 2.3 ms PostgreSQL spent on a batch of 21 installs
+ * reuses the plan: planning it took 0.8 ms of the 2.3–3.0 ms PostgreSQL spent on a batch of 21 installs
  * (D187). What it does is `recordInstalls`' to say (`installs.service.ts`); visibility is the
  * catalogue's rule as of this migration (`catalogue-rows.ts`, VISIBLE).
  */
