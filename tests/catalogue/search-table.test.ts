@@ -3,6 +3,7 @@ import { createTestApp, type TestApp } from '../support/harness.ts';
 import { insertApp, insertDeveloper, insertManyApps } from '../support/fixtures.ts';
 import { bumpCatalogueVersion } from '../../src/modules/catalogue/catalogue-version.ts';
 import { SEARCH_CANDIDATES } from '../../src/modules/catalogue/catalogue-search.ts';
+import { namedSql } from '../../src/lib/named-sql.ts';
 
 /**
  * Searches read the narrow `app_search` table, which triggers keep equal to what the public sees:
@@ -67,4 +68,9 @@ test("the search table follows visibility and edits: a suspended developer's app
                  where s.visible <> (a.status = 'APPROVED' and d.status <> 'SUSPENDED') or s.lower_name <> lower(a.name)
                     or s.search_vector <> a.search_vector or s.install_count <> st.active_installs`),
   ).toEqual([{ n: 0 }]);
+});
+
+test('the catalogue reads plan each statement once per connection, whatever its values (D188)', async () => {
+  const [row] = await t.ctx.catalogueReaders.next().query<{ mode: string }>(namedSql(`select current_setting('plan_cache_mode') as mode`, {}));
+  expect(row?.mode).toBe('force_generic_plan');
 });
