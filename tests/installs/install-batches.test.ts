@@ -1,6 +1,9 @@
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, type TestApp } from '../support/harness.ts';
 import { insertApp, insertDeveloper } from '../support/fixtures.ts';
+import { recordInstalls } from '../../src/modules/installs/installs.service.ts';
+import { INSTALLS_ROLL_UP_QUEUE } from '../../src/modules/stats/stats.service.ts';
+import type { JobQueue } from '../../src/lib/job-queue.ts';
 
 /**
  * Concurrent installs are committed together in batches (group commit). Each request still gets
@@ -40,4 +43,43 @@ test('a crowd of mixed installs: each answered as if alone, every 201 stored, re
   expect(row!.n).toBe(61);
   const refused = await t.sql<{ n: number }>('select count(*)::int as n from installs where app_id in (?)', [[draft.id, suspended.id]]);
   expect(refused[0]!.n).toBe(0);
+});
+
+describe('the installs roll-up job', () => {
+  // No workers here: a job stays waiting until the test moves it on.
+  let api: TestApp;
+  beforeAll(async () => {
+    api = await createTestApp({}, { role: 'api' });
+  });
+  afterAll(() => api.close());
+
+  test('a batch sends it only when none is waiting (D189), and one that has started does not count as waiting', async () => {
+    const app = await insertApp(api, { developerId: await insertDeveloper(api) });
+    let sends = 0;
+    const jobs: JobQueue = {
+      ...api.ctx.jobs,
+      send: (em, queue, data, options) => {
+        if (queue.name === INSTALLS_ROLL_UP_QUEUE) sends += 1;
+        return api.ctx.jobs.send(em, queue, data, options);
+      },
+    };
+    const install = (n: number) =>
+      recordInstalls(api.ctx.orm.em.fork(), jobs, [{ slug: app.slug, installer: { kind: 'user', platformUserId: `waiting-${n}` } }]);
+    const waitingJobs = async () =>
+      (await api.sql<{ n: number }>("select count(*)::int as n from pgboss.job where name = ? and state = 'created'", [INSTALLS_ROLL_UP_QUEUE]))[0]!.n;
+    await api.sql("delete from pgboss.job where name = ? and state = 'created'", [INSTALLS_ROLL_UP_QUEUE]);
+
+    await install(1);
+    expect([sends, await waitingJobs()]).toEqual([1, 1]);
+    await install(2);
+    expect([sends, await waitingJobs()]).toEqual([1, 1]);
+    // A worker has taken the job: it may already have read the watermark, so the next batch needs a job of its own.
+    await api.sql("update pgboss.job set state = 'active', started_on = now() where name = ? and state = 'created'", [INSTALLS_ROLL_UP_QUEUE]);
+    await install(3);
+    expect([sends, await waitingJobs()]).toEqual([2, 1]);
+    // A batch of apps that are not public inserts nothing and sends nothing.
+    await api.sql("delete from pgboss.job where name = ? and state = 'created'", [INSTALLS_ROLL_UP_QUEUE]);
+    await recordInstalls(api.ctx.orm.em.fork(), jobs, [{ slug: 'no-such-app', installer: { kind: 'user', platformUserId: 'nobody' } }]);
+    expect([sends, await waitingJobs()]).toEqual([2, 0]);
+  });
 });

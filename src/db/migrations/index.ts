@@ -28,6 +28,7 @@ import { Migration20261217000002_counter_changes } from './Migration202612170000
 import { Migration20261217000003_app_search } from './Migration20261217000003_app_search.ts';
 import { Migration20261219000001_app_search_teams } from './Migration20261219000001_app_search_teams.ts';
 import { Migration20261220000001_record_installs } from './Migration20261220000001_record_installs.ts';
+import { Migration20261221000001_install_locks_in_function } from './Migration20261221000001_install_locks_in_function.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -61,4 +62,5 @@ export const migrations = [
   { name: 'Migration20261217000003_app_search', class: Migration20261217000003_app_search },
   { name: 'Migration20261219000001_app_search_teams', class: Migration20261219000001_app_search_teams },
   { name: 'Migration20261220000001_record_installs', class: Migration20261220000001_record_installs },
+  { name: 'Migration20261221000001_install_locks_in_function', class: Migration20261221000001_install_locks_in_function },
 ];

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { JobQueue } from '../../lib/job-queue.ts';
-import { enqueueInstallRollUp } from '../stats/stats.service.ts';
+import { sendInstallRollUp } from '../stats/stats.service.ts';
 import { findPublicAppId } from '../catalogue/catalogue.service.ts';
 import type { InstallResult } from './installs.model.ts';
 import { executeNamed as execute } from '../../lib/named-sql.ts';
@@ -48,8 +48,9 @@ export type InstallOutcome = { ok: true; result: InstallResult } | { ok: false; 
 
 /**
  * Appends install events, any number in one transaction and one INSERT that finds each public app
- * by its slug (a repeat by the same installer is a no-op that reports the first install). New,
- * counted installs enqueue their app's stats roll-up in the same transaction, once per app.
+ * by its slug (a repeat by the same installer is a no-op that reports the first install). The
+ * installs roll-up is enqueued in the same transaction unless one is already waiting (it counts
+ * every app's installs past its watermark, this batch's too).
  * Installs from one network to one app take turns under an advisory lock (sorted, so concurrent
  * batches cannot deadlock), and within a batch they are counted in order, so together they
  * cannot overrun the budget.
@@ -58,17 +59,12 @@ export async function recordInstalls(em: EntityManager, jobs: JobQueue, requests
   const keys = requests.map((request) => installerKey(request.installer));
   const networks = requests.map((request) => (request.installer.kind === 'installation' ? request.installer.network : null));
   return em.transactional(async (tx) => {
-    // Before the insert: the roll-up must be able to tell when this batch has committed.
-    await enqueueInstallRollUp(jobs, tx);
-    const budgeted = [...new Set(requests.flatMap((request, i) => (networks[i] ? [`${request.slug} ${networks[i]}`] : [])))].sort();
-    if (budgeted.length > 0) {
-      // An approved app's slug never changes, so it names the app as well as its id does.
-      await execute(tx, `select pg_advisory_xact_lock(hashtext('install-budget'), hashtext(k)) from unnest(:keys::text[]) k`, { keys: budgeted });
-    }
-    const rows = await execute<{ ord: number; app_id: string; installed_at: string | null; counted: boolean | null }>(
+    // One statement takes the locks (the roll-up's watermark, then each network's budget per app,
+    // keyed by the slug: an approved app's slug never changes) and inserts; it is a function so each
+    // connection plans it once (D187, D189; its text is in the migration).
+    const rows = await execute<{ ord: number; app_id: string; installed_at: string | null; counted: boolean | null; roll_up_waiting: boolean }>(
       tx,
-      // The statement is a function so each connection plans it once (D187; its text is in the migration).
-      `select ord, app_id, installed_at, counted
+      `select ord, app_id, installed_at, counted, roll_up_waiting
        from record_installs(:slugs::text[], :keys::text[], :daily::boolean[], :users::text[], :networks::text[], :budget::int)`,
       {
         slugs: requests.map((request) => request.slug),
@@ -79,6 +75,8 @@ export async function recordInstalls(em: EntityManager, jobs: JobQueue, requests
         budget: INSTALLATION_IDS_COUNTED_PER_NETWORK_PER_DAY,
       },
     );
+    // A roll-up that has not started will count this batch; only without one is a job sent.
+    if (rows.length > 0 && !rows[0]!.roll_up_waiting) await sendInstallRollUp(jobs, tx);
     const byOrd = new Map(rows.map((row) => [Number(row.ord), row]));
     // A repeat install by an installer that can uninstall (not a network's daily key) may reactivate it.
     const repeats = requests.flatMap((_, i) => {

@@ -25,7 +25,10 @@ export const INSTALLS_ROLL_UP_QUEUE = installsRollUpJobs.name;
 /** The per-app lock: event writers take it shared, a roll-up exclusive. */
 const APP_STATS_LOCK = `hashtext('app-stats'), hashtext(:appId)`;
 
-/** The lock install transactions take shared and the installs roll-up exclusive, to see where they end. */
+/**
+ * The lock install transactions take shared and the installs roll-up exclusive, to see where they
+ * end. `record_installs` takes it under the same key (its migration holds a copy, D189).
+ */
 const INSTALLS_LOCK = `hashtext('install-roll-up')`;
 
 /** The review counters of `a` (apps), recounted from the visible reviews. */
@@ -158,6 +161,14 @@ export async function holdInstallsWatermark(tx: EntityManager): Promise<void> {
  */
 export async function enqueueInstallRollUp(jobs: JobQueue, tx: EntityManager): Promise<void> {
   await holdInstallsWatermark(tx);
+  await sendInstallRollUp(jobs, tx);
+}
+
+/**
+ * The send alone, for a transaction that holds the watermark's lock already and found no roll-up
+ * waiting (`record_installs` takes the lock and looks, D189).
+ */
+export async function sendInstallRollUp(jobs: JobQueue, tx: EntityManager): Promise<void> {
   await jobs.send(tx, installsRollUpJobs, {}, { singletonKey: 'installs', startAfter: rollUpDelaySeconds });
 }
 
