@@ -65,8 +65,12 @@ describe('the installs roll-up job', () => {
     };
     const install = (n: number) =>
       recordInstalls(api.ctx.orm.em.fork(), jobs, [{ slug: app.slug, installer: { kind: 'user', platformUserId: `waiting-${n}` } }]);
-    const waitingJobs = async () =>
-      (await api.sql<{ n: number }>("select count(*)::int as n from pgboss.job where name = ? and state = 'created'", [INSTALLS_ROLL_UP_QUEUE]))[0]!.n;
+    const waitingJobs = async () => {
+      const [row] = await api.sql<{ n: number }>("select count(*)::int as n from pgboss.job where name = ? and state = 'created'", [
+        INSTALLS_ROLL_UP_QUEUE,
+      ]);
+      return row!.n;
+    };
     await api.sql("delete from pgboss.job where name = ? and state = 'created'", [INSTALLS_ROLL_UP_QUEUE]);
 
     await install(1);
