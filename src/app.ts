@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from './app-context.ts';
 import { createAuth } from './modules/identity/auth.ts';
-import { httpLifecycle } from './http/lifecycle.ts';
+import { createEarlyAnswers, httpLifecycle } from './http/lifecycle.ts';
 import { createPublicRateLimits } from './http/rate-limit.ts';
 import { apiDocsApi } from './modules/api-docs/api-docs.api.ts';
 import { apiModels } from './modules/api-docs/api-models.ts';
@@ -9,7 +9,8 @@ import { healthApi } from './modules/health/health.api.ts';
 import { developersApi } from './modules/developers/developers.api.ts';
 import { apiKeysApi } from './modules/api-keys/api-keys.api.ts';
 import { appsApi } from './modules/apps/apps.api.ts';
-import { catalogueApi } from './modules/catalogue/catalogue.api.ts';
+import { catalogueApi, catalogueRoutesBeforeElysia } from './modules/catalogue/catalogue.api.ts';
+import { createPublicCatalogue } from './modules/catalogue/public-catalogue.ts';
 import { installsApi } from './modules/installs/installs.api.ts';
 import { reviewsApi } from './modules/reviews/reviews.api.ts';
 import { analyticsApi } from './modules/analytics/analytics.api.ts';
@@ -27,8 +28,11 @@ import { queueRegistry } from '../jobs/registry.ts';
 export function createApp(ctx: AppContext) {
   const auth = createAuth(ctx);
   const rateLimits = createPublicRateLimits(ctx);
+  const catalogue = createPublicCatalogue(ctx.catalogueReaders);
+  // Cached catalogue reads are answered by the listening server's routes, ahead of Elysia's (D190).
+  const routes = catalogueRoutesBeforeElysia(catalogue, rateLimits, createEarlyAnswers(ctx), (request) => app.fetch(request));
   // normalize off: an unknown field is a 400 (a typo must not be silently dropped), and responses are built exactly.
-  const app = new Elysia({ normalize: false, serve: { maxRequestBodySize: ctx.config.maxBodyBytes } });
+  const app = new Elysia({ normalize: false, serve: { maxRequestBodySize: ctx.config.maxBodyBytes, routes } });
   return (
     app
       .use(httpLifecycle(ctx, () => app.routes, { formPrefixes: ['/admin'] }))
@@ -39,7 +43,7 @@ export function createApp(ctx: AppContext) {
       .use(developersApi(ctx, auth))
       .use(apiKeysApi(ctx, auth))
       .use(appsApi(ctx, auth))
-      .use(catalogueApi(ctx, rateLimits))
+      .use(catalogueApi(catalogue, rateLimits))
       .use(installsApi(ctx, auth, rateLimits))
       .use(reviewsApi(ctx, auth, rateLimits))
       .use(analyticsApi(ctx, auth))

@@ -27,9 +27,15 @@ function matches(ifNoneMatch: string | null, etag: string): boolean {
 
 /** The 200 (or 304) for a cached body; Elysia adds the request's own headers (`x-request-id`…). */
 export function cacheableResponse(request: Request, cached: CacheableBody): Response {
-  const headers = { etag: cached.etag, 'cache-control': PUBLIC_CACHE_CONTROL };
+  return cachedResponse(request, cached, {});
+}
+
+/** The same, with the request's own headers given (an answer built before Elysia, which adds none). */
+export function cachedResponse(request: Request, cached: CacheableBody, requestHeaders: Record<string, string>): Response {
+  const headers: Record<string, string> = { ...requestHeaders, etag: cached.etag, 'cache-control': PUBLIC_CACHE_CONTROL };
   if (matches(request.headers.get('if-none-match'), cached.etag)) return new Response(null, { status: 304, headers });
-  return new Response(cached.body, { status: 200, headers: { ...headers, 'content-type': 'application/json' } });
+  headers['content-type'] = 'application/json';
+  return new Response(cached.body, { status: 200, headers });
 }
 
 /** Requests answered from the cache before routing: they matched no route, but they are not strays. */

@@ -1,24 +1,48 @@
 import { Elysia } from 'elysia';
-import type { AppContext } from '../../app-context.ts';
-import { answerFromHook, cacheableResponse } from '../../http/cacheable.ts';
+import { answerFromHook, cacheableResponse, type CacheableBody } from '../../http/cacheable.ts';
 import type { PublicRateLimits } from '../../http/rate-limit.ts';
 import { DataList, Paginated, problems } from '../../http/schemas.ts';
 import { PublicAppView } from '../apps/apps.model.ts';
 import { CatalogueQuery, CategoryCount, FeaturedQuery, PublicAppSummary, SlugParams } from './catalogue.model.ts';
 import { SEARCH_CANDIDATES } from './catalogue-search.ts';
-import { createPublicCatalogue, targetOf } from './public-catalogue.ts';
+import { targetOf, type PublicCatalogue } from './public-catalogue.ts';
 
 const CACHING =
   'Cacheable: `ETag` (send it back in `If-None-Match` for a 304), `Cache-Control: public` with a short `max-age`, `s-maxage` and `stale-while-revalidate`.';
 
+type PeerSource = Parameters<PublicRateLimits['allowCacheableRead']>[1];
+
+/**
+ * The catalogue's GET paths as routes of the server itself, which Bun matches before Elysia's: a
+ * repeat of a known request target whose answer is current is answered there (`answerEarly`,
+ * D190), counted against the same read limit; anything else (a first request, a spent limit)
+ * goes on to Elysia (`routed`), where the hook below and the routes answer it as before.
+ */
+export function catalogueRoutesBeforeElysia(
+  catalogue: PublicCatalogue,
+  rateLimits: PublicRateLimits,
+  answerEarly: (request: Request, cached: CacheableBody) => Response,
+  routed: (request: Request) => Response | Promise<Response>,
+) {
+  const GET = (request: Request, server: PeerSource) => {
+    const cached = catalogue.cached(targetOf(request.url));
+    return cached && rateLimits.allowCacheableRead(request, server) ? answerEarly(request, cached) : routed(request);
+  };
+  return Object.fromEntries(CATALOGUE_GET_PATHS.map((path) => [`${PREFIX}${path}`, { GET }]));
+}
+
+const PREFIX = '/api/apps';
+/** Every GET route below (Bun's router, like Elysia's, prefers the static `/list` paths to `/:slug`). */
+const CATALOGUE_GET_PATHS = ['', '/featured/list', '/categories/list', '/:slug'];
+
 /** The public catalogue: no authentication. The two `/list` routes come before `/:slug`, which would otherwise take them. */
-export function catalogueApi(ctx: AppContext, rateLimits: PublicRateLimits) {
-  const catalogue = createPublicCatalogue(ctx.catalogueReaders);
+export function catalogueApi(catalogue: PublicCatalogue, rateLimits: PublicRateLimits) {
   return (
-    new Elysia({ prefix: '/api/apps', tags: ['Catalogue'] })
+    new Elysia({ prefix: PREFIX, tags: ['Catalogue'] })
       .use(rateLimits)
-      // A request target answered before (so already validated) whose answer is still current is
-      // answered here, before routing, validation and guards: most of the cost of a cached response.
+      // The same early answer for a request that reaches Elysia without the server's routes (`app.handle`):
+      // a request target answered before (so already validated) whose answer is still current is
+      // answered here, before routing, validation and guards.
       .onRequest(({ request, server, set }) => {
         if (request.method !== 'GET') return;
         const cached = catalogue.cached(targetOf(request.url));
