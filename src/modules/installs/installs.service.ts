@@ -60,12 +60,12 @@ export async function recordInstalls(em: EntityManager, jobs: JobQueue, requests
   const networks = requests.map((request) => (request.installer.kind === 'installation' ? request.installer.network : null));
   return em.transactional(async (tx) => {
     // One statement takes the locks (the roll-up's watermark, then each network's budget per app,
-    // keyed by the slug: an approved app's slug never changes) and inserts; it is a function so each
-    // connection plans it once (D187, D189; its text is in the migration).
+    // keyed by the slug: an approved app's slug never changes) and inserts; its functions are planned
+    // once per connection (D187, D189; their text is in the migrations).
     const rows = await execute<{ ord: number; app_id: string; installed_at: string | null; counted: boolean | null; roll_up_waiting: boolean }>(
       tx,
       `select ord, app_id, installed_at, counted, roll_up_waiting
-       from record_installs(:slugs::text[], :keys::text[], :daily::boolean[], :users::text[], :networks::text[], :budget::int)`,
+       from record_install_batch(:slugs::text[], :keys::text[], :daily::boolean[], :users::text[], :networks::text[], :budget::int)`,
       {
         slugs: requests.map((request) => request.slug),
         keys: keys.map((key) => key.key),

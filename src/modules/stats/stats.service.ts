@@ -27,7 +27,7 @@ const APP_STATS_LOCK = `hashtext('app-stats'), hashtext(:appId)`;
 
 /**
  * The lock install transactions take shared and the installs roll-up exclusive, to see where they
- * end. `record_installs` takes it under the same key (its migration holds a copy, D189).
+ * end. `record_install_batch` takes it under the same key (its migration holds a copy, D189).
  */
 const INSTALLS_LOCK = `hashtext('install-roll-up')`;
 
@@ -166,7 +166,7 @@ export async function enqueueInstallRollUp(jobs: JobQueue, tx: EntityManager): P
 
 /**
  * The send alone, for a transaction that holds the watermark's lock already and found no roll-up
- * waiting (`record_installs` takes the lock and looks, D189).
+ * waiting (`record_install_batch` takes the lock and looks, D189).
  */
 export async function sendInstallRollUp(jobs: JobQueue, tx: EntityManager): Promise<void> {
   await jobs.send(tx, installsRollUpJobs, {}, { singletonKey: 'installs', startAfter: rollUpDelaySeconds });
