@@ -288,6 +288,6 @@ async function compose(em: EntityManager, job: MailJob): Promise<Composed | null
 export async function composeNotification(em: EntityManager, job: MailJob): Promise<ComposedMail | null> {
   const composed = await compose(em, job);
   if (!composed) return null;
-  const rendered = await renderEmail(composed.content);
+  const rendered = renderEmail(composed.content);
   return { ...rendered, to: composed.to, developerId: composed.developerId, appId: composed.appId };
 }
