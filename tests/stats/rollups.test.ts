@@ -99,6 +99,45 @@ describe('roll-ups', () => {
     expect((await t.ctx.boss.getSchedules(NIGHTLY_STATS_QUEUE)).map((s) => s.cron)).toEqual(['30 3 * * *']);
   });
 
+  test('a roll-up rewrites each app stats row once: installs, active installs and uninstalls in one update (D192)', async () => {
+    const developer = await insertDeveloper(t);
+    const apps = await Promise.all([1, 2, 3].map(() => insertApp(t, { developerId: developer })));
+    // Every row an UPDATE of app_stats writes, with the transaction that wrote it.
+    await t.sql(`create table app_stats_writes (app_id uuid, tx bigint)`);
+    await t.sql(`create function log_app_stats_writes() returns trigger language plpgsql as $$
+                   begin insert into app_stats_writes select app_id, txid_current() from written; return null; end $$`);
+    await t.sql(`create trigger log_app_stats_writes after update on app_stats referencing new table as written
+                   for each statement execute function log_app_stats_writes()`);
+    try {
+      for (const [i, app] of apps.entries()) {
+        await t.sql(`insert into installs (app_id, installer) select ?, 'user:one-write-' || g from generate_series(1, ?) g`, [app.id, i + 2]);
+      }
+      await t.sql(`insert into install_events (app_id, installer, seq, kind, counted) values (?, 'user:one-write-1', 1, 'UNINSTALL', true)`, [
+        apps[0]!.id,
+      ]);
+      await rollUpNewInstalls(t.ctx.orm.em.fork());
+
+      const ids = apps.map((app) => app.id);
+      const idArray = `{${ids.join(',')}}`;
+      const writes = await t.sql<{ app_id: string; writes: number }>(
+        `select app_id::text, count(*)::int as writes from app_stats_writes where app_id = any(?::uuid[]) group by app_id, tx order by app_id`,
+        [idArray],
+      );
+      expect(writes).toEqual([...ids].sort().map((id) => ({ app_id: id, writes: 1 })));
+      expect(
+        await t.sql(`select install_count, active_installs, uninstall_count from app_stats where app_id = any(?::uuid[]) order by install_count`, [
+          idArray,
+        ]),
+      ).toEqual([
+        { install_count: 2, active_installs: 1, uninstall_count: 1 },
+        { install_count: 3, active_installs: 3, uninstall_count: 0 },
+        { install_count: 4, active_installs: 4, uninstall_count: 0 },
+      ]);
+    } finally {
+      await t.sql('drop trigger log_app_stats_writes on app_stats');
+    }
+  });
+
   test('the nightly recompute also repairs active installs, uninstalls and the daily rows from the install events', async () => {
     const app = await insertApp(t, { developerId: await insertDeveloper(t) });
     // Three installs today; one installer uninstalls, another uninstalls and reinstalls.

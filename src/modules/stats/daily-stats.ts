@@ -50,8 +50,10 @@ export async function appsWithActivity(tx: EntityManager, installs: EventRange, 
 
 /**
  * Adds what the installs and events in the ranges contribute to the day rows and to
- * `active_installs` and `uninstall_count`. Run once per range, in the transaction that moves the
- * watermarks past it. Returns how many apps' counters moved.
+ * `install_count`, `active_installs` and `uninstall_count`, in one update of each app's stats row:
+ * every update of one rewrites the row and all its indexes, and syncs the search table's copy
+ * (D192). Run once per range, in the transaction that moves the watermarks past it. Returns how many
+ * apps' counters moved.
  */
 export async function addActivity(tx: EntityManager, installs: EventRange, events: EventRange): Promise<number> {
   const changed = await executeNamed<{ app_id: string }>(
@@ -64,11 +66,12 @@ export async function addActivity(tx: EntityManager, installs: EventRange, event
          new_installs = s.new_installs + excluded.new_installs, reinstalls = s.reinstalls + excluded.reinstalls,
          uninstalls = s.uninstalls + excluded.uninstalls),
      per_app as (
-       select app_id, sum(new_installs + reinstalls - uninstalls)::int as active, sum(uninstalls)::int as uninstalls
+       select app_id, sum(new_installs)::int as added, sum(new_installs + reinstalls - uninstalls)::int as active,
+              sum(uninstalls)::int as uninstalls
        from per_day group by app_id)
-     update app_stats s set active_installs = s.active_installs + p.active, uninstall_count = s.uninstall_count + p.uninstalls,
-       updated_at = now()
-     from per_app p where s.app_id = p.app_id and (p.active <> 0 or p.uninstalls <> 0)
+     update app_stats s set install_count = s.install_count + p.added, active_installs = s.active_installs + p.active,
+       uninstall_count = s.uninstall_count + p.uninstalls, updated_at = now()
+     from per_app p where s.app_id = p.app_id and (p.added <> 0 or p.active <> 0 or p.uninstalls <> 0)
      returning s.app_id`,
     {
       installsAfter: installs.after,

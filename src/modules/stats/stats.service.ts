@@ -207,22 +207,14 @@ export async function rollUpNewInstalls(em: EntityManager): Promise<number> {
       if (newest.installs <= BigInt(marks.installs) && newest.events <= BigInt(marks.events)) return undefined;
       const installs = step(marks.installs, newest.installs);
       const events = step(marks.events, newest.events);
-      const changed = await executeNamed<{ app_id: string }>(
-        tx,
-        `update app_stats s set install_count = s.install_count + n.added, updated_at = now()
-         from (select app_id, count(*)::int as added from installs where id > :after and id <= :upTo and counted group by app_id) n
-         where s.app_id = n.app_id
-         returning s.app_id`,
-        { after: installs.after, upTo: installs.upTo },
-      );
-      const active = await addActivity(tx, installs, events);
+      const changed = await addActivity(tx, installs, events);
       await executeNamed(
         tx,
         `update stats_watermarks set last_id = case name when 'installs' then :installs::bigint else :events::bigint end, updated_at = now()
          where name in ('installs', 'install_events')`,
         { installs: installs.upTo, events: events.upTo },
       );
-      return Math.max(changed.length, active);
+      return changed;
     });
     if (changedInStep === undefined) return moved;
     moved += changedInStep;
