@@ -4,6 +4,7 @@ import { insertApp, insertDeveloper } from '../support/fixtures.ts';
 import { recordInstalls } from '../../src/modules/installs/installs.service.ts';
 import { INSTALLS_ROLL_UP_QUEUE } from '../../src/modules/stats/stats.service.ts';
 import type { JobQueue } from '../../src/lib/job-queue.ts';
+import { Client } from 'pg';
 
 /**
  * Concurrent installs are committed together in batches (group commit). Each request still gets
@@ -86,4 +87,33 @@ describe('the installs roll-up job', () => {
     await recordInstalls(api.ctx.orm.em.fork(), jobs, [{ slug: 'no-such-app', installer: { kind: 'user', platformUserId: 'nobody' } }]);
     expect([sends, await waitingJobs()]).toEqual([2, 0]);
   });
+});
+
+test("an install batch's statement runs on its generic plan from the first call: not planned again per batch (D193)", async () => {
+  const app = await insertApp(t, { developerId: await insertDeveloper(t) });
+  // A session of its own, whose nested plans auto_explain hands back as notices.
+  const session = new Client(t.runtime.databaseUrl);
+  await session.connect();
+  try {
+    const plans: string[] = [];
+    session.on('notice', (notice) => plans.push(notice.message ?? ''));
+    for (const setting of [
+      "load 'auto_explain'",
+      'set auto_explain.log_min_duration = 0',
+      'set auto_explain.log_nested_statements = on',
+      'set auto_explain.log_verbose = on',
+      "set auto_explain.log_level = 'notice'",
+      "set client_min_messages = 'notice'",
+    ])
+      await session.query(setting);
+    await session.query(
+      `select * from record_installs(array[$1], array['installation:generic-plan'], array[false], array[null]::text[], array['2001:db8:9::/64'], 3)`,
+      [app.slug],
+    );
+    const batch = plans.find((plan) => plan.includes('with input as'));
+    // A generic plan reads the function's arguments as parameters; a custom one has their values written in.
+    expect(batch).toContain('Function Call: unnest($1), unnest($2), unnest($3), unnest($4), unnest($5)');
+  } finally {
+    await session.end();
+  }
 });

@@ -29,6 +29,7 @@ import { Migration20261217000003_app_search } from './Migration20261217000003_ap
 import { Migration20261219000001_app_search_teams } from './Migration20261219000001_app_search_teams.ts';
 import { Migration20261220000001_record_installs } from './Migration20261220000001_record_installs.ts';
 import { Migration20261221000001_install_locks_in_function } from './Migration20261221000001_install_locks_in_function.ts';
+import { Migration20261222000001_install_batch_generic_plan } from './Migration20261222000001_install_batch_generic_plan.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -63,4 +64,5 @@ export const migrations = [
   { name: 'Migration20261219000001_app_search_teams', class: Migration20261219000001_app_search_teams },
   { name: 'Migration20261220000001_record_installs', class: Migration20261220000001_record_installs },
   { name: 'Migration20261221000001_install_locks_in_function', class: Migration20261221000001_install_locks_in_function },
+  { name: 'Migration20261222000001_install_batch_generic_plan', class: Migration20261222000001_install_batch_generic_plan },
 ];
