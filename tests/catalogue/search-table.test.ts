@@ -74,3 +74,21 @@ test('the catalogue reads plan each statement once per connection, whatever its 
   const [row] = await t.ctx.catalogueReaders.next().query<{ mode: string }>(namedSql(`select current_setting('plan_cache_mode') as mode`, {}));
   expect(row?.mode).toBe('force_generic_plan');
 });
+
+test("counter changes do not grow the search index's pending list past 64 kB, which every search would scan (D194)", async () => {
+  const developer = await insertDeveloper(t);
+  const apps = await Promise.all(
+    Array.from({ length: 10 }, (_, i) =>
+      insertApp(t, { developerId: developer, name: `Pending List ${i}`, description: 'Tracks sprints, boards, backlogs, releases and reviews.' }),
+    ),
+  );
+  await t.sql('create extension if not exists pgstattuple');
+  const ids = `{${apps.map((app) => app.id).join(',')}}`;
+  // Roll-ups as they come: each new active count rewrites the apps' search rows (their words join the pending list).
+  for (let round = 1; round <= 150; round++) {
+    await t.sql('update app_stats set active_installs = ? where app_id = any(?::uuid[])', [round, ids]);
+  }
+  const [index] = await t.sql<{ pending_pages: number }>(`select pending_pages from pgstatginindex('app_search_vector_idx')`);
+  expect(Number(index!.pending_pages)).toBeLessThanOrEqual(8);
+  expect(await search('sprints boards')).toMatchObject({ pagination: { total: 10 } });
+});
