@@ -1,4 +1,5 @@
-import { LockMode, sql, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
+import { rawKey } from '../../lib/raw-keys.ts';
 import { ApiError, notFound } from '../../http/problem.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { Admin, ADMIN_ROLES, type AdminRole } from './admin.entity.ts';
@@ -50,7 +51,7 @@ export async function ensureDevelopmentAdmin(em: EntityManager, logger: Logger):
 }
 
 export async function listAdmins(em: EntityManager): Promise<AdminSummary[]> {
-  const admins = await em.find(Admin, {}, { orderBy: { [sql.lower('email')]: 'asc' }, disableIdentityMap: true });
+  const admins = await em.find(Admin, {}, { orderBy: { [rawKey('lower(email)')]: 'asc' }, disableIdentityMap: true });
   return admins.map((admin) => ({
     id: admin.id,
     email: admin.email,
@@ -106,7 +107,7 @@ export async function resetSecondFactor(em: EntityManager, adminId: string, acto
 
 /** The admin an e-mail address names (any case), for the CLI. */
 export async function adminIdByEmail(em: EntityManager, email: string): Promise<string> {
-  const admin = await em.findOne(Admin, { [sql.lower('email')]: email.trim().toLowerCase() }, { disableIdentityMap: true });
+  const admin = await em.findOne(Admin, { [rawKey('lower(email)')]: email.trim().toLowerCase() }, { disableIdentityMap: true });
   if (!admin) throw notFound('Admin');
   return admin.id;
 }

@@ -1,4 +1,5 @@
-import { LockMode, sql, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
+import { rawKey } from '../../lib/raw-keys.ts';
 import type { EncryptionKey } from '../../config.ts';
 import { ApiError } from '../../http/problem.ts';
 import { postgresAttemptReservations } from '../../http/attempt-reservations.ts';
@@ -112,7 +113,7 @@ export async function signInWithPassword(
     release,
     async () => {
       // Past the identity map: a copy read here must not stand in for the request's later reads of the admin.
-      const row = await em.findOne(Admin, { [sql.lower('email')]: email.toLowerCase() }, { disableIdentityMap: true });
+      const row = await em.findOne(Admin, { [rawKey('lower(email)')]: email.toLowerCase() }, { disableIdentityMap: true });
       decoyHash ??= Bun.password.hash('decoy password for unknown accounts', { algorithm: 'argon2id' });
       return { admin: row ?? undefined, valid: await guard.verifyPassword(input.password.slice(0, 1024), row?.passwordHash ?? (await decoyHash)) };
     },

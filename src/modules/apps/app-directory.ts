@@ -1,3 +1,4 @@
+import { rawKey } from '../../lib/raw-keys.ts';
 import { imagesForReview } from '../assets/asset-publication.ts';
 import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/problem.ts';
@@ -101,7 +102,7 @@ export async function lookalikeNames(em: EntityManager, appId: string, name: str
     .select(['a.id', 'a.name', 'a.slug', raw('similarity(lower(a.name), lower(?)) as score', [name])])
     .where({ status: 'APPROVED', id: { $ne: appId } })
     .andWhere(raw('lower(a.name) % lower(?)', [name]))
-    .orderBy([{ [raw('score')]: 'desc' }, { name: 'asc' }])
+    .orderBy([{ [rawKey('score')]: 'desc' }, { name: 'asc' }])
     .limit(5)
     .execute<{ id: string; name: string; slug: string; score: number | string }[]>('all');
   return rows.map((row) => ({ id: row.id, name: row.name, slug: row.slug, similarity: Math.round(Number(row.score) * 100) / 100 }));

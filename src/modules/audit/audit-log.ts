@@ -1,4 +1,5 @@
-import { raw, sql, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import { rawKey } from '../../lib/raw-keys.ts';
 import { executeNamed } from '../../lib/named-sql.ts';
 import { containsPattern, isUuid, listPageOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
 import { Admin } from '../admin-accounts/admin.entity.ts';
@@ -41,7 +42,7 @@ export async function adminEmailsOf(em: EntityManager, actors: string[]): Promis
 
 /** Who `actor` names in the filter: that actor as recorded, or the admin with that e-mail address. */
 async function actorFilter(em: EntityManager, actor: string): Promise<FilterQuery<AuditEntry>> {
-  const admins = await em.find(Admin, { [sql.lower('email')]: actor.toLowerCase() }, { fields: ['id'], disableIdentityMap: true });
+  const admins = await em.find(Admin, { [rawKey('lower(email)')]: actor.toLowerCase() }, { fields: ['id'], disableIdentityMap: true });
   return { actor: { $in: [actor, ...admins.map((admin) => `admin:${admin.id}`)] } };
 }
 
@@ -57,8 +58,8 @@ export async function listAudit(em: EntityManager, filter: AuditFilter): Promise
             $or: [
               { subjectId: filter.q! },
               { reason: { $ilike: pattern } },
-              { [raw((l) => `${l}.before::text`)]: { $ilike: pattern } },
-              { [raw((l) => `${l}.after::text`)]: { $ilike: pattern } },
+              { [rawKey((l) => `${l}.before::text`)]: { $ilike: pattern } },
+              { [rawKey((l) => `${l}.after::text`)]: { $ilike: pattern } },
             ],
           }
         : {},

@@ -1,4 +1,5 @@
 import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
+import { rawKey } from '../../lib/raw-keys.ts';
 import { notFound } from '../../http/problem.ts';
 import { containsPattern, isUuid, listPageOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
 import { waitingFor } from '../listing-review/review-targets.ts';
@@ -51,8 +52,8 @@ export async function listDevelopers(em: EntityManager, filter: ListQuery & { st
   // Awaiting verification first, oldest first; then everyone else, newest first.
   const [developers, total] = await em.findAndCount(Developer, where, {
     orderBy: [
-      { [raw((d) => `${d}.status = 'PENDING_VERIFICATION'`)]: 'desc' },
-      { [raw((d) => `case when ${d}.status = 'PENDING_VERIFICATION' then ${d}.created_at end`)]: 'asc' },
+      { [rawKey((d) => `${d}.status = 'PENDING_VERIFICATION'`)]: 'desc' },
+      { [rawKey((d) => `case when ${d}.status = 'PENDING_VERIFICATION' then ${d}.created_at end`)]: 'asc' },
       { createdAt: 'desc' },
       { id: 'asc' },
     ],

@@ -1,4 +1,5 @@
-import { LockMode, sql, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
+import { rawKey } from '../../lib/raw-keys.ts';
 import { ApiError, notFound, validationFailed } from '../../http/problem.ts';
 import type { DeveloperPrincipal } from '../identity/auth.ts';
 import { recordAudit, type Actor } from '../audit/audit.service.ts';
@@ -50,7 +51,7 @@ async function flushUnique(em: EntityManager): Promise<void> {
 }
 
 async function emailTaken(em: EntityManager, email: string, exceptId?: string): Promise<boolean> {
-  const rows = await em.find(Developer, { [sql.lower('email')]: email.toLowerCase() }, { fields: ['id'], disableIdentityMap: true });
+  const rows = await em.find(Developer, { [rawKey('lower(email)')]: email.toLowerCase() }, { fields: ['id'], disableIdentityMap: true });
   return rows.some((row) => row.id !== exceptId);
 }
 

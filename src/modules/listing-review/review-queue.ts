@@ -1,4 +1,5 @@
 import { raw, sql, type EntityManager } from '@mikro-orm/postgresql';
+import { rawKey } from '../../lib/raw-keys.ts';
 import { containsPattern, listPageOf, type ListPage, type ListQuery } from '../console/console-lists.ts';
 import { REVIEW_TARGET_HOURS } from '../notifications/notifications.service.ts';
 import { consoleMirrorPath } from '../assets/asset-files.ts';
@@ -117,7 +118,7 @@ function filteredQueue(em: EntityManager, filter: QueueFilter) {
   return qb;
 }
 
-const byPosition = { [raw('q.position')]: 'asc' } as const;
+const byPosition = { [rawKey('q.position')]: 'asc' } as const;
 
 /** A page of the queue as reviewers list it, oldest first; search and the filters keep each entry's place. */
 export async function reviewQueuePage(em: EntityManager, filter: QueueFilter): Promise<ListPage<QueueListing>> {
@@ -203,7 +204,7 @@ export async function queueEntriesOf(em: EntityManager, appIds: readonly string[
   const rows = await em
     .createQueryBuilder(rankedQueue(em), 'q')
     .select('q.*')
-    .where({ [raw('q.app_id')]: { $in: appIds } })
+    .where({ [rawKey('q.app_id')]: { $in: appIds } })
     .execute<QueueRow[]>('all', false);
   return rows.map(toEntry);
 }

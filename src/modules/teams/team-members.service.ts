@@ -1,4 +1,5 @@
-import { LockMode, sql, type EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { rawKey } from '../../lib/raw-keys.ts';
 import { executeNamed } from '../../lib/named-sql.ts';
 import { ApiError, notFound } from '../../http/problem.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
@@ -45,7 +46,7 @@ export async function inviteMember(
 ): Promise<InvitationView> {
   return em.transactional(async (tx) => {
     const { teamName } = await authorizeTeam(tx, caller, teamId, 'manage', { lock: true });
-    const member = await tx.count(TeamMember, { team: teamId, developer: { [sql.lower('email')]: lowerEmail(input.email) } });
+    const member = await tx.count(TeamMember, { team: teamId, developer: { [rawKey('lower(email)')]: lowerEmail(input.email) } });
     if (member) throw new ApiError(409, 'ALREADY_MEMBER', 'A member of this team already has that e-mail address');
     await assertMemberRoom(tx, teamId);
     // A new invitation to the same address replaces the pending one (its role, its expiry).
