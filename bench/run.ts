@@ -139,10 +139,7 @@ try {
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ name: `Bench Developer ${n}`, email: `${user}@example.com`, platformUserId: user }),
       });
-      // A 409 on this fresh database can only mean the request arrived twice (one in about eight runs
-      // did, from a client retry we could not pin down): the developer the token needs exists either way.
-      if (response.status === 409) log(`registering ${user}: 409, registered already; going on`);
-      else if (response.status !== 201) throw new Error(`registering a developer: ${response.status} ${await response.text()}`);
+      if (response.status !== 201) throw new Error(`registering a developer: ${response.status} ${await response.text()}`);
       return token;
     }),
   );
