@@ -50,8 +50,8 @@ export async function appsWithActivity(tx: EntityManager, installs: EventRange, 
 
 /**
  * Adds what the installs and events in the ranges contribute to the day rows and to
- * `install_count`, `active_installs` and `uninstall_count`, in one update of each app's stats row:
- * every update of one rewrites the row and all its indexes, and syncs the search table's copy
+ * `install_count`, `active_installs` and `uninstall_count`. All three go in one update of each app's
+ * stats row, because every update rewrites the row, all its indexes and the search table's copy
  * (D192). Run once per range, in the transaction that moves the watermarks past it. Returns how many
  * apps' counters moved.
  */
