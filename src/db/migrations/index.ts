@@ -31,6 +31,7 @@ import { Migration20261220000001_record_installs } from './Migration202612200000
 import { Migration20261221000001_install_locks_in_function } from './Migration20261221000001_install_locks_in_function.ts';
 import { Migration20261222000001_install_batch_generic_plan } from './Migration20261222000001_install_batch_generic_plan.ts';
 import { Migration20261222000002_search_pending_list } from './Migration20261222000002_search_pending_list.ts';
+import { Migration20261227000001_dictionary_word_order } from './Migration20261227000001_dictionary_word_order.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -67,4 +68,5 @@ export const migrations = [
   { name: 'Migration20261221000001_install_locks_in_function', class: Migration20261221000001_install_locks_in_function },
   { name: 'Migration20261222000001_install_batch_generic_plan', class: Migration20261222000001_install_batch_generic_plan },
   { name: 'Migration20261222000002_search_pending_list', class: Migration20261222000002_search_pending_list },
+  { name: 'Migration20261227000001_dictionary_word_order', class: Migration20261227000001_dictionary_word_order },
 ];
