@@ -41,7 +41,16 @@ test('the cold mix: tens of thousands of distinct queries, none from the warm mi
   expect(cold.filter((query) => query.includes(' ')).length).toBeGreaterThan(5_000);
 });
 
-test('paths.lua in walk order sends every path of its file once before any repeats, threads taking turns', async () => {
+test('a figure is the median over runs, with its range', () => {
+  expect(median([3, 1, 2])).toBe(2);
+  expect(median([4, 1, 2, 3])).toBe(2.5);
+  const rows = summarise([1, 2, 3].map((run) => ({ key: 'list', name: 'list', run, rate: run * 100, share: run / 10, p99Ms: run, load1m: 1 })));
+  expect(rows[0]!.rate.median).toBe(200);
+  expect(rows[0]!.share!.all).toEqual([0.1, 0.2, 0.3]);
+});
+
+// The two wrk runs (a second each) run side by side: each has a server and a file of its own.
+test.concurrent('paths.lua in walk order sends every path of its file once before any repeats, threads taking turns', async () => {
   const seen: string[] = [];
   // Each answer takes at least a millisecond, so 4 connections send at most ~4,000 requests in the
   // second: far fewer than the file's 50,000 paths, however fast the machine (a fast one once wrapped).
@@ -74,15 +83,7 @@ test('paths.lua in walk order sends every path of its file once before any repea
   }
 });
 
-test('a figure is the median over runs, with its range', () => {
-  expect(median([3, 1, 2])).toBe(2);
-  expect(median([4, 1, 2, 3])).toBe(2.5);
-  const rows = summarise([1, 2, 3].map((run) => ({ key: 'list', name: 'list', run, rate: run * 100, share: run / 10, p99Ms: run, load1m: 1 })));
-  expect(rows[0]!.rate.median).toBe(200);
-  expect(rows[0]!.share!.all).toEqual([0.1, 0.2, 0.3]);
-});
-
-test("wrk runs the bench's script over a file of paths and reports one JSON summary", async () => {
+test.concurrent("wrk runs the bench's script over a file of paths and reports one JSON summary", async () => {
   const seen = new Set<string>();
   const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (request) => (seen.add(new URL(request.url).pathname), new Response('ok')) });
   try {

@@ -4,16 +4,44 @@ import { currentTotpCode } from '../../src/modules/admin-sign-in/totp.ts';
 import { createSemaphore, SemaphoreFullError } from '../../src/lib/semaphore.ts';
 import { ConsoleClient, createAdminAccount, signedIn, type AdminAccount } from './support.ts';
 
-/** Sign-in, sessions, CSRF, throttling and the second factor, through HTTP as a browser without JavaScript sends it. */
+/**
+ * Sign-in, sessions, CSRF, throttling and the second factor, through HTTP as a browser without JavaScript sends it.
+ * Tests marked concurrent run side by side with their concurrent neighbours (a test not so marked
+ * runs alone): each signs in accounts of its own, failing from addresses of its own; the sign-ins
+ * without an address (127.0.0.1) all succeed, and at most three at once hold an attempt of its budget.
+ */
 let t: TestApp;
 let reviewer: AdminAccount;
+/** The service as production configures it, for the second factor: started with the other, used from the last describe. */
+let prodStarting: Promise<TestApp> | undefined;
 
 beforeAll(async () => {
+  prodStarting = createTestApp({
+    APP_ENV: 'production',
+    SMTP_URL: 'smtp://127.0.0.1:9',
+    API_KEY_SECRETS: `k1:${'s'.repeat(40)}`,
+    OAUTH_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
+    OAUTH_ISSUER: 'https://id.example.com',
+    OAUTH_AUDIENCE: 'marketplace',
+    OAUTH_ALLOWED_CLIENTS: 'first-party',
+    WEBHOOK_ENCRYPTION_KEYS: `prod:${Buffer.alloc(32, 7).toString('base64')}`,
+    TRUSTED_PROXIES: '127.0.0.1',
+    RATE_LIMITS: 'signin=5',
+  });
+  prodStarting.catch(() => {}); // a failed start is reported where it is awaited
   // Requests "come from" 127.0.0.1, a trusted proxy here, so X-Forwarded-For picks the address per test.
   t = await createTestApp({ RATE_LIMITS: 'signin=5', TRUSTED_PROXIES: '127.0.0.1' });
   reviewer = await createAdminAccount(t, 'reviewer');
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  await Promise.all([
+    t?.close(),
+    prodStarting?.then(
+      (prod) => prod.close(),
+      () => {},
+    ),
+  ]);
+});
 
 const developerStatus = async (id: string) => (await t.sql('select status from developers where id = ?', [id]))[0].status;
 const from = (address: string) => ({ 'x-forwarded-for': address });
@@ -29,7 +57,7 @@ async function dashboardAfterSignIn(client: ConsoleClient, account: AdminAccount
   return (await client.get('/admin')).text;
 }
 
-describe('signing in', () => {
+describe.concurrent('signing in', () => {
   test('/admin without a session is 303 to the sign-in page, which has Email, Password and "Sign in"', async () => {
     const client = new ConsoleClient(t);
     const response = await client.get('/admin/developers?status=VERIFIED');
@@ -93,7 +121,7 @@ describe('signing in', () => {
 });
 
 describe('throttling', () => {
-  test('30 concurrent wrong passwords (the right one last): at most 5 are checked, the right one among the excess does not sign in', async () => {
+  test.concurrent('30 concurrent wrong passwords (the right one last): at most 5 are checked, the right one among the excess does not sign in', async () => {
     const admin = await createAdminAccount(t, 'support');
     const clients = await Promise.all(
       Array.from({ length: 30 }, async () => {
@@ -117,6 +145,8 @@ describe('throttling', () => {
     expect(responses.find((r) => r.status === 429)!.headers.get('retry-after')).toMatch(/^\d+$/);
   }, 30_000);
 
+  // Alone: its 13 sign-ins one after another would otherwise each wait behind the other tests'
+  // argon2id verifications (two at a time).
   test('a lockout attempt from one address leaves the owner able to sign in from another, and shows them the failed attempts', async () => {
     const admin = await createAdminAccount(t, 'owner');
     const attacker = new ConsoleClient(t);
@@ -143,7 +173,7 @@ describe('throttling', () => {
     expect(await dashboardAfterSignIn(owner, admin, from('2001:db8:1:2::1'))).not.toContain('failed sign-in attempts');
   }, 30_000);
 
-  test('the 6th failure in a minute from one address is refused, whatever the account; other addresses are unaffected', async () => {
+  test.concurrent('the 6th failure in a minute from one address is refused, whatever the account; other addresses are unaffected', async () => {
     const admin = await createAdminAccount(t, 'support');
     const client = new ConsoleClient(t);
     for (let i = 1; i <= 5; i += 1) expect((await client.signIn(`someone-${i}@example.com`, 'wrong password', from('10.3.0.1'))).status).toBe(401);
@@ -151,7 +181,7 @@ describe('throttling', () => {
     expect((await client.signIn(admin.email, admin.password, from('10.3.0.2'))).status).toBe(303);
   });
 
-  test('argon2id verifications are bounded: two run at once, the rest wait, and past the queue they are turned away', async () => {
+  test.concurrent('argon2id verifications are bounded: two run at once, the rest wait, and past the queue they are turned away', async () => {
     const semaphore = createSemaphore(2, 2);
     let running = 0;
     let peak = 0;
@@ -168,7 +198,7 @@ describe('throttling', () => {
   });
 });
 
-describe('state-changing requests', () => {
+describe.concurrent('state-changing requests', () => {
   test('without a CSRF token or with a wrong one: 403 and nothing changes; the session token (field or htmx header) works', async () => {
     const developer = await registerDeveloper(t, { verified: false });
     const client = await signedIn(t, reviewer);
@@ -230,23 +260,11 @@ describe('state-changing requests', () => {
   });
 });
 
-describe('TOTP in production', () => {
+describe.concurrent('TOTP in production', () => {
   let prod: TestApp;
   beforeAll(async () => {
-    prod = await createTestApp({
-      APP_ENV: 'production',
-      SMTP_URL: 'smtp://127.0.0.1:9',
-      API_KEY_SECRETS: `k1:${'s'.repeat(40)}`,
-      OAUTH_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
-      OAUTH_ISSUER: 'https://id.example.com',
-      OAUTH_AUDIENCE: 'marketplace',
-      OAUTH_ALLOWED_CLIENTS: 'first-party',
-      WEBHOOK_ENCRYPTION_KEYS: `prod:${Buffer.alloc(32, 7).toString('base64')}`,
-      TRUSTED_PROXIES: '127.0.0.1',
-      RATE_LIMITS: 'signin=5',
-    });
+    prod = await prodStarting!;
   });
-  afterAll(() => prod.close());
 
   /** Signs a new account in from `address` and enrols its second factor; returns the signed-in client and the secret. */
   async function enrolled(account: AdminAccount, address: string): Promise<{ client: ConsoleClient; secret: string }> {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import pg from 'pg';
 import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
 import { approvedApp, completeApp, createApp } from '../apps/fixtures.ts';
 import { SCOPES, type Scope } from '../../src/modules/api-keys/api-key.entity.ts';
@@ -503,46 +504,86 @@ async function send(method: string, path: string, authorization: string | undefi
   return t.call(method, path, { headers: authorization === undefined ? {} : { authorization }, body });
 }
 
+/** `work` on every item, at most `limit` at a time; the results in the items' order. */
+async function mapConcurrently<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/**
+ * The whole database's digest, read over a connection of its own: its statements are prepared
+ * once (planning 40 tables' digests cost more than running them) and run without parallel
+ * workers (starting them for each digest cost more still). Same query, same digests.
+ */
+let fingerprintConnection: pg.Client;
+const fingerprintSql = async (text: string) => (await fingerprintConnection.query({ name: `fingerprint-${Bun.hash(text)}`, text })).rows;
+const fingerprint = () => databaseFingerprint({ ...t, sql: fingerprintSql } as TestApp);
+
 beforeAll(async () => {
   issuer = await startIssuer();
   // No workers: nothing but the requests below changes the database between two fingerprints.
   t = await createTestApp({ ALLOW_PRIVATE_FETCH: 'true', TRUSTED_PUBLISHING_ISSUERS: issuer.url }, { role: 'api' });
   domainServer = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response(servedToken) });
-  host = await registerDeveloper(t, { name: 'Host' });
-  owner = await registerDeveloper(t, { name: 'Owner' });
-  ownerKey = await mintKey(t, owner);
-  other = await registerDeveloper(t, { name: 'Other' });
-  otherKey = await mintKey(t, other);
+  fingerprintConnection = new pg.Client({ connectionString: t.runtime.databaseUrl });
+  await fingerprintConnection.connect();
+  await fingerprintConnection.query('set max_parallel_workers_per_gather = 0');
+  // The developers and credentials below do not depend on one another, so each group is made at once.
+  [host, owner, other] = await Promise.all([
+    registerDeveloper(t, { name: 'Host' }),
+    registerDeveloper(t, { name: 'Owner' }),
+    registerDeveloper(t, { name: 'Other' }),
+  ]);
+  [ownerKey, otherKey] = await Promise.all([mintKey(t, owner), mintKey(t, other)]);
 
   const mint = async (token: string, name: string) => {
     const created = await t.call('POST', '/api/dev/api-keys', { token, body: { name, scopes: SCOPES } });
     if (created.status !== 201) throw new Error(`key creation failed: ${created.status}`);
     return created.body as { id: string; key: string };
   };
-  const expired = await mint(owner.oauthToken, 'expired');
-  credentials.set('expired', expired.key);
-  await t.sql(`update api_keys set expires_at = now() - interval '1 second' where id = ?`, [expired.id]);
-  const parent = await mint(owner.oauthToken, 'parent');
-  credentials.set('revoked', parent.key);
-  credentials.set('child', (await mint(parent.key, 'child')).key);
-  expect((await t.call('DELETE', `/api/dev/api-keys/${parent.id}`, { token: owner.oauthToken })).status).toBe(200);
-  const suspended = await registerDeveloper(t, { name: 'Suspended' });
-  credentials.set('suspended', await mintKey(t, suspended));
-  await transitionDeveloper({ em: t.ctx.orm.em.fork(), jobs: t.ctx.jobs }, suspended.id, 'suspend', CLI_ACTOR);
-  credentials.set('third-party', await t.token(owner.platformUserId, { clientId: 'someone-elses-app' }));
-  for (const scope of SCOPES)
-    credentials.set(
-      `without ${scope}`,
-      await mintKey(
-        t,
-        owner,
-        SCOPES.filter((s) => s !== scope),
+  await Promise.all([
+    (async () => {
+      const expired = await mint(owner.oauthToken, 'expired');
+      credentials.set('expired', expired.key);
+      await t.sql(`update api_keys set expires_at = now() - interval '1 second' where id = ?`, [expired.id]);
+    })(),
+    (async () => {
+      const parent = await mint(owner.oauthToken, 'parent');
+      credentials.set('revoked', parent.key);
+      credentials.set('child', (await mint(parent.key, 'child')).key);
+      expect((await t.call('DELETE', `/api/dev/api-keys/${parent.id}`, { token: owner.oauthToken })).status).toBe(200);
+    })(),
+    (async () => {
+      const suspended = await registerDeveloper(t, { name: 'Suspended' });
+      credentials.set('suspended', await mintKey(t, suspended));
+      await transitionDeveloper({ em: t.ctx.orm.em.fork(), jobs: t.ctx.jobs }, suspended.id, 'suspend', CLI_ACTOR);
+    })(),
+    (async () => credentials.set('third-party', await t.token(owner.platformUserId, { clientId: 'someone-elses-app' })))(),
+    ...SCOPES.map(async (scope) =>
+      credentials.set(
+        `without ${scope}`,
+        await mintKey(
+          t,
+          owner,
+          SCOPES.filter((s) => s !== scope),
+        ),
       ),
-    );
-  const exchanged = await t.call('POST', '/api/dev/trusted-publishing/exchange', { body: { token: (await trustedPublisher()).token } });
-  credentials.set('app-bound', exchanged.body.key);
+    ),
+    (async () => {
+      const exchanged = await t.call('POST', '/api/dev/trusted-publishing/exchange', { body: { token: (await trustedPublisher()).token } });
+      credentials.set('app-bound', exchanged.body.key);
+    })(),
+  ]);
 }, 30_000);
 afterAll(async () => {
+  await fingerprintConnection.end();
   domainServer.stop(true);
   await t.close();
   issuer.stop();
@@ -569,34 +610,36 @@ describe('developer routes × credentials', () => {
     const spec = ROUTES[route]!;
     const [method, template] = route.split(' ') as [string, string];
     const target = await spec.target();
-    const mismatches: string[] = [];
-    const before = await databaseFingerprint(t);
+    const before = await fingerprint();
 
-    for (const credential of CREDENTIALS) {
-      const expected = expectation(spec.needs, credential, template);
+    const attempts = CREDENTIALS.flatMap((credential) => {
       const authorizations =
         credential.kind === 'refused'
           ? credential.headers()
           : [`Bearer ${credential.kind === 'key-without' ? credentials.get(`without ${credential.scope}`) : credential.token()}`];
-      for (const [variant, authorization] of authorizations.entries()) {
-        // Let in: a request that changes nothing. Refused, or someone else's: the real request on the owner's resource.
-        const response =
-          expected === 'probe'
-            ? await send(method, pathOf(template), authorization, spec.probe.body)
-            : await send(method, pathOf(template, target.params), authorization, target.body);
-        const want = expected === 'probe' ? spec.probe : expected === 'not-found' ? { status: 404, code: 'NOT_FOUND' } : expected;
-        const got = { status: response.status, code: response.status >= 400 ? response.body?.code : undefined };
-        if (got.status !== want.status || ('code' in want && want.code !== undefined && got.code !== want.code)) {
-          mismatches.push(
-            `${credential.name}${authorizations.length > 1 ? ` #${variant + 1}` : ''}: expected ${want.status} ${want.code ?? ''}, got ${got.status} ${got.code ?? ''}`,
-          );
-        }
-        if (got.status === 401 && response.headers.get('www-authenticate') !== 'Bearer')
-          mismatches.push(`${credential.name}: 401 without WWW-Authenticate`);
+      return authorizations.map((authorization, variant) => ({ credential, authorization, variant, variants: authorizations.length }));
+    });
+    // Each changes nothing, as the digests around the whole set show: their order cannot matter, so they go 8 at a time.
+    const mismatches = await mapConcurrently(attempts, 8, async ({ credential, authorization, variant, variants }) => {
+      const expected = expectation(spec.needs, credential, template);
+      // Let in: a request that changes nothing. Refused, or someone else's: the real request on the owner's resource.
+      const response =
+        expected === 'probe'
+          ? await send(method, pathOf(template), authorization, spec.probe.body)
+          : await send(method, pathOf(template, target.params), authorization, target.body);
+      const want = expected === 'probe' ? spec.probe : expected === 'not-found' ? { status: 404, code: 'NOT_FOUND' } : expected;
+      const got = { status: response.status, code: response.status >= 400 ? response.body?.code : undefined };
+      const found: string[] = [];
+      if (got.status !== want.status || ('code' in want && want.code !== undefined && got.code !== want.code)) {
+        found.push(
+          `${credential.name}${variants > 1 ? ` #${variant + 1}` : ''}: expected ${want.status} ${want.code ?? ''}, got ${got.status} ${got.code ?? ''}`,
+        );
       }
-    }
-    expect(mismatches).toEqual([]);
-    expect(await databaseFingerprint(t)).toEqual(before);
+      if (got.status === 401 && response.headers.get('www-authenticate') !== 'Bearer') found.push(`${credential.name}: 401 without WWW-Authenticate`);
+      return found;
+    });
+    expect(mismatches.flat()).toEqual([]);
+    expect(await fingerprint()).toEqual(before);
 
     // The same request with the right credential does what every refused one was kept from doing.
     const allowed = await send(method, pathOf(template, target.params), `Bearer ${target.as ?? ownerKey}`, target.body);
@@ -659,14 +702,17 @@ describe('team app routes × team credentials', () => {
       await t.call('POST', `/api/dev/invitations/${invited}/accept`, { token: developer.oauthToken });
       return developer;
     };
-    keys.analyst = await mintKey(t, await joined('analyst'));
-    keys.maintainer = await mintKey(t, await joined('maintainer'));
-    const former = await joined('maintainer');
-    keys.formerTeamKey = await mintKey(t, former, [...SCOPES], { teamId });
-    keys.formerPersonalKey = await mintKey(t, former);
+    // Members and keys that do not depend on one another are made at once; the former member leaves once their keys exist.
+    const [analyst, maintainer, former] = await Promise.all([joined('analyst'), joined('maintainer'), joined('maintainer')]);
+    [keys.analyst, keys.maintainer, keys.formerTeamKey, keys.formerPersonalKey, keys.otherTeamKey, keys.ownTeamKey] = await Promise.all([
+      mintKey(t, analyst),
+      mintKey(t, maintainer),
+      mintKey(t, former, [...SCOPES], { teamId }),
+      mintKey(t, former),
+      team().then((otherTeamId) => mintKey(t, owner, [...SCOPES], { teamId: otherTeamId })),
+      mintKey(t, owner, [...SCOPES], { teamId }),
+    ]);
     await t.call('DELETE', `/api/dev/teams/${teamId}/members/${former.id}`, { token: owner.oauthToken });
-    keys.otherTeamKey = await mintKey(t, owner, [...SCOPES], { teamId: await team() });
-    keys.ownTeamKey = await mintKey(t, owner, [...SCOPES], { teamId });
   }, 60_000);
 
   test('every per-app route has a team role', () => {
@@ -699,16 +745,19 @@ describe('team app routes × team credentials', () => {
         mismatches.push(`${name}: expected ${want.status} ${want.code ?? ''}, got ${response.status} ${response.body?.code ?? ''}`);
       }
     };
-    const before = await databaseFingerprint(t);
-    for (const [name, token, want] of refusals) await check(name, token, want);
+    const before = await fingerprint();
+    // As above, the refusals' order cannot matter; the suspension is a phase of its own.
+    await Promise.all(refusals.map(([name, token, want]) => check(name, token, want)));
     await t.sql('update teams set suspended_at = now() where id = ?', [teamId]);
-    await check('the owner, team suspended', ownerKey, { status: 403, code: 'TEAM_SUSPENDED' });
-    await check('a team key, team suspended', keys.ownTeamKey!, { status: 403, code: 'TEAM_SUSPENDED' });
+    await Promise.all([
+      check('the owner, team suspended', ownerKey, { status: 403, code: 'TEAM_SUSPENDED' }),
+      check('a team key, team suspended', keys.ownTeamKey!, { status: 403, code: 'TEAM_SUSPENDED' }),
+    ]);
     await t.sql('update teams set suspended_at = null where id = ?', [teamId]);
     // Reads change nothing: the weakest role gets the route's own answer.
     if (needed === 'analyst') await check('an analyst', keys.analyst!, { status: spec.ok });
     expect(mismatches).toEqual([]);
-    expect(await databaseFingerprint(t)).toEqual(before);
+    expect(await fingerprint()).toEqual(before);
 
     // The owner's team key does it; only the transfer out of the team needs a key that is not bound to it.
     const allowed = await send(method, path, `Bearer ${needed === 'owner' ? ownerKey : keys.ownTeamKey}`, target.body);
