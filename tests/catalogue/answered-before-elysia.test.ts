@@ -67,6 +67,21 @@ describe('on a listening server', () => {
     }
   });
 
+  test('text outside ASCII reaches the client as the same UTF-8 bytes, with their length, however it is answered', async () => {
+    const name = 'Café ☕ 日本 Notes 🚀';
+    const unicode = (await insertApp(server.t, { developerId: await insertDeveloper(server.t), name })).slug;
+    for (const path of [`/api/apps/${unicode}`, `/api/apps?limit=100&sort=newest`]) {
+      const answers = [await server.get(path), await server.get(path)];
+      const bodies = await Promise.all(answers.map(async (answer) => new Uint8Array(await answer.arrayBuffer())));
+      expect(bodies[1]).toEqual(bodies[0]!);
+      for (const [i, answer] of answers.entries()) {
+        expect(answer.headers.get('content-type')).toBe('application/json');
+        expect(Number(answer.headers.get('content-length'))).toBe(bodies[i]!.byteLength);
+        expect(new TextDecoder().decode(bodies[i])).toContain(`"name":"${name}"`);
+      }
+    }
+  });
+
   test('what was never answered from the cache still goes through the routes: errors and new targets', async () => {
     const [bySlug, list, early] = [await server.counted('/api/apps/:slug'), await server.counted('/api/apps'), await server.counted(BEFORE_ROUTING)];
     for (let i = 0; i < 2; i += 1) expect((await server.get('/api/apps/no-such-app')).status).toBe(404);

@@ -241,14 +241,14 @@ describe('counters', () => {
     await eventually(async () => (await t.sql(`select 1 from pgboss.job where name like 'stats.%' and state < 'completed'`)).length === 0);
     const catalogue = createPublicCatalogue(t.ctx.catalogueReaders);
     const target = `/api/apps/${moved.slug}`;
-    const installCount = (answer: { body: string } | undefined) => (answer ? JSON.parse(answer.body).installCount : undefined);
-    expect(installCount(await catalogue.app(target, moved.slug))).toBe(0);
+    const installCount = async (answer: { body: Blob } | undefined) => (answer ? JSON.parse(await answer.body.text()).installCount : undefined);
+    expect(await installCount(await catalogue.app(target, moved.slug))).toBe(0);
     await t.sql(`insert into installs (app_id, installer) values (?, 'user:early-1'), (?, 'user:early-2')`, [moved.id, moved.id]);
     await rollUpNewInstalls(t.ctx.orm.em.fork());
     // Every ask is answered from the cache, before routing: the old count until the new one is read.
     const seen: unknown[] = [];
     await eventually(async () => {
-      seen.push(installCount(catalogue.cached(target)));
+      seen.push(await installCount(catalogue.cached(target)));
       return seen.at(-1) === 2;
     });
     expect(seen.filter((count) => count !== 0 && count !== 2)).toEqual([]);

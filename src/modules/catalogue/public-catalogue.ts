@@ -22,7 +22,7 @@ import type { CatalogueQuery, FeaturedQuery } from './catalogue.model.ts';
  */
 export const VERSION_MAX_AGE_MS = 250;
 /**
- * The caches' bounds. Serialised bodies are counted in characters: with the runtime's own ~150 MB,
+ * The caches' bounds. Serialised bodies are counted in bytes: with the runtime's own ~150 MB,
  * the process stays under 250 MB. The entry counts bound what each answer carries besides its body
  * (its key, app ids, target): 50,000 one-off searches' worth of those took the process past 380 MB at
  * 100,000 apps. Searches asked once are remembered by a hash of their key: while the cache is full,
@@ -64,7 +64,7 @@ export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALO
   const responses = createVersionedCache<CachedAnswer>(clock, {
     maxEntries: bounds.responses,
     maxSize: bounds.responseBytes,
-    sizeOf: (cached) => cached.body.length,
+    sizeOf: (cached) => cached.body.size,
     outdated: (cached) => counters.outdated(cached.appIds, cached.loadedAt),
   });
   const totals = createVersionedCache<{ total: number }>(clock, { maxEntries: bounds.totals });
