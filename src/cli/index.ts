@@ -1,3 +1,5 @@
+// First: the ORM must find this registry when it loads (D198).
+import '../lib/raw-fragment-registry.ts';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.ts';
 import { createLogger } from '../lib/logger.ts';

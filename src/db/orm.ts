@@ -1,3 +1,4 @@
+import { assertRawFragmentRegistry } from '../lib/raw-fragment-registry.ts';
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { Developer } from '../modules/developers/developer.entity.ts';
@@ -92,5 +93,6 @@ export function ormOptions(databaseUrl: string, logger: Logger | undefined, pool
 }
 
 export function createOrm(databaseUrl: string, logger: Logger | undefined, pool: PoolOptions): Promise<MikroORM> {
+  assertRawFragmentRegistry();
   return MikroORM.init(ormOptions(databaseUrl, logger, pool));
 }

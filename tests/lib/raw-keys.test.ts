@@ -35,6 +35,34 @@ test('a lookup by e-mail built before a collection and run after it finds that d
   expect(found.map((developer) => developer.id)).toEqual([wanted.id]);
 });
 
+test("a filter's raw SQL survives a collection between building the query and compiling it (D198)", async () => {
+  // The ORM turns each raw-keyed field into a key of its own while it processes the filter; that
+  // key's Symbol was collected here every time, and the SQL came out without its condition.
+  for (let i = 0; i < 20; i += 1) {
+    const query = t.ctx.orm.em
+      .fork()
+      .createQueryBuilder(Developer, 'd')
+      .select('id')
+      .where({ [rawKey('lower(email)')]: `someone-${i}@example.com` });
+    await Bun.sleep(0);
+    Bun.gc(true);
+    expect(query.getFormattedQuery()).toContain(`where lower(email) = 'someone-${i}@example.com'`);
+  }
+});
+
+test('the service refuses to start when the ORM loaded before the registry that keeps its keys', () => {
+  const started = Bun.spawnSync(
+    [
+      process.execPath,
+      '-e',
+      `import '@mikro-orm/core'; const { createOrm } = await import('./src/db/orm.ts'); await createOrm('postgres://127.0.0.1:1/none', undefined, { max: 1, connectionWaitMs: 1 });`,
+    ],
+    { cwd: `${import.meta.dir}/../..`, stderr: 'pipe' },
+  );
+  expect(started.exitCode).not.toBe(0);
+  expect(started.stderr.toString()).toContain('The ORM was loaded before the raw SQL fragment registry');
+});
+
 test('no raw SQL is an object key in the service except through rawKey', async () => {
   const offenders: string[] = [];
   for await (const path of new Glob('{src,jobs,views}/**/*.ts').scan('.')) {

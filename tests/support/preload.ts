@@ -1,3 +1,5 @@
+// First: the ORM must find this registry when it loads (D198).
+import '../../src/lib/raw-fragment-registry.ts';
 import { plugin } from 'bun';
 import { afterAll } from 'bun:test';
 import { startTestDatabase, stopTestDatabase } from './database.ts';
