@@ -16,8 +16,12 @@ import { approvedApp, createApp, minimalApp } from '../apps/fixtures.ts';
  * Replay a failure with the seed it prints: `FUZZ_SEED=<seed> bun test tests/http/fuzz.test.ts`.
  */
 const RUNS = 5_000;
-/** Server time for one request; a 60 KB body once took seconds. */
-const TIME_BOUND_MS = 100;
+/**
+ * Server time for one request: a guard against inputs that cost too much (a 60 KB body once took
+ * seconds), not a speed target (the bench measures speed). 100 ms failed a plain DELETE three times
+ * in a row on a machine at a load average of 12–18.
+ */
+const TIME_BOUND_MS = 500;
 const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() % 2 ** 31;
 
 interface Operation {
