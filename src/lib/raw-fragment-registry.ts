@@ -5,8 +5,8 @@
  * it drops the fragment, and the ORM then drops the condition: `where lower(email) = ?` became no
  * `where` at all (D195). The ORM makes such keys itself, anew for every raw-keyed field of every
  * filter it processes, where `rawKey` cannot reach them (D198). This registry is installed in the
- * ORM's place before the ORM loads (`installRawFragmentRegistry`, imported first by every entry
- * point) and also holds each Symbol strongly for at least HOLD_MS after it was registered: far longer
+ * ORM's place when this module loads, before the ORM (every entry point imports it first),
+ * and also holds each Symbol strongly for at least HOLD_MS after it was registered: far longer
  * than a query takes from its filter to its SQL. After that, only `rawKey`'s own keys stay known.
  * It must not import the ORM: whichever loads first decides the registry.
  */
@@ -51,7 +51,7 @@ class HeldRegistry<Key extends WeakKey, Value> {
 const registryOf = () => (globalThis as Record<symbol, unknown>)[REGISTRY];
 
 /** Puts the holding registry where the ORM will look, unless the ORM has already put its own there. */
-export function installRawFragmentRegistry(): void {
+function installRawFragmentRegistry(): void {
   (globalThis as Record<symbol, unknown>)[REGISTRY] ??= new HeldRegistry();
 }
 

@@ -22,8 +22,8 @@ import type { CatalogueQuery, FeaturedQuery } from './catalogue.model.ts';
  */
 export const VERSION_MAX_AGE_MS = 250;
 /**
- * The caches' bounds. Serialised bodies are counted in bytes: with the runtime's own ~150 MB,
- * the process stays under 250 MB. The entry counts bound what each answer carries besides its body
+ * The caches' bounds. Serialised bodies are counted in bytes (the process's peak, measured by the
+ * bench, is in the README). The entry counts bound what each answer carries besides its body
  * (its key, app ids, target): 50,000 one-off searches' worth of those took the process past 380 MB at
  * 100,000 apps. Searches asked once are remembered by a hash of their key: while the cache is full,
  * only a repeat is kept (D182).
