@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import pg from 'pg';
 import { createTestApp, type TestApp } from '../support/harness.ts';
-import { databaseFingerprint } from '../security/fingerprint.ts';
+import { databaseFingerprint, openFingerprintReader } from '../security/fingerprint.ts';
 import { createAdminAccount, signedIn, type ConsoleClient } from './support.ts';
 import { buildWorld } from './world.ts';
 
@@ -17,9 +16,7 @@ let ids: string[];
 
 beforeAll(async () => {
   t = await createTestApp();
-  fingerprintConnection = new pg.Client({ connectionString: t.runtime.databaseUrl });
-  await fingerprintConnection.connect();
-  await fingerprintConnection.query('set max_parallel_workers_per_gather = 0');
+  fingerprints = await openFingerprintReader(t);
   const world = await buildWorld(t);
   owner = await signedIn(t, await createAdminAccount(t, 'owner'));
   const [developer] = await t.sql<{ id: string }>('select id from developers limit 1');
@@ -27,7 +24,7 @@ beforeAll(async () => {
   ids = [world.pending.id, world.approved.id, world.resubmitted.id, world.reviewId, developer!.id, admin!.id, 'not-an-id', '%00'];
 });
 afterAll(async () => {
-  await fingerprintConnection.end();
+  await fingerprints.close();
   await t.close();
 });
 
@@ -52,14 +49,9 @@ const FIELDS = [
 const WRITTEN = ['developers', 'apps', 'app_revisions', 'reviews', 'oauth_clients', 'admins', 'audit_log', 'app_transitions'].map(
   (table) => `public.${table}`,
 );
-/**
- * Read over a connection of its own: the digest's statement is planned once, not for each of the
- * ~2000 digests, never starts parallel workers and never waits for a pooled connection. Same
- * query, same digests.
- */
-let fingerprintConnection: pg.Client;
-const fingerprintSql = async (text: string) => (await fingerprintConnection.query({ name: `fingerprint-${Bun.hash(text)}`, text })).rows;
-const written = async () => JSON.stringify(await databaseFingerprint({ ...t, sql: fingerprintSql } as TestApp, {}, WRITTEN));
+/** Read over a connection of its own (`openFingerprintReader`): ~2,000 digests. */
+let fingerprints: Awaited<ReturnType<typeof openFingerprintReader>>;
+const written = async () => JSON.stringify(await databaseFingerprint(fingerprints, {}, WRITTEN));
 
 test('every console route answers hostile ids, queries and forms without a 5xx; a refused form changes nothing', async () => {
   // Signing in and out would end this client's session; those routes have tests of their own.

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import pg from 'pg';
 import { dereferenced } from '../support/openapi.ts';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { approvedApp, createApp, minimalApp } from '../apps/fixtures.ts';
+import { openFingerprintReader } from '../security/fingerprint.ts';
 
 /**
  * Property-based fuzzing of the whole HTTP surface, driven by the service's own OpenAPI
@@ -40,8 +40,7 @@ const credentials: (string | undefined)[] = [undefined, 'garbage', 'mk_AAAAAAAAA
 
 beforeAll(async () => {
   t = await createTestApp();
-  fingerprintConnection = new pg.Client({ connectionString: t.runtime.databaseUrl });
-  await fingerprintConnection.connect();
+  fingerprints = await openFingerprintReader(t);
   const developer = await registerDeveloper(t);
   const key = await mintKey(t, developer);
   const readOnly = await mintKey(t, developer, ['APP_READ']);
@@ -66,7 +65,7 @@ beforeAll(async () => {
   console.log(`fuzz: ${operations.length} operations, ${RUNS} runs, seed ${seed} (replay with FUZZ_SEED=${seed})`);
 });
 afterAll(async () => {
-  await fingerprintConnection.end();
+  await fingerprints.close();
   await t.close();
 });
 
@@ -227,18 +226,13 @@ function requestFor(op: Operation): fc.Arbitrary<FuzzRequest> {
     });
 }
 
-/**
- * Read over a connection of its own, as a prepared statement: planned once instead of for each of
- * the ~5000 digests, and never waiting for a pooled connection.
- */
-let fingerprintConnection: pg.Client;
+/** Read over a connection of its own (`openFingerprintReader`): ~5,000 digests. */
+let fingerprints: Awaited<ReturnType<typeof openFingerprintReader>>;
 
 /** What requests write, without columns that change on their own (key use times, job results). */
 const fingerprint = async () =>
   (
-    await fingerprintConnection.query<{ fp: string }>({
-      name: 'fingerprint',
-      text: `
+    await fingerprints.sql<{ fp: string }>(`
       select md5(concat_ws('|',
         (select string_agg(to_jsonb(d)::text, ',' order by d.id) from developers d),
         (select string_agg((to_jsonb(k) - 'last_used_at')::text, ',' order by k.id) from api_keys k),
@@ -247,9 +241,8 @@ const fingerprint = async () =>
         (select string_agg(s.slug, ',' order by s.slug) from app_slugs s),
         (select count(*) from app_transitions), (select count(*) from audit_log), (select count(*) from installs),
         (select string_agg(to_jsonb(v)::text, ',' order by v.id) from reviews v),
-        (select count(*) from oauth_clients))) as fp`,
-    })
-  ).rows[0]!.fp;
+        (select count(*) from oauth_clients))) as fp`)
+  )[0]!.fp;
 
 async function send(request: FuzzRequest, method: string) {
   const headers: Record<string, string> = {};

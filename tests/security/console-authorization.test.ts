@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import pg from 'pg';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { approvedApp, completeApp, createApp, deps } from '../apps/fixtures.ts';
 import { ConsoleClient, createAdminAccount } from '../console/support.ts';
@@ -12,7 +11,7 @@ import { transitionDeveloper } from '../../src/modules/developers/developers.ser
 import { setReviewHidden } from '../../src/modules/reviews/reviews.service.ts';
 import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
 import { sendNotification } from '../../jobs/mail.ts';
-import { databaseFingerprint } from './fingerprint.ts';
+import { databaseFingerprint, openFingerprintReader } from './fingerprint.ts';
 
 /**
  * Every console route (`/admin/*`, read from the app's route table) against every way of not
@@ -292,23 +291,16 @@ function client(session?: string): ConsoleClient {
   return c;
 }
 
-/**
- * The whole database's digest, read over a connection of its own: its statements are prepared
- * once (planning 40 tables' digests cost more than running them) and run without parallel
- * workers (starting them for each digest cost more still). Same query, same digests.
- */
-let fingerprintConnection: pg.Client;
-const fingerprintSql = async (text: string) => (await fingerprintConnection.query({ name: `fingerprint-${Bun.hash(text)}`, text })).rows;
-const fingerprint = () => databaseFingerprint({ ...t, sql: fingerprintSql } as TestApp);
+/** The whole database's digest, read over a connection of its own (`openFingerprintReader`). */
+let fingerprints: Awaited<ReturnType<typeof openFingerprintReader>>;
+const fingerprint = () => databaseFingerprint(fingerprints);
 
 const rolesBelow = (capability: Capability): AdminRole[] => ADMIN_ROLES.slice(0, ADMIN_ROLES.indexOf(CAPABILITIES[capability]));
 
 beforeAll(async () => {
   // No workers: only the requests below change the database between two fingerprints.
   t = await createTestApp({}, { role: 'api' });
-  fingerprintConnection = new pg.Client({ connectionString: t.runtime.databaseUrl });
-  await fingerprintConnection.connect();
-  await fingerprintConnection.query('set max_parallel_workers_per_gather = 0');
+  fingerprints = await openFingerprintReader(t);
   ownerKey = await mintKey(t, await registerDeveloper(t, { name: 'App Owner' }));
   // Every session this file uses is opened here: opening one sweeps ended ones, which would show in a fingerprint.
   const open = async (name: string, role: AdminRole, stage: 'active' | 'totp' = 'active') => {
@@ -330,7 +322,7 @@ beforeAll(async () => {
   ]);
 });
 afterAll(async () => {
-  await fingerprintConnection.end();
+  await fingerprints.close();
   await t.close();
 });
 

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import pg from 'pg';
 import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
 import { approvedApp, completeApp, createApp } from '../apps/fixtures.ts';
 import { SCOPES, type Scope } from '../../src/modules/api-keys/api-key.entity.ts';
 import { transitionDeveloper } from '../../src/modules/developers/developers.service.ts';
 import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
-import { databaseFingerprint } from './fingerprint.ts';
+import { databaseFingerprint, openFingerprintReader } from './fingerprint.ts';
 import { startIssuer, type TestIssuer } from '../publishing/oidc-issuer.ts';
 
 /**
@@ -518,23 +517,16 @@ async function mapConcurrently<T, R>(items: readonly T[], limit: number, work: (
   return results;
 }
 
-/**
- * The whole database's digest, read over a connection of its own: its statements are prepared
- * once (planning 40 tables' digests cost more than running them) and run without parallel
- * workers (starting them for each digest cost more still). Same query, same digests.
- */
-let fingerprintConnection: pg.Client;
-const fingerprintSql = async (text: string) => (await fingerprintConnection.query({ name: `fingerprint-${Bun.hash(text)}`, text })).rows;
-const fingerprint = () => databaseFingerprint({ ...t, sql: fingerprintSql } as TestApp);
+/** The whole database's digest, read over a connection of its own (`openFingerprintReader`). */
+let fingerprints: Awaited<ReturnType<typeof openFingerprintReader>>;
+const fingerprint = () => databaseFingerprint(fingerprints);
 
 beforeAll(async () => {
   issuer = await startIssuer();
   // No workers: nothing but the requests below changes the database between two fingerprints.
   t = await createTestApp({ ALLOW_PRIVATE_FETCH: 'true', TRUSTED_PUBLISHING_ISSUERS: issuer.url }, { role: 'api' });
   domainServer = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response(servedToken) });
-  fingerprintConnection = new pg.Client({ connectionString: t.runtime.databaseUrl });
-  await fingerprintConnection.connect();
-  await fingerprintConnection.query('set max_parallel_workers_per_gather = 0');
+  fingerprints = await openFingerprintReader(t);
   // The developers and credentials below do not depend on one another, so each group is made at once.
   [host, owner, other] = await Promise.all([
     registerDeveloper(t, { name: 'Host' }),
@@ -583,7 +575,7 @@ beforeAll(async () => {
   ]);
 }, 30_000);
 afterAll(async () => {
-  await fingerprintConnection.end();
+  await fingerprints.close();
   domainServer.stop(true);
   await t.close();
   issuer.stop();

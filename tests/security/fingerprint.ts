@@ -1,4 +1,21 @@
+import pg from 'pg';
 import type { TestApp } from '../support/harness.ts';
+
+/**
+ * SQL over a connection of the test's own, for tests that take fingerprints thousands of times:
+ * each statement is prepared once (planning a digest cost more than running it), runs without
+ * parallel workers (starting them for each digest cost more still) and never waits for the
+ * service's pool. Same queries, same digests.
+ */
+export async function openFingerprintReader(t: TestApp): Promise<Pick<TestApp, 'sql'> & { close(): Promise<void> }> {
+  const client = new pg.Client({ connectionString: t.runtime.databaseUrl });
+  await client.connect();
+  await client.query('set max_parallel_workers_per_gather = 0');
+  return {
+    sql: async <T>(text: string) => (await client.query({ name: `fingerprint-${Bun.hash(text)}`, text })).rows as T[],
+    close: () => client.end(),
+  };
+}
 
 /**
  * A digest of every row of every table of the service (and of pg-boss's jobs), per table, so a
@@ -8,7 +25,7 @@ import type { TestApp } from '../support/harness.ts';
 const TOUCHED_BY_READS: Record<string, string[]> = { api_keys: ['last_used_at'], admin_sessions: ['last_seen_at'] };
 
 export async function databaseFingerprint(
-  t: TestApp,
+  t: Pick<TestApp, 'sql'>,
   ignore: Record<string, string[]> = {},
   /** Only these tables (`schema.table`), for a test that fingerprints thousands of times. */
   only?: readonly string[],
