@@ -20,9 +20,14 @@ export async function openFingerprintReader(t: TestApp): Promise<Pick<TestApp, '
 /**
  * A digest of every row of every table of the service (and of pg-boss's jobs), per table, so a
  * test can show that what it sent changed nothing at all. Columns that merely reading touches (a
- * key's last use, a session's last sight) are left out; `ignore` leaves out more.
+ * key's last use, a session's last sight) are left out, and those recording which transaction last
+ * changed a row (a change the test made and undid itself moves them); `ignore` leaves out more.
  */
-const TOUCHED_BY_READS: Record<string, string[]> = { api_keys: ['last_used_at'], admin_sessions: ['last_seen_at'] };
+const BOOKKEEPING: Record<string, string[]> = {
+  api_keys: ['last_used_at'],
+  admin_sessions: ['last_seen_at'],
+  app_search: ['changed_xid', 'counted_xid'],
+};
 
 export async function databaseFingerprint(
   t: Pick<TestApp, 'sql'>,
@@ -39,7 +44,7 @@ export async function databaseFingerprint(
       );
   const digests = tables.map(({ name }) => {
     const table = name.split('.')[1]!;
-    const dropped = [...(TOUCHED_BY_READS[table] ?? []), ...(ignore[table] ?? [])].map((column) => `'${column}'`).join(', ');
+    const dropped = [...(BOOKKEEPING[table] ?? []), ...(ignore[table] ?? [])].map((column) => `'${column}'`).join(', ');
     const row = dropped ? `(to_jsonb(x) - array[${dropped}]::text[])::text` : 'to_jsonb(x)::text';
     return `select '${name}' as name, md5(coalesce(string_agg(${row}, '|' order by ${row}), '')) as digest from ${name} x`;
   });

@@ -32,6 +32,7 @@ import { Migration20261221000001_install_locks_in_function } from './Migration20
 import { Migration20261222000001_install_batch_generic_plan } from './Migration20261222000001_install_batch_generic_plan.ts';
 import { Migration20261222000002_search_pending_list } from './Migration20261222000002_search_pending_list.ts';
 import { Migration20261227000001_dictionary_word_order } from './Migration20261227000001_dictionary_word_order.ts';
+import { Migration20261228000001_search_index_changes } from './Migration20261228000001_search_index_changes.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -69,4 +70,5 @@ export const migrations = [
   { name: 'Migration20261222000001_install_batch_generic_plan', class: Migration20261222000001_install_batch_generic_plan },
   { name: 'Migration20261222000002_search_pending_list', class: Migration20261222000002_search_pending_list },
   { name: 'Migration20261227000001_dictionary_word_order', class: Migration20261227000001_dictionary_word_order },
+  { name: 'Migration20261228000001_search_index_changes', class: Migration20261228000001_search_index_changes },
 ];

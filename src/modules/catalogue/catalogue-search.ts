@@ -3,8 +3,12 @@ import type { SqlReader } from '../../lib/sql-reader.ts';
 import { COLUMNS, JOINS, toSummary, type PublicAppRow } from './catalogue-rows.ts';
 import { filterCondition, orderBy, SORT_KEYS, type CatalogueFilter } from './catalogue-order.ts';
 import type { CatalogueSort, PublicAppSummary } from './catalogue.model.ts';
+import type { IndexedCandidates, IndexedQuery } from './search-index.ts';
 import { correctWords, lookUpWords, searchWords, type LookUpWords } from './search-words.ts';
 // Raw SQL here is the hot public read (D106): catalogue search on the narrow table (D104).
+
+/** The in-process search index as of the answer's version (`search-index.ts`); undefined when it cannot answer. */
+export type IndexedSearch = (query: IndexedQuery) => Promise<IndexedCandidates | undefined>;
 
 /** Searches rank at most this many matching apps (exact names first, then the most installed). */
 export const SEARCH_CANDIDATES = 1_000;
@@ -46,6 +50,40 @@ function walkedMatches(condition: string, share: number, params: Record<string, 
 }
 
 /**
+ * A page of the index's candidates: in their order for relevance (only the page's rows are read),
+ * else ordered by the sort's keys in the wide rows, as the SQL search orders its candidates.
+ */
+async function candidatesPage(
+  reader: SqlReader,
+  candidates: IndexedCandidates,
+  sort: CatalogueSort,
+  window: { limit: number; offset: number },
+): Promise<{ data: PublicAppSummary[]; total: number }> {
+  const total = candidates.ids.length;
+  if (RANKED_FROM_CANDIDATES.includes(sort)) {
+    const page = candidates.ids.slice(window.offset, window.offset + window.limit);
+    if (page.length === 0) return { data: [], total };
+    const rows = await reader.query<PublicAppRow>(
+      namedSql(`select ${COLUMNS.summary} from apps a ${JOINS} where a.id = any(:ids::uuid[])`, { ids: page }),
+    );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return { data: page.flatMap((id) => (byId.has(id) ? [toSummary(byId.get(id)!)] : [])), total };
+  }
+  if (total === 0) return { data: [], total };
+  const rows = await reader.query<PublicAppRow>(
+    namedSql(
+      `with candidates as (select k.id, k.exact_name from unnest(:ids::uuid[], :exact::boolean[]) as k(id, exact_name)),
+       ranked as (select ${SORT_KEYS}, k.exact_name from candidates k join apps a on a.id = k.id join app_stats s on s.app_id = a.id),
+       page as (select * from ranked order by ${orderBy(sort)} limit :limit offset :offset)
+       select ${COLUMNS.summary} from page p join apps a on a.id = p.id ${JOINS}
+       order by ${orderBy(sort, 'p.')}`,
+      { ids: candidates.ids, exact: candidates.ids.map((_, i) => i < candidates.exactNames), limit: window.limit, offset: window.offset },
+    ),
+  );
+  return { data: rows.map(toSummary), total };
+}
+
+/**
  * Full-text search on the corrected words: every word must match (as typed or as one of its
  * corrections; stemmed, or as typed in the name), the name weighing more than the description
  * (weights A and B of `search_vector`), and an exact name match first. Candidates come from the
@@ -53,6 +91,8 @@ function walkedMatches(condition: string, share: number, params: Record<string, 
  * most installed matches, at most `SEARCH_CANDIDATES`. For a rare query its few matches come from
  * the GIN index; for a common one (its words' shares from ANALYZE's statistics) the install-count
  * index is walked until the bound is reached; only the bounded candidates touch the wide rows.
+ * The in-process index (`indexed`), when given and able, finds and ranks the same candidates
+ * without PostgreSQL (D199); this SQL answers the rest.
  */
 export async function searchPage(
   reader: SqlReader,
@@ -61,10 +101,22 @@ export async function searchPage(
   sort: CatalogueSort,
   window: { limit: number; offset: number },
   lookUp: LookUpWords = (words) => lookUpWords(reader, words),
+  indexed?: IndexedSearch,
 ): Promise<{ data: PublicAppSummary[]; total: number }> {
-  const { groups, share } = await correctWords(searchWords(search), lookUp);
+  const { groups, share, lexemeGroups } = await correctWords(searchWords(search), lookUp);
+  const exact = search.trim().toLowerCase();
+  if (indexed && lexemeGroups) {
+    const candidates = await indexed({
+      groups: lexemeGroups,
+      exact,
+      filter,
+      candidates: SEARCH_CANDIDATES,
+      ranked: RANKED_FROM_CANDIDATES.includes(sort),
+    });
+    if (candidates) return candidatesPage(reader, candidates, sort, window);
+  }
   // Words are letters and digits only, so they can be handed to to_tsquery as they are.
-  const params: Record<string, unknown> = { exact: search.trim().toLowerCase(), limit: window.limit, offset: window.offset };
+  const params: Record<string, unknown> = { exact, limit: window.limit, offset: window.offset };
   const parts = groups.map((alternatives, i) => {
     params[`words${i}`] = alternatives.join(' | ');
     return `(to_tsquery('simple', :words${i}) || to_tsquery('english', :words${i}))`;

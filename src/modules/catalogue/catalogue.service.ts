@@ -8,7 +8,7 @@ import type { PublicAppView } from '../apps/apps.model.ts';
 import { COLUMNS, JOINS, OWNER_JOINS, OWNER_SUSPENDED, VISIBLE, toPublicView, toSummary, type PublicAppRow } from './catalogue-rows.ts';
 import { countListed, listPage } from './catalogue-list.ts';
 import type { CatalogueFilter } from './catalogue-order.ts';
-import { searchPage } from './catalogue-search.ts';
+import { searchPage, type IndexedSearch } from './catalogue-search.ts';
 import type { LookUpWords } from './search-words.ts';
 import type { CatalogueQuery, CategoryCount, FeaturedQuery, PublicAppSummary } from './catalogue.model.ts';
 // Raw SQL here is the hot public read (D106): the catalogue, through its SqlReader where replicas serve it.
@@ -28,12 +28,13 @@ export async function listCatalogue(
   query: CatalogueQuery,
   totalOf: TotalOf = (filter) => countListed(reader, filter),
   lookUp?: LookUpWords,
+  indexed?: IndexedSearch,
 ): Promise<Page<PublicAppSummary>> {
   const { page, limit, offset } = pageWindow(query);
   const filter: CatalogueFilter = { category: query.category, environment: query.environment, featured: query.featured };
   const search = query.search?.trim();
   if (search) {
-    const found = await searchPage(reader, search, filter, query.sort ?? 'relevance', { limit, offset }, lookUp);
+    const found = await searchPage(reader, search, filter, query.sort ?? 'relevance', { limit, offset }, lookUp, indexed);
     return pageOf(found.data, page, limit, found.total);
   }
   const sort = !query.sort || query.sort === 'relevance' ? 'installs' : query.sort;

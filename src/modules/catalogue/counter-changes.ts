@@ -30,6 +30,7 @@ interface Change {
 
 export function createCounterChanges(reader: () => SqlReader) {
   const changes = new Map<string, Change>();
+  let lastLearntAt = -Infinity;
   let polledAt: number | undefined;
   let lastPoll = -Infinity;
   let polling = false;
@@ -51,7 +52,10 @@ export function createCounterChanges(reader: () => SqlReader) {
       for (const row of rows) {
         if (row.app_id === null || row.at === null) continue;
         const known = changes.get(row.app_id);
-        if (!known || Number(row.at) > known.at) changes.set(row.app_id, { at: Number(row.at), learntAt });
+        if (!known || Number(row.at) > known.at) {
+          changes.set(row.app_id, { at: Number(row.at), learntAt });
+          lastLearntAt = learntAt;
+        }
       }
       polledAt = Number(rows[0]!.now_ms);
       for (const [appId, change] of changes) if (learntAt - change.learntAt > ANSWER_MAX_AGE_MS) changes.delete(appId);
@@ -66,6 +70,10 @@ export function createCounterChanges(reader: () => SqlReader) {
     /** Starts a poll when one is due; never waits for it. */
     tick(): void {
       if (!polling && performance.now() - lastPoll >= COUNTERS_POLL_MS) void poll();
+    },
+    /** When this process last learnt of a change (`performance.now()`): what reads counters after it must have been read since. */
+    lastLearntAt(): number {
+      return lastLearntAt;
     },
     /** Whether an answer showing `appIds`, loaded at `loadedAt` (`performance.now()`), has counters this process knows to be old. */
     outdated(appIds: readonly string[], loadedAt: number): boolean {

@@ -9,6 +9,7 @@ import { appIdsIn, createCounterChanges } from './counter-changes.ts';
 import { countListed } from './catalogue-list.ts';
 import { filterKey } from './catalogue-order.ts';
 import { getPublicApp, listCatalogue, listCategoryCounts, listFeatured } from './catalogue.service.ts';
+import { createSearchIndex } from './search-index.ts';
 import { lookUpWords, type LookUpWords, type WordInfo } from './search-words.ts';
 import type { CatalogueQuery, FeaturedQuery } from './catalogue.model.ts';
 
@@ -86,6 +87,7 @@ export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALO
       }
       return found;
     };
+  const searchIndex = createSearchIndex(() => readers.next());
   // Request targets that were validated and answered from `responses` under a key, with how to read
   // that answer again: a repeat of the same target can be answered before routing and validation (`cached`).
   const knownTargets = new LRUCache<string, { key: string; question: Question }>({ max: bounds.knownUrls });
@@ -108,6 +110,7 @@ export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALO
             return counted.total;
           },
           lookUpCached(reader, version),
+          (indexed) => searchIndex.search(indexed, version, counters.lastLearntAt()),
         );
       case 'app':
         return getPublicApp(reader, question.slug);

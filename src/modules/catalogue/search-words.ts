@@ -22,6 +22,12 @@ export interface WordInfo {
   alternatives: string[];
   /** The share of visible apps that hold any of the alternatives (0 when all are rare). */
   share: number;
+  /**
+   * The lexemes the alternatives stand for in a text search query (as the 'simple' and 'english'
+   * configurations make them), for the in-process index; null when one of them is more than a
+   * lexeme there, which only the SQL search answers.
+   */
+  lexemes: string[] | null;
 }
 
 export type LookUpWords = (words: string[]) => Promise<Map<string, WordInfo>>;
@@ -61,10 +67,12 @@ function lexemeShares(reader: SqlReader, version: number | undefined): Promise<M
 export async function lookUpWords(reader: SqlReader, words: string[], version?: number): Promise<Map<string, WordInfo>> {
   if (words.length === 0) return new Map();
   const [rows, shares] = await Promise.all([
-    reader.query<{ asked: string; stop_word: boolean; nearest: string[]; stems: string[] }>(
+    reader.query<{ asked: string; stop_word: boolean; nearest: string[]; stems: string[]; simple: string[]; english: string[] }>(
       namedSql(
         `select x.asked, x.stop_word, x.nearest,
-                array(select coalesce((select min(v.lexeme) from unnest(to_tsvector('english', n)) v), n) from unnest(x.nearest) n) as stems
+                array(select coalesce((select min(v.lexeme) from unnest(to_tsvector('english', n)) v), n) from unnest(x.nearest) n) as stems,
+                array(select to_tsquery('simple', n)::text from unnest(x.asked || x.nearest) n) as simple,
+                array(select to_tsquery('english', n)::text from unnest(x.asked || x.nearest) n) as english
          from (select w.word as asked, numnode(plainto_tsquery('english', w.word)) = 0 as stop_word,
                       case when exists (select 1 from catalogue_words c where c.word = w.word) then array[w.word]
                            else array(select c.word from catalogue_words c order by c.word <-> w.word limit :nearest) end as nearest
@@ -79,9 +87,24 @@ export async function lookUpWords(reader: SqlReader, words: string[], version?: 
       const alternatives = alternativesOf(row.asked, row.nearest);
       const shareOf = (word: string) => Math.max(shares.get(word) ?? 0, shares.get(row.stems[row.nearest.indexOf(word)] ?? word) ?? 0);
       const share = alternatives.reduce((sum, word) => sum + shareOf(word), 0);
-      return [row.asked, { stopWord: row.stop_word, alternatives, share: Math.min(1, share) }];
+      const spelt = [row.asked, ...row.nearest];
+      const forms = alternatives.flatMap((word) => [row.simple[spelt.indexOf(word)] ?? null, row.english[spelt.indexOf(word)] ?? null]);
+      return [row.asked, { stopWord: row.stop_word, alternatives, share: Math.min(1, share), lexemes: lexemesOf(forms) }];
     }),
   );
+}
+
+/** A single lexeme's query (`'word'`), or none (a stop word's empty query); anything else cannot be an OR of lexemes. */
+const ONE_LEXEME = /^'([\p{L}\p{N}]+)'$/u;
+function lexemesOf(queries: (string | null)[]): string[] | null {
+  const lexemes = new Set<string>();
+  for (const query of queries) {
+    if (query === '') continue;
+    const lexeme = query === null ? undefined : ONE_LEXEME.exec(query)?.[1];
+    if (lexeme === undefined) return null;
+    lexemes.add(lexeme);
+  }
+  return [...lexemes];
 }
 
 /**
@@ -89,12 +112,23 @@ export async function lookUpWords(reader: SqlReader, words: string[], version?: 
  * unless they are all there is; and the share of visible apps expected to match them all (the
  * words' shares multiplied, as if independent).
  */
-export async function correctWords(words: string[], lookUp: LookUpWords): Promise<{ groups: string[][]; share: number }> {
+export async function correctWords(
+  words: string[],
+  lookUp: LookUpWords,
+): Promise<{ groups: string[][]; share: number; lexemeGroups: string[][] | null }> {
   const known = await lookUp(words);
-  const groups = words.map((word) => known.get(word) ?? { stopWord: false, alternatives: [word], share: 0 });
+  const groups = words.map((word): WordInfo => known.get(word) ?? { stopWord: false, alternatives: [word], share: 0, lexemes: null });
   const meaningful = groups.filter((group) => !group.stopWord);
   const kept = meaningful.length > 0 ? meaningful : groups;
-  return { groups: kept.map((group) => group.alternatives), share: kept.reduce((product, group) => product * group.share, kept.length > 0 ? 1 : 0) };
+  // A group without lexemes drops out of the query, as an empty tsquery does from PostgreSQL's `&&`.
+  const lexemeGroups = kept.some((group) => group.lexemes === null)
+    ? null
+    : kept.map((group) => group.lexemes!).filter((lexemes) => lexemes.length > 0);
+  return {
+    groups: kept.map((group) => group.alternatives),
+    share: kept.reduce((product, group) => product * group.share, kept.length > 0 ? 1 : 0),
+    lexemeGroups,
+  };
 }
 
 function alternativesOf(word: string, nearest: string[]): string[] {

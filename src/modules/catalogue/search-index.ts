@@ -1,0 +1,538 @@
+import { namedSql } from '../../lib/named-sql.ts';
+import type { SqlReader } from '../../lib/sql-reader.ts';
+import type { CatalogueFilter } from './catalogue-order.ts';
+import { contains, SlotList } from './slot-list.ts';
+import { sortedLexemes, textRank, type FoundPositions } from './text-rank.ts';
+// Raw SQL here is batch work (D106, D199): the search rows that changed since the last reading.
+
+/**
+ * The searchable catalogue in this process's memory (D199): each visible app's words (the lexemes
+ * of its `app_search` vector a search can ask for, with their positions and weights), its
+ * lower-cased name, filters and active installs. A search finds its candidates here (exact names,
+ * then the most installed apps holding every group of words, at most `candidates`) and ranks them
+ * with `ts_rank` computed to the bit, so PostgreSQL only reads the page's rows. The SQL search
+ * (`catalogue-search.ts`) gives the same answers and serves when the index cannot.
+ *
+ * It follows `app_search` by reading the rows changed since its last reading (the migration
+ * `search_index_changes` says why none is skipped): at once when the catalogue version has moved
+ * past it, and while searches come at most every `COUNTS_REFRESH_MS` for the install counts it
+ * orders by.
+ */
+export const COUNTS_REFRESH_MS = 1_000;
+/** Counts older than this are read before a search answers, not after (the contract gives counters 5 s). */
+const COUNTS_MAX_AGE_MS = 4_000;
+/** Rows per statement of a reading: the process never holds more than this many vectors' text at once. */
+const READ_BATCH = 5_000;
+
+const NO_APP = '00000000-0000-0000-0000-000000000000';
+/** The horizon before any reading: every transaction is at or after it. */
+const FIRST_READING = '0';
+
+/** Only such lexemes can be asked for: a search's words are runs of letters and digits (`searchWords`). */
+const QUERYABLE = /^[\p{L}\p{N}]+$/u;
+
+export interface IndexedQuery {
+  /** The lexemes of each group of words: an app matches when it holds one of every group's. */
+  groups: string[][];
+  /** The search as typed, trimmed and lower-cased: an app of exactly that name comes first. */
+  exact: string;
+  filter: CatalogueFilter;
+  candidates: number;
+  /** Whether to rank (relevance), or leave the candidates in install order for a sort of the wide rows. */
+  ranked: boolean;
+}
+
+/** A search's candidates in order: the apps' ids, the first `exactNames` of them named exactly as the search. */
+export interface IndexedCandidates {
+  ids: string[];
+  exactNames: number;
+}
+
+/** One row of `app_search` as a reading returns it (`id` null: the reading found no change). */
+interface ChangedRow {
+  version: string;
+  horizon: string;
+  id: string | null;
+  xid: string | null;
+  visible: boolean;
+  lower_name: string;
+  category: string;
+  environment: string;
+  featured: boolean;
+  install_count: number;
+  vector: string;
+}
+
+/** `bits` of a float32 as an unsigned integer: for numbers ≥ 0 they order as the numbers do. */
+const float32Bits = (() => {
+  const view = new DataView(new ArrayBuffer(4));
+  return (value: number) => {
+    view.setFloat32(0, value);
+    return view.getUint32(0);
+  };
+})();
+
+/**
+ * Sort keys pack a count, or an exact name's flag and a rank's bits, above an order of at most
+ * 2^22 apps (4 million), within a double's exact integers: a rank is at most 1, whose bits are below 2^30.
+ */
+const ORDER_BITS = 2 ** 22;
+const EXACT_NAME = 2 ** 30;
+
+export function createSearchIndex(reader: () => SqlReader) {
+  // Per slot (a visible app); freed slots are reused.
+  let capacity = 0;
+  let nextSlot = 0;
+  const free: number[] = [];
+  const ids: string[] = [];
+  const names: string[] = [];
+  let installs = new Int32Array(0);
+  let categories = new Uint8Array(0);
+  let environments = new Uint8Array(0);
+  let featured = new Uint8Array(0);
+  let vectorHashes = new BigUint64Array(0);
+  let emptyVector = new Uint8Array(0);
+  let marks = new Uint8Array(0);
+  /** Each slot's document in one arena of 32-bit words: the entry count, then per entry a header (lexeme id << 9 | position count) and its positions, two to a word. */
+  let docStart = new Int32Array(0);
+  let arena = new Uint32Array(1 << 16);
+  let halves = new Uint16Array(arena.buffer);
+  let arenaUsed = 0;
+  let arenaGarbage = 0;
+  const slotOf = new Map<string, number>();
+  /** Slots by lower-cased name (an array where two apps share one). */
+  const byName = new Map<string, number | number[]>();
+  const lexemeIds = new Map<string, number>();
+  const postings: SlotList[] = [];
+  const filterValues = new Map<string, number>();
+  const filterValue = (value: string) => {
+    let id = filterValues.get(value);
+    if (id === undefined) filterValues.set(value, (id = filterValues.size + 1));
+    return id;
+  };
+  // The visible apps, most installed first (ties: the greater id first), as the SQL search orders candidates.
+  let order = new Int32Array(0);
+  let orderOf = new Int32Array(0);
+  let orderStale = true;
+  let idRanks = new Int32Array(0);
+  let idsStale = true;
+
+  let version = -1;
+  let horizon = FIRST_READING;
+  let refreshedAt = -Infinity;
+  let refreshing: Promise<void> | undefined;
+
+  const grow = (needed: number) => {
+    if (needed <= capacity) return;
+    capacity = Math.max(needed, capacity * 2, 1024);
+    const widen = <T extends Int32Array | Uint8Array>(old: T, make: (n: number) => T): T => {
+      const next = make(capacity);
+      next.set(old);
+      return next;
+    };
+    installs = widen(installs, (n) => new Int32Array(n));
+    categories = widen(categories, (n) => new Uint8Array(n));
+    environments = widen(environments, (n) => new Uint8Array(n));
+    featured = widen(featured, (n) => new Uint8Array(n));
+    const hashes = new BigUint64Array(capacity);
+    hashes.set(vectorHashes);
+    vectorHashes = hashes;
+    emptyVector = widen(emptyVector, (n) => new Uint8Array(n));
+    docStart = widen(docStart, (n) => new Int32Array(n));
+    marks = new Uint8Array(capacity);
+  };
+
+  const docLength = (slot: number) => {
+    let at = docStart[slot]!;
+    const count = arena[at++]!;
+    for (let e = 0; e < count; e++) at += 1 + (((arena[at]! & 0x1ff) + 1) >> 1);
+    return at - docStart[slot]!;
+  };
+
+  /** Copies every live document but `skipped`'s into an arena of `length` words, dropping the garbage. */
+  const relocate = (length: number, skipped = -1) => {
+    const next = new Uint32Array(length);
+    let used = 0;
+    for (const slot of slotOf.values()) {
+      if (slot === skipped) continue;
+      const size = docLength(slot);
+      next.set(arena.subarray(docStart[slot]!, docStart[slot]! + size), used);
+      docStart[slot] = used;
+      used += size;
+    }
+    arena = next;
+    halves = new Uint16Array(arena.buffer);
+    arenaUsed = used;
+    arenaGarbage = 0;
+  };
+
+  const lexemeId = (lexeme: string) => {
+    let id = lexemeIds.get(lexeme);
+    if (id === undefined) {
+      id = postings.length;
+      lexemeIds.set(lexeme, id);
+      postings.push(new SlotList());
+    }
+    return id;
+  };
+
+  /**
+   * Writes `slot`'s document (its old one, if any, already dropped) straight from the vector's text
+   * form (`'word':1A,4B 'other':2`) and adds the slot to its lexemes' postings; returns how many
+   * lexemes the vector has (those no search can ask for included).
+   */
+  const writeDoc = (slot: number, text: string): number => {
+    // A lexeme takes at least four characters of the text and a position two: enough words for the worst case.
+    const room = 2 + (text.length >> 1);
+    if (arenaUsed + room > arena.length) {
+      const live = arenaUsed - arenaGarbage + room;
+      relocate(Math.max(1 << 16, live + (live >> 1)), slot);
+    }
+    const start = arenaUsed;
+    let at = start + 1;
+    let entries = 0;
+    let size = 0;
+    let i = 0;
+    while (i < text.length) {
+      if (text[i] !== "'") {
+        i++;
+        continue;
+      }
+      const from = ++i;
+      let escaped = false;
+      // Quotes and backslashes are doubled inside a lexeme.
+      for (; text[i] !== "'" || text[i + 1] === "'"; i++) {
+        if ((text[i] === "'" || text[i] === '\\') && text[i + 1] === text[i]) {
+          escaped = true;
+          i++;
+        }
+      }
+      const lexeme = escaped ? text.slice(from, i).replace(/''/g, "'").replace(/\\\\/g, '\\') : text.slice(from, i);
+      i++;
+      size++;
+      const queryable = QUERYABLE.test(lexeme);
+      let positions = 0;
+      if (text[i] === ':') {
+        do {
+          i++;
+          let position = 0;
+          for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i)) position = position * 10 + c - 48;
+          const weight = 'DCBA'.indexOf(text[i]!);
+          if (weight >= 0) i++;
+          if (queryable) halves[(at + 1) * 2 + positions++] = (Math.max(weight, 0) << 14) | position;
+        } while (text[i] === ',');
+      }
+      if (!queryable) continue;
+      const id = lexemeId(lexeme);
+      postings[id]!.add(slot);
+      // PostgreSQL keeps at most 256 positions of a lexeme, which 9 bits hold.
+      arena[at] = (id << 9) | positions;
+      at += 1 + ((positions + 1) >> 1);
+      entries++;
+    }
+    arena[start] = entries;
+    docStart[slot] = start;
+    arenaUsed = at;
+    return size;
+  };
+
+  const dropDoc = (slot: number) => {
+    let at = docStart[slot]!;
+    const count = arena[at++]!;
+    for (let e = 0; e < count; e++) {
+      postings[arena[at]! >>> 9]!.remove(slot);
+      at += 1 + (((arena[at]! & 0x1ff) + 1) >> 1);
+    }
+    arenaGarbage += docLength(slot);
+  };
+
+  const name = (slot: number, lowerName: string) => {
+    const named = byName.get(lowerName);
+    byName.set(lowerName, named === undefined ? slot : typeof named === 'number' ? [named, slot] : [...named, slot]);
+    names[slot] = lowerName;
+  };
+  const unname = (slot: number) => {
+    const named = byName.get(names[slot]!);
+    const rest = typeof named === 'number' || named === undefined ? [] : named.filter((other) => other !== slot);
+    if (rest.length === 0) byName.delete(names[slot]!);
+    else byName.set(names[slot]!, rest.length === 1 ? rest[0]! : rest);
+  };
+
+  const remove = (id: string) => {
+    const slot = slotOf.get(id);
+    if (slot === undefined) return;
+    dropDoc(slot);
+    unname(slot);
+    slotOf.delete(id);
+    ids[slot] = '';
+    names[slot] = '';
+    free.push(slot);
+    orderStale = idsStale = true;
+  };
+
+  /** A changed row: an app no longer visible leaves, a new one comes in; words are parsed again only when they changed. */
+  const apply = (row: ChangedRow & { id: string }) => {
+    if (!row.visible) return remove(row.id);
+    const hash = BigInt(Bun.hash.wyhash(row.vector));
+    let slot = slotOf.get(row.id);
+    if (slot === undefined || vectorHashes[slot] !== hash) {
+      if (slot === undefined) {
+        slot = free.pop() ?? nextSlot++;
+        grow(slot + 1);
+        ids[slot] = row.id;
+        names[slot] = '';
+        orderStale = idsStale = true;
+      } else {
+        dropDoc(slot);
+      }
+      emptyVector[slot] = writeDoc(slot, row.vector) === 0 ? 1 : 0;
+      slotOf.set(row.id, slot);
+      vectorHashes[slot] = hash;
+    }
+    if (names[slot] !== row.lower_name) {
+      if (names[slot] !== '') unname(slot);
+      name(slot, row.lower_name);
+    }
+    count(row.id, row.install_count);
+    categories[slot] = filterValue(row.category);
+    environments[slot] = filterValue(row.environment);
+    featured[slot] = row.featured ? 1 : 0;
+  };
+
+  /** Sorts the visible apps again after installs or membership changed: numeric keys, sorted natively. */
+  const sortOrder = () => {
+    if (idsStale) {
+      const sorted = [...slotOf.keys()].sort();
+      idRanks = new Int32Array(capacity);
+      sorted.forEach((id, rank) => {
+        idRanks[slotOf.get(id)!] = rank;
+      });
+      idsStale = false;
+    }
+    const keys = new Float64Array(slotOf.size);
+    const slotByIdRank = new Int32Array(slotOf.size);
+    let k = 0;
+    for (const slot of slotOf.values()) {
+      keys[k++] = Math.max(0, installs[slot]!) * ORDER_BITS + idRanks[slot]!;
+      slotByIdRank[idRanks[slot]!] = slot;
+    }
+    keys.sort();
+    order = new Int32Array(keys.length);
+    orderOf = new Int32Array(capacity);
+    for (let i = 0; i < keys.length; i++) {
+      const slot = slotByIdRank[keys[keys.length - 1 - i]! % ORDER_BITS]!;
+      order[i] = slot;
+      orderOf[slot] = i;
+    }
+    orderStale = false;
+  };
+
+  /**
+   * A batch of the rows whose words, name, visibility or filters changed at or after `since` (a
+   * transaction id), in (transaction, app) order after `after`. The batch's ids come from the index
+   * alone: the generic plan would otherwise sort (and print the vector of) every row left first.
+   */
+  const readChanged = (since: string, after: { xid: string; id: string }) =>
+    reader().query<ChangedRow>(
+      namedSql(
+        `select h.version::text as version, h.horizon, c.*
+         from (select (select version from catalogue_version) as version, pg_snapshot_xmin(pg_current_snapshot())::text as horizon) h
+         left join lateral (
+           select s.app_id::text as id, s.changed_xid::text as xid, s.visible, s.lower_name, s.category, s.environment, s.featured,
+                  s.install_count, s.search_vector::text as vector
+           from app_search s
+           where s.app_id = any(array(
+             select b.app_id from app_search b where b.changed_xid >= :since::xid8 and (b.changed_xid, b.app_id) > (:xid::xid8, :after::uuid)
+             order by b.changed_xid, b.app_id limit ${READ_BATCH}))
+           order by s.changed_xid, s.app_id) c on true`,
+        { since, xid: after.xid, after: after.id },
+      ),
+    );
+  /** The install counts that changed at or after `since`: a roll-up's thousands of rows, without their words. */
+  const readCounted = (since: string) =>
+    reader().query<{ id: string; install_count: number }>(
+      namedSql(`select s.app_id::text as id, s.install_count from app_search s where s.counted_xid >= :since::xid8`, { since }),
+    );
+
+  const count = (id: string, installCount: number) => {
+    const slot = slotOf.get(id);
+    if (slot === undefined || installs[slot] === installCount) return;
+    installs[slot] = installCount;
+    orderStale = true;
+  };
+
+  /**
+   * Reads what changed since the last reading: words and the rest in batches (the first reading:
+   * every app), then install counts. The version and horizon are the first batch's, so whatever
+   * changed while the rest was read is read again next time.
+   */
+  const refresh = () => {
+    refreshing ??= (async () => {
+      try {
+        const startedAt = performance.now();
+        const since = horizon;
+        let rows = await readChanged(since, { xid: since, id: NO_APP });
+        const reading = { version: Number(rows[0]!.version), horizon: rows[0]!.horizon };
+        for (;;) {
+          for (const row of rows) if (row.id !== null) apply(row as ChangedRow & { id: string });
+          if (rows.length < READ_BATCH) break;
+          const last = rows[rows.length - 1]!;
+          rows = [];
+          // A bulk reading (the first, or after a seed) leaves a batch of parsed rows behind each
+          // time: collected now, they do not pile up into the process's peak memory.
+          Bun.gc(true);
+          rows = await readChanged(since, { xid: last.xid!, id: last.id! });
+        }
+        // The first reading's rows carried their counts.
+        if (since !== FIRST_READING) for (const row of await readCounted(since)) count(row.id, row.install_count);
+        if (arena.length > arenaUsed + (arenaUsed >> 2) + (1 << 16)) {
+          // Room for what comes next, not the growth's slack.
+          relocate(Math.max(1 << 16, arenaUsed + (arenaUsed >> 3)));
+          for (const list of postings) list.resize(list.size + (list.size >> 3));
+        }
+        version = reading.version;
+        horizon = reading.horizon;
+        refreshedAt = startedAt;
+      } finally {
+        refreshing = undefined;
+      }
+    })();
+    return refreshing;
+  };
+
+  /** The slots holding one of `lexemes`, in slot order. */
+  const holdingAny = (lexemes: string[]): Int32Array => {
+    const lists = lexemes.flatMap((lexeme) => {
+      const id = lexemeIds.get(lexeme);
+      return id === undefined || postings[id]!.size === 0 ? [] : [postings[id]!.view()];
+    });
+    if (lists.length <= 1) return lists[0] ?? new Int32Array(0);
+    const merged = new Int32Array(lists.reduce((sum, list) => sum + list.length, 0));
+    let size = 0;
+    for (const list of lists) {
+      merged.set(list, size);
+      size += list.length;
+    }
+    merged.sort();
+    let unique = 0;
+    for (let i = 0; i < merged.length; i++) if (i === 0 || merged[i] !== merged[i - 1]) merged[unique++] = merged[i]!;
+    return merged.subarray(0, unique);
+  };
+
+  /** Per lexeme id, its place among a query's sorted lexemes while the query is ranked (-1: not in it). */
+  let queryPlace = new Int8Array(0);
+
+  const find = (query: IndexedQuery): IndexedCandidates => {
+    if (orderStale) sortOrder();
+    const category = query.filter.category ? (filterValues.get(query.filter.category) ?? -1) : 0;
+    const environment = query.filter.environment ? (filterValues.get(query.filter.environment) ?? -1) : 0;
+    const wantFeatured = query.filter.featured === undefined ? -1 : query.filter.featured ? 1 : 0;
+    const passes = (slot: number) =>
+      (category === 0 || categories[slot] === category) &&
+      (environment === 0 || environments[slot] === environment) &&
+      (wantFeatured === -1 || featured[slot] === wantFeatured);
+    const named = byName.get(query.exact);
+    const exactSlots = named === undefined ? [] : typeof named === 'number' ? [named] : named;
+    // An app named exactly as the search is among the exact names, not the matches.
+    const qualifies = (slot: number) => passes(slot) && (exactSlots.length === 0 || names[slot] !== query.exact);
+
+    const bound = query.candidates;
+    const exact = exactSlots
+      .filter(passes)
+      .sort((a, b) => orderOf[a]! - orderOf[b]!)
+      .slice(0, bound);
+    const lists = query.groups.map(holdingAny).sort((a, b) => a.length - b.length);
+    const [rarest, ...others] = lists;
+    const inAll = (slot: number) => {
+      for (let g = 0; g < others.length; g++) if (!contains(others[g]!, slot)) return false;
+      return true;
+    };
+    const matched: number[] = [];
+    // Sorting n matches, or walking about bound × apps / n of the most installed: whichever is shorter.
+    if (rarest && rarest.length * rarest.length <= bound * order.length) {
+      // Few matches: take them all, then the most installed.
+      const places = new Int32Array(rarest.length);
+      let found = 0;
+      for (let i = 0; i < rarest.length; i++) {
+        const slot = rarest[i]!;
+        if (qualifies(slot) && inAll(slot)) places[found++] = orderOf[slot]!;
+      }
+      const sorted = places.subarray(0, found).sort();
+      for (let i = 0; i < Math.min(bound, found); i++) matched.push(order[sorted[i]!]!);
+    } else if (rarest) {
+      // Many: walk the apps from the most installed until the bound. Membership is looked up in the
+      // lists, or, when the walk is expected to be long, counted in `marks` first.
+      const expectedSteps = (bound * order.length) / rarest.length;
+      const counted = expectedSteps * lists.length * 16 > 2 * lists.reduce((sum, list) => sum + list.length, 0);
+      if (counted) for (const list of lists) for (let i = 0; i < list.length; i++) marks[list[i]!]!++;
+      for (let i = 0; i < order.length && matched.length < bound; i++) {
+        const slot = order[i]!;
+        if ((counted ? marks[slot] === lists.length : contains(rarest, slot) && inAll(slot)) && qualifies(slot)) matched.push(slot);
+      }
+      if (counted) for (const list of lists) for (let i = 0; i < list.length; i++) marks[list[i]!] = 0;
+    }
+    const candidates = exact.concat(matched.slice(0, bound - exact.length));
+    if (!query.ranked) return { ids: candidates.map((slot) => ids[slot]!), exactNames: exact.length };
+
+    // Relevance: exact names first, then ts_rank, then the install order.
+    const lexemes = sortedLexemes(query.groups.flat()).map((lexeme) => lexemeIds.get(lexeme) ?? -1);
+    if (queryPlace.length < postings.length) queryPlace = new Int8Array(postings.length * 2).fill(-1);
+    lexemes.forEach((id, place) => {
+      if (id >= 0) queryPlace[id] = place;
+    });
+    const found: FoundPositions = {
+      positions: halves,
+      starts: new Int32Array(lexemes.length),
+      counts: new Int32Array(lexemes.length),
+      size: lexemes.length,
+    };
+    const allOf = query.groups.length >= 2;
+    const keys = new Float64Array(candidates.length);
+    for (let c = 0; c < candidates.length; c++) {
+      const slot = candidates[c]!;
+      let at = docStart[slot]!;
+      const count = arena[at++]!;
+      for (let e = 0; e < count; e++) {
+        const header = arena[at]!;
+        const place = queryPlace[header >>> 9]!;
+        if (place >= 0) {
+          found.starts[place] = (at + 1) * 2;
+          found.counts[place] = header & 0x1ff;
+        }
+        at += 1 + (((header & 0x1ff) + 1) >> 1);
+      }
+      const rank = textRank(found, allOf, emptyVector[slot] ? 0 : 1);
+      for (let i = 0; i < lexemes.length; i++) found.counts[i] = 0;
+      keys[c] = ((c < exact.length ? EXACT_NAME : 0) + float32Bits(rank)) * ORDER_BITS + (ORDER_BITS - 1 - orderOf[slot]!);
+    }
+    for (const id of lexemes) if (id >= 0) queryPlace[id] = -1;
+    keys.sort();
+    const ranked: string[] = [];
+    for (let i = keys.length - 1; i >= 0; i--) ranked.push(ids[order[ORDER_BITS - 1 - (keys[i]! % ORDER_BITS)]!]!);
+    return { ids: ranked, exactNames: exact.length };
+  };
+
+  return {
+    /**
+     * The candidates of a search, ranked when asked, from the index as of `atVersion` or newer and
+     * read after `countedSince` (when the process last learnt of new counters, `performance.now()`:
+     * an answer reloaded for its apps' new counts orders by them); undefined when it cannot be
+     * brought that far (a replica behind the version this process has seen).
+     */
+    async search(query: IndexedQuery, atVersion: number, countedSince = -Infinity): Promise<IndexedCandidates | undefined> {
+      const behind = () => version < atVersion || refreshedAt <= countedSince || performance.now() - refreshedAt > COUNTS_MAX_AGE_MS;
+      for (let tries = 0; behind(); tries++) {
+        if (tries === 2) return undefined;
+        await refresh();
+      }
+      if (performance.now() - refreshedAt > COUNTS_REFRESH_MS && !refreshing) refresh().catch(() => {});
+      return find(query);
+    },
+    /** The apps it holds. */
+    get size() {
+      return slotOf.size;
+    },
+  };
+}
+
+export type SearchIndex = ReturnType<typeof createSearchIndex>;

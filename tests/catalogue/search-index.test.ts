@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import pg from 'pg';
+import { createTestApp, type TestApp } from '../support/harness.ts';
+import { eventually } from '../support/eventually.ts';
+import { seedApps } from '../../src/modules/catalogue/seed.service.ts';
+import { listCatalogue } from '../../src/modules/catalogue/catalogue.service.ts';
+import { bumpCatalogueVersion, readCatalogueVersion } from '../../src/modules/catalogue/catalogue-version.ts';
+import { createSearchIndex } from '../../src/modules/catalogue/search-index.ts';
+import { lookUpWords } from '../../src/modules/catalogue/search-words.ts';
+import { seededRandom, pick } from '../../src/lib/seeded-random.ts';
+import { CATEGORIES, ENVIRONMENTS } from '../../src/modules/apps/app.entity.ts';
+import type { CatalogueQuery, CatalogueSort } from '../../src/modules/catalogue/catalogue.model.ts';
+
+/**
+ * The in-process search index (D199) must answer every search exactly as the SQL search does:
+ * the same candidates, the same ts_rank to the bit, the same order and totals, for every filter,
+ * sort and page; and it must follow the catalogue, including a change committed by a transaction
+ * that was still open when the index last read.
+ */
+let t: TestApp;
+let listings: { id: string; name: string; description: string }[];
+
+beforeAll(async () => {
+  // No workers: nothing but the test changes the counters while answers are compared.
+  t = await createTestApp({}, { role: 'api' });
+  await seedApps(t.ctx.orm.em.fork(), 5_000, { seed: 11 });
+  // Counts with many ties (the id breaks them), and some apps hidden, renamed alike or stripped of words.
+  await t.sql(`update app_stats set active_installs = abs(hashtext(app_id::text)) % 40, install_count = abs(hashtext(app_id::text)) % 40`);
+  await t.sql(`update apps set status = 'SUSPENDED' where id in (select id from apps order by id limit 40)`);
+  await t.sql(`update apps set name = 'Twin Planner' where id in (select id from apps order by id desc limit 3)`);
+  await t.sql(`update apps set featured = true where id in (select id from apps order by md5(id::text) limit 700)`);
+  listings = await t.sql(`select id, name, description from apps where status = 'APPROVED' order by id`);
+  await bumpCatalogueVersion(t.ctx.orm.em.fork());
+}, 120_000);
+afterAll(() => t.close());
+
+const wordsOf = (text: string) =>
+  text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+function typo(random: () => number, word: string) {
+  const at = Math.floor(random() * word.length);
+  return random() < 0.5 ? word.slice(0, at) + word.slice(at + 1) : `${word.slice(0, at)}e${word.slice(at)}`;
+}
+
+function searches(count: number): string[] {
+  const random = seededRandom(5);
+  const all = [...new Set(listings.flatMap((app) => wordsOf(`${app.name} ${app.description}`)))];
+  const found = ['twin planner', 'the', 'for the team', 'x²y', 'zzz nothing', 'team', 'tasks', 'team tasks sync', '2'];
+  while (found.length < count) {
+    const app = pick(random, listings);
+    const sentence = wordsOf(random() < 0.5 ? app.name : app.description);
+    const start = Math.floor(random() * sentence.length);
+    switch (found.length % 5) {
+      case 0:
+        found.push(pick(random, all));
+        break;
+      case 1:
+        found.push(typo(random, pick(random, all)));
+        break;
+      case 2:
+        found.push(app.name);
+        break;
+      case 3:
+        found.push(sentence.slice(start, start + 2).join(' '));
+        break;
+      default:
+        found.push(
+          sentence
+            .slice(start, start + 3)
+            .map((word, i) => (i === 1 ? typo(random, word) : word))
+            .join(' '),
+        );
+    }
+  }
+  return found;
+}
+
+test('the index answers as the SQL search does: candidates, ts_rank to the bit, order, totals, filters, sorts and pages', async () => {
+  const reader = t.ctx.catalogueReaders.next();
+  const version = await readCatalogueVersion(reader);
+  const index = createSearchIndex(() => reader);
+  const lookUp = (words: string[]) => lookUpWords(reader, words, version);
+  const random = seededRandom(9);
+  const sorts: CatalogueSort[] = ['relevance', 'relevance', 'relevance', 'installs', 'rating', 'newest'];
+  let compared = 0;
+  let bounded = 0;
+  for (const [n, search] of searches(400).entries()) {
+    const query: CatalogueQuery = { search, sort: sorts[n % sorts.length], page: 1 + (n % 4 === 3 ? 2 : 0), limit: n % 3 === 0 ? 50 : 20 };
+    if (n % 5 === 1) query.category = pick(random, [...CATEGORIES]);
+    if (n % 7 === 2) query.environment = pick(random, [...ENVIRONMENTS]);
+    if (n % 11 === 4) query.featured = n % 2 === 0;
+    const viaSql = await listCatalogue(reader, query, undefined, lookUp);
+    const viaIndex = await listCatalogue(reader, query, undefined, lookUp, (indexed) => index.search(indexed, version));
+    expect({ search, total: viaIndex.pagination.total, ids: viaIndex.data.map((app) => app.id) }).toEqual({
+      search,
+      total: viaSql.pagination.total,
+      ids: viaSql.data.map((app) => app.id),
+    });
+    compared += viaSql.data.length;
+    if (viaSql.pagination.total === 1_000) bounded++;
+  }
+  // The comparison covered real pages, including words common enough for the candidate bound to apply.
+  expect(compared).toBeGreaterThan(2_000);
+  expect(bounded).toBeGreaterThan(5);
+  expect(index.size).toBe(listings.length);
+}, 120_000);
+
+test('the index follows the catalogue, a change committed by a transaction open at its last reading included', async () => {
+  const reader = t.ctx.catalogueReaders.next();
+  const index = createSearchIndex(() => reader);
+  const find = async (words: string) => {
+    const version = await readCatalogueVersion(reader);
+    const found = await index.search({ groups: [[words]], exact: words, filter: {}, candidates: 1_000, ranked: true }, version);
+    return found!.ids;
+  };
+  const [early, late] = listings;
+  expect(await find('quetzal')).toEqual([]);
+  expect(await find('ibis')).toEqual([]);
+
+  const other = new pg.Client({ connectionString: t.ctx.config.databaseUrl });
+  await other.connect();
+  try {
+    // A transaction renames one app and stays open while a later one renames a second and commits.
+    await other.query('begin');
+    await other.query(`update apps set name = 'Ibis' where id = $1`, [late!.id]);
+    await t.sql(`update apps set name = 'Quetzal' where id = ?`, [early!.id]);
+    await bumpCatalogueVersion(t.ctx.orm.em.fork());
+    expect(await find('quetzal')).toEqual([early!.id]);
+    expect(await find('ibis')).toEqual([]);
+    // Committed after the index read past the later one: the next reading still finds it.
+    await other.query('commit');
+    await bumpCatalogueVersion(t.ctx.orm.em.fork());
+    expect(await find('ibis')).toEqual([late!.id]);
+  } finally {
+    await other.end();
+  }
+
+  // Hidden, shown again, and its words replaced.
+  await t.sql(`update apps set status = 'SUSPENDED' where id = ?`, [early!.id]);
+  await bumpCatalogueVersion(t.ctx.orm.em.fork());
+  expect(await find('quetzal')).toEqual([]);
+  await t.sql(`update apps set status = 'APPROVED' where id = ?`, [early!.id]);
+  await bumpCatalogueVersion(t.ctx.orm.em.fork());
+  expect(await find('quetzal')).toEqual([early!.id]);
+  await t.sql(`update apps set name = 'Axolotl', description = 'Axolotl keeps lists.' where id = ?`, [late!.id]);
+  await bumpCatalogueVersion(t.ctx.orm.em.fork());
+  expect(await find('ibis')).toEqual([]);
+  expect(await find('axolotl')).toEqual([late!.id]);
+});
+
+test('install counts reach the index without a version change, within the contract’s seconds', async () => {
+  const [first, second] = await t.sql<{ id: string }>(
+    `select a.id from apps a where a.status = 'APPROVED' and a.description ilike '%kanban%' order by a.id limit 2`,
+  );
+  await t.sql(`update apps set name = 'Ocelot Board', description = 'Ocelot Board.' where id in (?, ?)`, [first!.id, second!.id]);
+  await t.sql(`update app_stats set active_installs = case when app_id = ? then 500 else 400 end, updated_at = now() where app_id in (?, ?)`, [
+    first!.id,
+    first!.id,
+    second!.id,
+  ]);
+  await bumpCatalogueVersion(t.ctx.orm.em.fork());
+  const order = async () => (await t.call('GET', '/api/apps?search=ocelot%20board&sort=relevance')).body.data.map((app: { id: string }) => app.id);
+  // Named exactly as searched, both come first, the most installed ahead.
+  expect(await order()).toEqual([first!.id, second!.id]);
+  await t.sql(`update app_stats set active_installs = 900, updated_at = now() where app_id = ?`, [second!.id]);
+  await eventually(async () => (await order())[0] === second!.id);
+});
