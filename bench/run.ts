@@ -171,7 +171,9 @@ try {
   const firstSearch = await fetch(`${base}/api/apps?search=bench%20warm%20up&limit=5`);
   if (firstSearch.status !== 200) throw new Error(`the first search answered ${firstSearch.status}`);
   const searchIndex = { loadSeconds: (performance.now() - indexStarted) / 1000, rssBeforeMb: rssBeforeIndexMb, peakRssMb: indexRss.stop().peakMb };
-  log(`first search (loads the search index): ${searchIndex.loadSeconds.toFixed(1)} s, RSS ${rssBeforeIndexMb.toFixed(0)} -> peak ${searchIndex.peakRssMb.toFixed(0)} MB`);
+  log(
+    `first search (loads the search index): ${searchIndex.loadSeconds.toFixed(1)} s, RSS ${rssBeforeIndexMb.toFixed(0)} -> peak ${searchIndex.peakRssMb.toFixed(0)} MB`,
+  );
 
   const idleRssMb = sampleRss(service.child.pid).stop().peakMb;
   const rss = sampleRss(service.child.pid);
