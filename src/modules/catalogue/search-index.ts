@@ -72,6 +72,51 @@ const float32Bits = (() => {
   };
 })();
 
+/** Where each slot's document is, and what ranking it needs besides. */
+interface Documents {
+  arena: Uint32Array;
+  positions: Uint16Array;
+  docStart: Int32Array;
+  emptyVector: Uint8Array;
+  orderOf: Int32Array;
+}
+
+/**
+ * Each candidate's key for relevance (exact name first, then ts_rank, then the install order), into
+ * `keys`. `queryPlace` gives each of the query's lexeme ids its place among the query's `places`
+ * sorted lexemes. A loop of its own, over typed arrays only, which the JIT compiles tightly: the
+ * ranking of a thousand candidates is most of a common word's search.
+ */
+function relevanceKeys(
+  { arena, positions, docStart, emptyVector, orderOf }: Documents,
+  candidates: number[],
+  exactNames: number,
+  queryPlace: Int8Array,
+  places: number,
+  allOf: boolean,
+  keys: Float64Array,
+): void {
+  const found: FoundPositions = { positions, starts: new Int32Array(places), counts: new Int32Array(places), size: places };
+  const { starts, counts } = found;
+  for (let c = 0; c < candidates.length; c++) {
+    const slot = candidates[c]!;
+    let at = docStart[slot]!;
+    const entries = arena[at++]!;
+    for (let e = 0; e < entries; e++) {
+      const header = arena[at]!;
+      const place = queryPlace[header >>> 9]!;
+      if (place >= 0) {
+        starts[place] = (at + 1) * 2;
+        counts[place] = header & 0x1ff;
+      }
+      at += 1 + (((header & 0x1ff) + 1) >> 1);
+    }
+    const rank = textRank(found, allOf, emptyVector[slot] ? 0 : 1);
+    counts.fill(0);
+    keys[c] = ((c < exactNames ? EXACT_NAME : 0) + float32Bits(rank)) * ORDER_BITS + (ORDER_BITS - 1 - orderOf[slot]!);
+  }
+}
+
 /**
  * Sort keys pack a count, or an exact name's flag and a rank's bits, above an order of at most
  * 2^22 apps (4 million), within a double's exact integers: a rank is at most 1, whose bits are below 2^30.
@@ -400,23 +445,13 @@ export function createSearchIndex(reader: () => SqlReader) {
     return refreshing;
   };
 
-  /** The slots holding one of `lexemes`, in slot order. */
-  const holdingAny = (lexemes: string[]): Int32Array => {
+  /** A group of words as the postings of its lexemes (an app matches the group when one holds it), with their total length. */
+  const postingsOf = (lexemes: string[]): { lists: Int32Array[]; size: number } => {
     const lists = lexemes.flatMap((lexeme) => {
       const id = lexemeIds.get(lexeme);
       return id === undefined || postings[id]!.size === 0 ? [] : [postings[id]!.view()];
     });
-    if (lists.length <= 1) return lists[0] ?? new Int32Array(0);
-    const merged = new Int32Array(lists.reduce((sum, list) => sum + list.length, 0));
-    let size = 0;
-    for (const list of lists) {
-      merged.set(list, size);
-      size += list.length;
-    }
-    merged.sort();
-    let unique = 0;
-    for (let i = 0; i < merged.length; i++) if (i === 0 || merged[i] !== merged[i - 1]) merged[unique++] = merged[i]!;
-    return merged.subarray(0, unique);
+    return { lists, size: lists.reduce((sum, list) => sum + list.length, 0) };
   };
 
   /** Per lexeme id, its place among a query's sorted lexemes while the query is ranked (-1: not in it). */
@@ -441,35 +476,47 @@ export function createSearchIndex(reader: () => SqlReader) {
       .filter(passes)
       .sort((a, b) => orderOf[a]! - orderOf[b]!)
       .slice(0, bound);
-    const lists = query.groups.map(holdingAny).sort((a, b) => a.length - b.length);
-    const [rarest, ...others] = lists;
-    const inAll = (slot: number) => {
-      for (let g = 0; g < others.length; g++) if (!contains(others[g]!, slot)) return false;
+    const groups = query.groups.map(postingsOf).sort((a, b) => a.size - b.size);
+    const [rarest, ...others] = groups;
+    const inGroup = (group: { lists: Int32Array[] }, slot: number) => {
+      for (let l = 0; l < group.lists.length; l++) if (contains(group.lists[l]!, slot)) return true;
+      return false;
+    };
+    const inOthers = (slot: number) => {
+      for (let g = 0; g < others.length; g++) if (!inGroup(others[g]!, slot)) return false;
       return true;
     };
     const matched: number[] = [];
     // Sorting n matches, or walking about bound × apps / n of the most installed: whichever is shorter.
-    if (rarest && rarest.length * rarest.length <= bound * order.length) {
-      // Few matches: take them all, then the most installed.
-      const places = new Int32Array(rarest.length);
+    if (rarest && rarest.size * rarest.size <= bound * order.length) {
+      // Few matches: take them all, then the most installed (an app in two of the group's lists once).
+      const places = new Int32Array(rarest.size);
       let found = 0;
-      for (let i = 0; i < rarest.length; i++) {
-        const slot = rarest[i]!;
-        if (qualifies(slot) && inAll(slot)) places[found++] = orderOf[slot]!;
+      for (const list of rarest.lists) {
+        for (let i = 0; i < list.length; i++) {
+          const slot = list[i]!;
+          if (qualifies(slot) && inOthers(slot)) places[found++] = orderOf[slot]!;
+        }
       }
       const sorted = places.subarray(0, found).sort();
-      for (let i = 0; i < Math.min(bound, found); i++) matched.push(order[sorted[i]!]!);
+      for (let i = 0; i < found && matched.length < bound; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) matched.push(order[sorted[i]!]!);
     } else if (rarest) {
       // Many: walk the apps from the most installed until the bound. Membership is looked up in the
-      // lists, or, when the walk is expected to be long, counted in `marks` first.
-      const expectedSteps = (bound * order.length) / rarest.length;
-      const counted = expectedSteps * lists.length * 16 > 2 * lists.reduce((sum, list) => sum + list.length, 0);
-      if (counted) for (const list of lists) for (let i = 0; i < list.length; i++) marks[list[i]!]!++;
+      // lists or, when the walk is expected to be long, marked first: `marks[slot]` counts the
+      // groups (in order) that hold the app.
+      const steps = (bound * order.length) / rarest.size;
+      const lookups = groups.reduce((sum, group) => sum + group.lists.length, 0) * 16;
+      const marked = steps * lookups > 2 * groups.reduce((sum, group) => sum + group.size, 0);
+      if (marked) {
+        groups.forEach((group, g) => {
+          for (const list of group.lists) for (let i = 0; i < list.length; i++) if (marks[list[i]!] === g) marks[list[i]!] = g + 1;
+        });
+      }
       for (let i = 0; i < order.length && matched.length < bound; i++) {
         const slot = order[i]!;
-        if ((counted ? marks[slot] === lists.length : contains(rarest, slot) && inAll(slot)) && qualifies(slot)) matched.push(slot);
+        if ((marked ? marks[slot] === groups.length : inGroup(rarest, slot) && inOthers(slot)) && qualifies(slot)) matched.push(slot);
       }
-      if (counted) for (const list of lists) for (let i = 0; i < list.length; i++) marks[list[i]!] = 0;
+      if (marked) for (const group of groups) for (const list of group.lists) for (let i = 0; i < list.length; i++) marks[list[i]!] = 0;
     }
     const candidates = exact.concat(matched.slice(0, bound - exact.length));
     if (!query.ranked) return { ids: candidates.map((slot) => ids[slot]!), exactNames: exact.length };
@@ -480,31 +527,9 @@ export function createSearchIndex(reader: () => SqlReader) {
     lexemes.forEach((id, place) => {
       if (id >= 0) queryPlace[id] = place;
     });
-    const found: FoundPositions = {
-      positions: halves,
-      starts: new Int32Array(lexemes.length),
-      counts: new Int32Array(lexemes.length),
-      size: lexemes.length,
-    };
-    const allOf = query.groups.length >= 2;
     const keys = new Float64Array(candidates.length);
-    for (let c = 0; c < candidates.length; c++) {
-      const slot = candidates[c]!;
-      let at = docStart[slot]!;
-      const count = arena[at++]!;
-      for (let e = 0; e < count; e++) {
-        const header = arena[at]!;
-        const place = queryPlace[header >>> 9]!;
-        if (place >= 0) {
-          found.starts[place] = (at + 1) * 2;
-          found.counts[place] = header & 0x1ff;
-        }
-        at += 1 + (((header & 0x1ff) + 1) >> 1);
-      }
-      const rank = textRank(found, allOf, emptyVector[slot] ? 0 : 1);
-      for (let i = 0; i < lexemes.length; i++) found.counts[i] = 0;
-      keys[c] = ((c < exact.length ? EXACT_NAME : 0) + float32Bits(rank)) * ORDER_BITS + (ORDER_BITS - 1 - orderOf[slot]!);
-    }
+    const documents = { arena, positions: halves, docStart, emptyVector, orderOf };
+    relevanceKeys(documents, candidates, exact.length, queryPlace, lexemes.length, query.groups.length >= 2, keys);
     for (const id of lexemes) if (id >= 0) queryPlace[id] = -1;
     keys.sort();
     const ranked: string[] = [];
