@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 
 /**
  * The process's Prometheus metrics: one registry per process (a scrape reads one process, as
@@ -117,6 +117,13 @@ const cacheMisses = new Counter({
   help: 'Public catalogue reads the cache could not answer (the hit ratio is hits / (hits + misses))',
   registers: [metricsRegistry],
 });
+
+const searchIndexApps = new Gauge({
+  name: 'catalogue_search_index_apps',
+  help: "Visible apps in this process's search index (0 until its first reading is done)",
+  registers: [metricsRegistry],
+});
+export const recordSearchIndexApps = (apps: number) => searchIndexApps.set(apps);
 
 /** For the catalogue cache: one call per read it answers, or has to pass on to PostgreSQL. */
 export const recordCatalogueCacheHit = () => cacheHits.inc();

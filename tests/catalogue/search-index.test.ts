@@ -10,6 +10,7 @@ import { lookUpWords } from '../../src/modules/catalogue/search-words.ts';
 import { seededRandom, pick } from '../../src/lib/seeded-random.ts';
 import { CATEGORIES, ENVIRONMENTS } from '../../src/modules/apps/app.entity.ts';
 import type { CatalogueQuery, CatalogueSort } from '../../src/modules/catalogue/catalogue.model.ts';
+import type { SqlReader } from '../../src/lib/sql-reader.ts';
 
 /**
  * The in-process search index (D199) must answer every search exactly as the SQL search does:
@@ -33,6 +34,15 @@ beforeAll(async () => {
   await bumpCatalogueVersion(t.ctx.orm.em.fork());
 }, 120_000);
 afterAll(() => t.close());
+
+/** A new index once its first reading (started by the first search, which the SQL search answers) is done. */
+async function loadedIndex(reader: SqlReader, version: number) {
+  const index = createSearchIndex(() => reader);
+  const probe = { groups: [['probe']], exact: 'probe', filter: {}, candidates: 1_000, ranked: true };
+  expect(await index.search(probe, version)).toBeUndefined();
+  await eventually(async () => (await index.search(probe, version)) !== undefined);
+  return index;
+}
 
 const wordsOf = (text: string) =>
   text
@@ -80,7 +90,7 @@ function searches(count: number): string[] {
 test('the index answers as the SQL search does: candidates, ts_rank to the bit, order, totals, filters, sorts and pages', async () => {
   const reader = t.ctx.catalogueReaders.next();
   const version = await readCatalogueVersion(reader);
-  const index = createSearchIndex(() => reader);
+  const index = await loadedIndex(reader, version);
   const lookUp = (words: string[]) => lookUpWords(reader, words, version);
   const random = seededRandom(9);
   const sorts: CatalogueSort[] = ['relevance', 'relevance', 'relevance', 'installs', 'rating', 'newest'];
@@ -109,7 +119,7 @@ test('the index answers as the SQL search does: candidates, ts_rank to the bit, 
 
 test('the index follows the catalogue, a change committed by a transaction open at its last reading included', async () => {
   const reader = t.ctx.catalogueReaders.next();
-  const index = createSearchIndex(() => reader);
+  const index = await loadedIndex(reader, await readCatalogueVersion(reader));
   const find = async (words: string) => {
     const version = await readCatalogueVersion(reader);
     const found = await index.search({ groups: [[words]], exact: words, filter: {}, candidates: 1_000, ranked: true }, version);
@@ -164,6 +174,15 @@ test('install counts reach the index without a version change, within the contra
   const order = async () => (await t.call('GET', '/api/apps?search=ocelot%20board&sort=relevance')).body.data.map((app: { id: string }) => app.id);
   // Named exactly as searched, both come first, the most installed ahead.
   expect(await order()).toEqual([first!.id, second!.id]);
+  const reader = t.ctx.catalogueReaders.next();
+  const version = await readCatalogueVersion(reader);
+  const index = await loadedIndex(reader, version);
+  const query = { groups: [['ocelot'], ['board']], exact: 'ocelot board', filter: {}, candidates: 1_000, ranked: true };
+  expect((await index.search(query, version))!.ids).toEqual([first!.id, second!.id]);
+
   await t.sql(`update app_stats set active_installs = 900, updated_at = now() where app_id = ?`, [second!.id]);
+  // Once the process has learnt of new counters, the next search reads them first…
+  expect((await index.search(query, version, performance.now()))!.ids).toEqual([second!.id, first!.id]);
+  // …and the answers served over HTTP follow.
   await eventually(async () => (await order())[0] === second!.id);
 });

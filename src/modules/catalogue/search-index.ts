@@ -1,3 +1,4 @@
+import { recordSearchIndexApps } from '../../lib/metrics.ts';
 import { namedSql } from '../../lib/named-sql.ts';
 import type { SqlReader } from '../../lib/sql-reader.ts';
 import type { CatalogueFilter } from './catalogue-order.ts';
@@ -14,9 +15,10 @@ import { sortedLexemes, textRank, type FoundPositions } from './text-rank.ts';
  * (`catalogue-search.ts`) gives the same answers and serves when the index cannot.
  *
  * It follows `app_search` by reading the rows changed since its last reading (the migration
- * `search_index_changes` says why none is skipped): at once when the catalogue version has moved
- * past it, and while searches come at most every `COUNTS_REFRESH_MS` for the install counts it
- * orders by.
+ * `search_index_changes` says why none is skipped): the first reading in the background from the
+ * first search on (the SQL search answers until it is done), then at once when the catalogue
+ * version has moved past it, and while searches come at most every `COUNTS_REFRESH_MS` for the
+ * install counts it orders by.
  */
 export const COUNTS_REFRESH_MS = 1_000;
 /** Counts older than this are read before a search answers, not after (the contract gives counters 5 s). */
@@ -438,6 +440,7 @@ export function createSearchIndex(reader: () => SqlReader) {
         version = reading.version;
         horizon = reading.horizon;
         refreshedAt = startedAt;
+        recordSearchIndexApps(slotOf.size);
       } finally {
         refreshing = undefined;
       }
@@ -542,9 +545,15 @@ export function createSearchIndex(reader: () => SqlReader) {
      * The candidates of a search, ranked when asked, from the index as of `atVersion` or newer and
      * read after `countedSince` (when the process last learnt of new counters, `performance.now()`:
      * an answer reloaded for its apps' new counts orders by them); undefined when it cannot be
-     * brought that far (a replica behind the version this process has seen).
+     * brought that far (a replica behind the version this process has seen), or before its first
+     * reading is done.
      */
     async search(query: IndexedQuery, atVersion: number, countedSince = -Infinity): Promise<IndexedCandidates | undefined> {
+      if (version < 0) {
+        // The first reading (a second or two at 100,000 apps) goes on in the background: no search waits for it.
+        if (!refreshing) refresh().catch(() => {});
+        return undefined;
+      }
       const behind = () => version < atVersion || refreshedAt <= countedSince || performance.now() - refreshedAt > COUNTS_MAX_AGE_MS;
       for (let tries = 0; behind(); tries++) {
         if (tries === 2) return undefined;
