@@ -20,7 +20,7 @@ import { sortedLexemes, textRank, type FoundPositions } from './text-rank.ts';
  * version has moved past it, and while searches come at most every `COUNTS_REFRESH_MS` for the
  * install counts it orders by.
  */
-export const COUNTS_REFRESH_MS = 1_000;
+const COUNTS_REFRESH_MS = 1_000;
 /** Counts older than this are read before a search answers, not after (the contract gives counters 5 s). */
 const COUNTS_MAX_AGE_MS = 4_000;
 /** Rows per statement of a reading: the process never holds more than this many vectors' text at once. */
@@ -569,4 +569,3 @@ export function createSearchIndex(reader: () => SqlReader) {
   };
 }
 
-export type SearchIndex = ReturnType<typeof createSearchIndex>;
