@@ -568,4 +568,3 @@ export function createSearchIndex(reader: () => SqlReader) {
     },
   };
 }
-
