@@ -67,10 +67,9 @@ function lexemeShares(reader: SqlReader, version: number | undefined): Promise<M
 export async function lookUpWords(reader: SqlReader, words: string[], version?: number): Promise<Map<string, WordInfo>> {
   if (words.length === 0) return new Map();
   const [rows, shares] = await Promise.all([
-    reader.query<{ asked: string; stop_word: boolean; nearest: string[]; stems: string[]; simple: string[]; english: string[] }>(
+    reader.query<{ asked: string; stop_word: boolean; nearest: string[]; simple: string[]; english: string[] }>(
       namedSql(
         `select x.asked, x.stop_word, x.nearest,
-                array(select coalesce((select min(v.lexeme) from unnest(to_tsvector('english', n)) v), n) from unnest(x.nearest) n) as stems,
                 array(select to_tsquery('simple', n)::text from unnest(x.asked || x.nearest) n) as simple,
                 array(select to_tsquery('english', n)::text from unnest(x.asked || x.nearest) n) as english
          from (select w.word as asked, numnode(plainto_tsquery('english', w.word)) = 0 as stop_word,
@@ -85,11 +84,12 @@ export async function lookUpWords(reader: SqlReader, words: string[], version?: 
   return new Map(
     rows.map((row) => {
       const alternatives = alternativesOf(row.asked, row.nearest);
-      const shareOf = (word: string) => Math.max(shares.get(word) ?? 0, shares.get(row.stems[row.nearest.indexOf(word)] ?? word) ?? 0);
-      const share = alternatives.reduce((sum, word) => sum + shareOf(word), 0);
       const spelt = [row.asked, ...row.nearest];
-      const forms = alternatives.flatMap((word) => [row.simple[spelt.indexOf(word)] ?? null, row.english[spelt.indexOf(word)] ?? null]);
-      return [row.asked, { stopWord: row.stop_word, alternatives, share: Math.min(1, share), lexemes: lexemesOf(forms) }];
+      // Each spelling's query in the two configurations: its lexemes, and the share of apps holding them.
+      const formsOf = (word: string) => [row.simple[spelt.indexOf(word)] ?? null, row.english[spelt.indexOf(word)] ?? null];
+      const shareOf = (word: string) => Math.max(shares.get(word) ?? 0, ...(lexemesOf(formsOf(word)) ?? []).map((lexeme) => shares.get(lexeme) ?? 0));
+      const share = alternatives.reduce((sum, word) => sum + shareOf(word), 0);
+      return [row.asked, { stopWord: row.stop_word, alternatives, share: Math.min(1, share), lexemes: lexemesOf(alternatives.flatMap(formsOf)) }];
     }),
   );
 }
