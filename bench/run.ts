@@ -172,7 +172,9 @@ try {
   if (firstSearch.status !== 200) throw new Error(`the first search answered ${firstSearch.status}`);
   // The first search starts the index's first reading (PostgreSQL answers meanwhile); the runs start once it is done.
   const indexedApps = async () => Number(/^catalogue_search_index_apps (\d+)/m.exec(await (await fetch(`${base}/metrics`)).text())?.[1] ?? 0);
-  while ((await indexedApps()) < APPS) await Bun.sleep(100);
+  for (const deadline = performance.now() + 120_000; (await indexedApps()) < APPS; await Bun.sleep(100)) {
+    if (performance.now() > deadline) throw new Error('the search index did not read every app within 2 minutes');
+  }
   const searchIndex = { loadSeconds: (performance.now() - indexStarted) / 1000, rssBeforeMb: rssBeforeIndexMb, peakRssMb: indexRss.stop().peakMb };
   log(
     `first search (loads the search index): ${searchIndex.loadSeconds.toFixed(1)} s, RSS ${rssBeforeIndexMb.toFixed(0)} -> peak ${searchIndex.peakRssMb.toFixed(0)} MB`,

@@ -11,6 +11,7 @@ import { seededRandom, pick } from '../../src/lib/seeded-random.ts';
 import { CATEGORIES, ENVIRONMENTS } from '../../src/modules/apps/app.entity.ts';
 import type { CatalogueQuery, CatalogueSort } from '../../src/modules/catalogue/catalogue.model.ts';
 import type { SqlReader } from '../../src/lib/sql-reader.ts';
+import { typo } from '../../bench/search-terms.ts';
 
 /**
  * The in-process search index (D199) must answer every search exactly as the SQL search does:
@@ -49,10 +50,6 @@ const wordsOf = (text: string) =>
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean);
-function typo(random: () => number, word: string) {
-  const at = Math.floor(random() * word.length);
-  return random() < 0.5 ? word.slice(0, at) + word.slice(at + 1) : `${word.slice(0, at)}e${word.slice(at)}`;
-}
 
 function searches(count: number): string[] {
   const random = seededRandom(5);

@@ -16,12 +16,12 @@ import { sortedLexemes, textRank, type FoundPositions } from './text-rank.ts';
  *
  * It follows `app_search` by reading the rows changed since its last reading (the migration
  * `search_index_changes` says why none is skipped): the first reading in the background from the
- * first search on (the SQL search answers until it is done), then at once when the catalogue
- * version has moved past it, and while searches come at most every `COUNTS_REFRESH_MS` for the
- * install counts it orders by.
+ * first search on (the SQL search answers until it is done), then, before a search answers, when
+ * the catalogue version has moved past it, when the process has learnt of new counters since
+ * (`counter-changes.ts`: the install counts it orders by), or when its last reading is
+ * `COUNTS_MAX_AGE_MS` old.
  */
-const COUNTS_REFRESH_MS = 1_000;
-/** Counts older than this are read before a search answers, not after (the contract gives counters 5 s). */
+/** A reading older than this is renewed before a search answers, whatever the process has learnt (the contract gives counters 5 s). */
 const COUNTS_MAX_AGE_MS = 4_000;
 /** Rows per statement of a reading: the process never holds more than this many vectors' text at once. */
 const READ_BATCH = 5_000;
@@ -121,7 +121,9 @@ function relevanceKeys(
 
 /**
  * Sort keys pack a count, or an exact name's flag and a rank's bits, above an order of at most
- * 2^22 apps (4 million), within a double's exact integers: a rank is at most 1, whose bits are below 2^30.
+ * 2^22 apps (4 million), within a double's exact integers. A rank is below 2 (an OR query's term
+ * for one lexeme is at most (1 + π²/6) / (π²/6), an AND query's rank at most 1), so its float's
+ * bits are below 2^30.
  */
 const ORDER_BITS = 2 ** 22;
 const EXACT_NAME = 2 ** 30;
@@ -559,7 +561,6 @@ export function createSearchIndex(reader: () => SqlReader) {
         if (tries === 2) return undefined;
         await refresh();
       }
-      if (performance.now() - refreshedAt > COUNTS_REFRESH_MS && !refreshing) refresh().catch(() => {});
       return find(query);
     },
     /** The apps it holds. */

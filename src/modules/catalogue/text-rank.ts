@@ -85,5 +85,8 @@ export function textRank(found: FoundPositions, allOf: boolean, vectorSize: numb
 
 /** A query's distinct lexemes in the order PostgreSQL ranks them (`SortAndUniqItems`: by their UTF-8 bytes). */
 export function sortedLexemes(lexemes: Iterable<string>): string[] {
-  return [...new Set(lexemes)].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  return [...new Set(lexemes)]
+    .map((lexeme) => ({ lexeme, bytes: Buffer.from(lexeme) }))
+    .sort((a, b) => Buffer.compare(a.bytes, b.bytes))
+    .map(({ lexeme }) => lexeme);
 }
