@@ -1,18 +1,18 @@
-import pg from 'pg';
+import { SQL } from 'bun';
 import type { CatalogueReaders, SqlReader } from '../lib/sql-reader.ts';
 import type { Logger } from '../lib/logger.ts';
-import { boundConnectionWait } from './bounded-pool.ts';
-import { reportDroppedConnections } from './dropped-connections.ts';
+import { createConnectionGate } from '../lib/connection-wait.ts';
 import { CONNECT_TIMEOUT_MS } from './orm.ts';
 
 /**
- * Plain `pg` pools for the public catalogue's reads: one on the primary, one per streaming replica
- * (`DATABASE_REPLICA_URLS`). Hot reads skip the ORM (entity hydration and its query layer cost
- * several times a raw query here), and a pool of their own keeps a burst of catalogue traffic from
- * starving the developer API's transactions.
+ * Bun's own PostgreSQL client for the public catalogue's reads: one pool on the primary, one per
+ * streaming replica (`DATABASE_REPLICA_URLS`). Hot reads skip the ORM (entity hydration and its
+ * query layer cost several times a raw query here), and a pool of their own keeps a burst of
+ * catalogue traffic from starving the developer API's transactions. Bun's client rather than `pg`
+ * (D200): it reads a search's page of rows in about half the CPU, which is what a cold search
+ * costs most after its ranking. It prepares each statement once per connection and plans it once
+ * (`force_generic_plan`, D188).
  */
-const statementName = (text: string) => `catalogue-${Bun.hash(text).toString(36)}`;
-
 export interface ReadPoolOptions {
   /** Connections per server. */
   max: number;
@@ -22,34 +22,84 @@ export interface ReadPoolOptions {
   statementTimeoutMs: number;
 }
 
-function boundedPool(name: string, url: string, max: number, options: ReadPoolOptions, logger: Logger): pg.Pool {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max,
-    idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    statement_timeout: options.statementTimeoutMs,
-    application_name: `marketplace-catalogue-${name}`,
-    // Plan each named statement once per connection (D188): PostgreSQL's own choice re-planned a
-    // search for every query, and planning it cost half as much as running it.
-    options: '-c plan_cache_mode=force_generic_plan',
-  });
-  reportDroppedConnections(pool, (error) => logger.warn('catalogue pool connection error', { pool: name, error: error.message }));
-  boundConnectionWait(pool, max, options.waitMs);
-  return pool;
+/** After a failed connection, how long reads are told at once that the database is unreachable. */
+const UNREACHABLE_FOR_MS = 1_000;
+
+/**
+ * A failed read as the rest of the service reads database errors: `code` is the SQLSTATE for the
+ * server's errors (57014, a statement timeout…) and 08006 (connection failure) for the client's
+ * connection errors, so the HTTP layer answers them as it answers `pg`'s (503, not 500).
+ */
+export class CatalogueReadError extends Error {
+  override name = 'CatalogueReadError';
+  constructor(
+    message: string,
+    readonly code: string,
+    override readonly cause: unknown,
+  ) {
+    super(message);
+  }
 }
 
-function reader(name: string, url: string, options: ReadPoolOptions, logger: Logger): { reader: SqlReader; pools: pg.Pool[] } {
+const CONNECTION_FAILURE = '08006';
+
+function readError(error: unknown): CatalogueReadError {
+  const { code, errno, message } = error as { code?: string; errno?: string; message?: string };
+  const sqlState = typeof errno === 'string' && /^[0-9A-Z]{5}$/.test(errno) ? errno : undefined;
+  const connectionLost = !sqlState && typeof code === 'string' && /^ERR_POSTGRES_(CONNECTION|IDLE|LIFETIME|TLS)/.test(code);
+  return new CatalogueReadError(message ?? String(error), sqlState ?? (connectionLost ? CONNECTION_FAILURE : (code ?? 'UNKNOWN')), error);
+}
+
+/**
+ * A pool whose reads wait at most `waitMs` for a connection (the gate holds as many permits as it
+ * has connections, so the client never queues), and which, for a moment after a connection failed,
+ * fails reads at once instead of queueing them behind connection attempts that will fail too.
+ */
+function boundedPool(name: string, url: string, max: number, options: ReadPoolOptions, logger: Logger) {
+  const sql = new SQL({
+    url,
+    max,
+    idleTimeout: 30,
+    connectionTimeout: CONNECT_TIMEOUT_MS / 1000,
+    connection: {
+      statement_timeout: String(options.statementTimeoutMs),
+      plan_cache_mode: 'force_generic_plan',
+      application_name: `marketplace-catalogue-${name}`,
+    },
+  });
+  const gate = createConnectionGate(max, options.waitMs);
+  let failed: { error: CatalogueReadError; at: number } | undefined;
+  const unreachable = () => failed !== undefined && performance.now() - failed.at < UNREACHABLE_FOR_MS;
+  return {
+    async query<Row>(statement: { text: string; values: unknown[] }): Promise<Row[]> {
+      if (unreachable()) throw failed!.error;
+      const giveBack = await gate.acquire();
+      try {
+        if (unreachable()) throw failed!.error;
+        return (await sql.unsafe(statement.text, statement.values)) as Row[];
+      } catch (error) {
+        if (error instanceof CatalogueReadError) throw error;
+        const failure = readError(error);
+        if (failure.code === CONNECTION_FAILURE) {
+          failed = { error: failure, at: performance.now() };
+          logger.warn('catalogue pool connection error', { pool: name, error: failure.message });
+        }
+        throw failure;
+      } finally {
+        giveBack();
+      }
+    },
+    close: () => sql.close(),
+  };
+}
+
+function reader(name: string, url: string, options: ReadPoolOptions, logger: Logger): { reader: SqlReader; pools: { close(): Promise<void> }[] } {
   const pool = boundedPool(name, url, options.max, options, logger);
   // The version check runs every few hundred ms on its own connection, never behind a slow search.
   const urgent = boundedPool(name, url, 1, options, logger);
-  // Named, so each connection parses and plans a statement once and then only executes it: the
-  // catalogue's statements are a small fixed set, and planning them cost more than running most.
-  const run = async <Row>(on: pg.Pool, statement: { text: string; values: unknown[] }) =>
-    (await on.query({ name: statementName(statement.text), text: statement.text, values: statement.values })).rows as Row[];
   return {
     pools: [pool, urgent],
-    reader: { name, query: (statement) => run(pool, statement), queryUrgent: (statement) => run(urgent, statement) },
+    reader: { name, query: (statement) => pool.query(statement), queryUrgent: (statement) => urgent.query(statement) },
   };
 }
 
@@ -67,7 +117,7 @@ export function createCatalogueReaders(primaryUrl: string, replicaUrls: string[]
       return targets[turn]!.reader;
     },
     async close() {
-      await Promise.all(targets.flatMap((target) => target.pools.map((pool) => pool.end().catch(() => {}))));
+      await Promise.all(targets.flatMap((target) => target.pools.map((pool) => pool.close().catch(() => {}))));
     },
   };
 }
