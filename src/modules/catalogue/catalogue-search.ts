@@ -59,7 +59,7 @@ async function candidatesPage(
   sort: CatalogueSort,
   window: { limit: number; offset: number },
 ): Promise<{ data: PublicAppSummary[]; total: number }> {
-  const total = candidates.ids.length;
+  const { total } = candidates;
   if (RANKED_FROM_CANDIDATES.includes(sort)) {
     const page = candidates.ids.slice(window.offset, window.offset + window.limit);
     if (page.length === 0) return { data: [], total };
@@ -112,6 +112,7 @@ export async function searchPage(
       filter,
       candidates: SEARCH_CANDIDATES,
       ranked: RANKED_FROM_CANDIDATES.includes(sort),
+      upTo: window.offset + window.limit,
     });
     if (candidates) return candidatesPage(reader, candidates, sort, window);
   }

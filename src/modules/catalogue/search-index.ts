@@ -42,12 +42,18 @@ export interface IndexedQuery {
   candidates: number;
   /** Whether to rank (relevance), or leave the candidates in install order for a sort of the wide rows. */
   ranked: boolean;
+  /** Of ranked candidates, how many of the best are wanted in order (the end of the page asked for); all when absent. */
+  upTo?: number;
 }
 
-/** A search's candidates in order: the apps' ids, the first `exactNames` of them named exactly as the search. */
+/**
+ * A search's candidates in order: the apps' ids (of ranked ones, the first `upTo`), the first
+ * `exactNames` of them named exactly as the search; `total` counts them all.
+ */
 export interface IndexedCandidates {
   ids: string[];
   exactNames: number;
+  total: number;
 }
 
 /** One row of `app_search` as a reading returns it (`id` null: the reading found no change). */
@@ -67,10 +73,11 @@ interface ChangedRow {
 
 /** `bits` of a float32 as an unsigned integer: for numbers ≥ 0 they order as the numbers do. */
 const float32Bits = (() => {
-  const view = new DataView(new ArrayBuffer(4));
+  const float = new Float32Array(1);
+  const bits = new Uint32Array(float.buffer);
   return (value: number) => {
-    view.setFloat32(0, value);
-    return view.getUint32(0);
+    float[0] = value;
+    return bits[0]!;
   };
 })();
 
@@ -524,7 +531,7 @@ export function createSearchIndex(reader: () => SqlReader) {
       if (marked) for (const group of groups) for (const list of group.lists) for (let i = 0; i < list.length; i++) marks[list[i]!] = 0;
     }
     const candidates = exact.concat(matched.slice(0, bound - exact.length));
-    if (!query.ranked) return { ids: candidates.map((slot) => ids[slot]!), exactNames: exact.length };
+    if (!query.ranked) return { ids: candidates.map((slot) => ids[slot]!), exactNames: exact.length, total: candidates.length };
 
     // Relevance: exact names first, then ts_rank, then the install order.
     const lexemes = sortedLexemes(query.groups.flat()).map((lexeme) => lexemeIds.get(lexeme) ?? -1);
@@ -537,9 +544,13 @@ export function createSearchIndex(reader: () => SqlReader) {
     relevanceKeys(documents, candidates, exact.length, queryPlace, lexemes.length, query.groups.length >= 2, keys);
     for (const id of lexemes) if (id >= 0) queryPlace[id] = -1;
     keys.sort();
+    // Only the page's ids are looked up: a page is 20 of up to a thousand candidates.
     const ranked: string[] = [];
-    for (let i = keys.length - 1; i >= 0; i--) ranked.push(ids[order[ORDER_BITS - 1 - (keys[i]! % ORDER_BITS)]!]!);
-    return { ids: ranked, exactNames: exact.length };
+    for (let i = keys.length - 1; i >= Math.max(0, keys.length - (query.upTo ?? keys.length)); i--) {
+      const key = keys[i]!;
+      ranked.push(ids[order[ORDER_BITS - 1 - (key - Math.floor(key / ORDER_BITS) * ORDER_BITS)]!]!);
+    }
+    return { ids: ranked, exactNames: exact.length, total: candidates.length };
   };
 
   return {
