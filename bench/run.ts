@@ -90,14 +90,23 @@ try {
   db.on('error', () => {});
   await db.connect();
   stops.push(() => db.end());
-  // The roll-ups have caught up when no stats job is waiting and the categories count every app.
-  for (let settled = false; !settled; await Bun.sleep(200)) {
-    const { rows } = await db.query(
-      `select (select count(*) from pgboss.job where name like 'stats.%' and state in ('created', 'retry', 'active'))::int as pending,
-              (select sum(app_count) from category_counts)::int as counted`,
-    );
-    settled = (rows[0].pending === 0 || options.role === 'api') && rows[0].counted === APPS;
-  }
+  /**
+   * Waits until the roll-ups have caught up (no stats job waiting, the categories counting every
+   * app), so a scenario starts on a settled catalogue rather than on what the one before it left to
+   * count; returns how long that took, in seconds.
+   */
+  const settle = async () => {
+    const started = performance.now();
+    for (;;) {
+      const { rows } = await db.query(
+        `select (select count(*) from pgboss.job where name like 'stats.%' and state in ('created', 'retry', 'active'))::int as pending,
+                (select sum(app_count) from category_counts)::int as counted`,
+      );
+      if ((rows[0].pending === 0 || options.role === 'api') && rows[0].counted === APPS) return (performance.now() - started) / 1000;
+      await Bun.sleep(200);
+    }
+  };
+  await settle();
   // The steady state autovacuum reaches on its own: statistics, and the visibility map index-only scans need.
   await db.query('vacuum analyze');
 
@@ -212,7 +221,16 @@ try {
     return { result, extra: { cores: { ...cores, load: (result.cpuSeconds ?? 0) / seconds }, rssMb: during.stop().peakMb } };
   };
 
+  /** How long each run waited for the roll-ups before its first scenario and before the mixed run. */
+  const rollUpWaits: { run: number; before: string; seconds: number }[] = [];
+  const settleBefore = async (run: number, before: string) => {
+    const seconds = await settle();
+    rollUpWaits.push({ run, before, seconds });
+    if (seconds >= 0.5) log(`  (waited ${seconds.toFixed(1)} s for the roll-ups before ${before})`);
+  };
+
   for (let run = 0; run < RUNS; run += 1) {
+    await settleBefore(run, 'hello-world');
     log(
       `run ${run + 1} of ${RUNS} (load average ${loadavg()
         .map((l) => l.toFixed(1))
@@ -277,6 +295,8 @@ try {
     }
 
     if (wanted('mixed')) {
+      // The installs scenario leaves tens of thousands of installs to count: the mixed run measures its own load, not that backlog.
+      await settleBefore(run, 'the mixed run');
       const mixedShare = Math.floor(coldForMixed.length / RUNS);
       const coldPool = coldForMixed.slice(run * mixedShare, (run + 1) * mixedShare);
       let coldNext = 0;
@@ -341,6 +361,7 @@ try {
     serverPeakRssMb: memory,
     serverRssBeforeLoadMb: idleRssMb,
     installs: installChecks,
+    rollUpWaits,
   };
   printSummary(
     summary,
@@ -355,6 +376,14 @@ try {
       `installs: ${check.created} answered 201, ${check.rows} rows written, ${check.sent} sent (rows − 201s ≤ requests in flight when wrk stopped: ${check.sent - check.created})`,
     );
   }
+  const waits = (before: string) =>
+    rollUpWaits
+      .filter((wait) => wait.before === before)
+      .map((wait) => wait.seconds.toFixed(1))
+      .join(' / ');
+  console.log(
+    `waited for the roll-ups (s, per run): before hello-world ${waits('hello-world')}; before the mixed run ${waits('the mixed run') || '—'}`,
+  );
   console.log(
     `load average at the end: ${loadavg()
       .map((l) => l.toFixed(2))
