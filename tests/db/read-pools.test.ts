@@ -91,3 +91,23 @@ test('arrays bind as PostgreSQL arrays, and the connection plans generically', a
     await readers.close();
   }
 });
+
+test('a statement is prepared once per connection and runs on its generic plan, whatever its values (D188)', async () => {
+  const readers = readersOn(t.runtime.databaseUrl);
+  try {
+    const countBySlug = (slug: string) => readers.next().query(namedSql('select count(*)::int as n from apps where slug = :slug', { slug }));
+    await countBySlug('first-slug');
+    await countBySlug('second-slug');
+    const prepared = await readers
+      .next()
+      .query<{ generic: string; custom: string }>(
+        namedSql(
+          `select generic_plans::text as generic, custom_plans::text as custom from pg_prepared_statements where statement like '%from apps where slug = $1%' and statement not like '%pg_prepared_statements%'`,
+          {},
+        ),
+      );
+    expect(prepared).toEqual([{ generic: '2', custom: '0' }]);
+  } finally {
+    await readers.close();
+  }
+});
