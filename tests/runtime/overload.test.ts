@@ -95,3 +95,22 @@ test('a statement past STATEMENT_TIMEOUT_MS is cancelled by PostgreSQL and answe
     await slow.close();
   }
 }, 30_000);
+
+test('a public catalogue read past STATEMENT_TIMEOUT_MS is answered 503 OVERLOADED too (its own pool, D200), and the next one is served', async () => {
+  const slow = await createTestApp({ STATEMENT_TIMEOUT_MS: '300' });
+  try {
+    const app = await insertApp(slow, { developerId: await insertDeveloper(slow) });
+    const client = new pg.Client({ connectionString: slow.runtime.databaseUrl });
+    await client.connect();
+    await client.query('begin');
+    await client.query('lock table apps in access exclusive mode');
+    const refused = await slow.call('GET', `/api/apps/${app.slug}`);
+    await client.query('rollback');
+    await client.end();
+    expect(refused.status).toBe(503);
+    expect(refused.body.code).toBe('OVERLOADED');
+    expect((await slow.call('GET', `/api/apps/${app.slug}`)).status).toBe(200);
+  } finally {
+    await slow.close();
+  }
+}, 30_000);
