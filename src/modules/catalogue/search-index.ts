@@ -134,6 +134,8 @@ function relevanceKeys(
  */
 const ORDER_BITS = 2 ** 22;
 const EXACT_NAME = 2 ** 30;
+/** The order a sort key packs in its low bits. */
+const orderIn = (key: number) => key % ORDER_BITS;
 
 export function createSearchIndex(reader: () => SqlReader) {
   // Per slot (a visible app); freed slots are reused.
@@ -376,7 +378,7 @@ export function createSearchIndex(reader: () => SqlReader) {
     order = new Int32Array(keys.length);
     orderOf = new Int32Array(capacity);
     for (let i = 0; i < keys.length; i++) {
-      const slot = slotByIdRank[keys[keys.length - 1 - i]! % ORDER_BITS]!;
+      const slot = slotByIdRank[orderIn(keys[keys.length - 1 - i]!)]!;
       order[i] = slot;
       orderOf[slot] = i;
     }
@@ -547,8 +549,7 @@ export function createSearchIndex(reader: () => SqlReader) {
     // Only the page's ids are looked up: a page is 20 of up to a thousand candidates.
     const ranked: string[] = [];
     for (let i = keys.length - 1; i >= Math.max(0, keys.length - (query.upTo ?? keys.length)); i--) {
-      const key = keys[i]!;
-      ranked.push(ids[order[ORDER_BITS - 1 - (key - Math.floor(key / ORDER_BITS) * ORDER_BITS)]!]!);
+      ranked.push(ids[order[ORDER_BITS - 1 - orderIn(keys[i]!)]!]!);
     }
     return { ids: ranked, exactNames: exact.length, total: candidates.length };
   };
