@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { createConnectionGate } from '../lib/connection-wait.ts';
+import { createConnectionFailures, createConnectionGate } from '../lib/connection-wait.ts';
 
 /**
  * Puts the connection-wait bound in front of a `pg` pool. The gate holds as many permits as the
@@ -7,26 +7,21 @@ import { createConnectionGate } from '../lib/connection-wait.ts';
  * only ever times the opening of a connection (the database is unreachable), while waiting for a
  * busy pool is bounded by the gate (the service is overloaded).
  */
-/** After a failed connect, how long requests are told at once that the database is unreachable. */
-const UNREACHABLE_FOR_MS = 1_000;
-
 export function boundConnectionWait(pool: pg.Pool, permits: number, waitMs: number): void {
   const gate = createConnectionGate(permits, waitMs, pool);
   const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
-  // While the database is down, requests should not queue behind connection attempts that will
-  // fail too: for a moment after a failure they get the same failure at once (503 UNAVAILABLE).
-  let failed: { error: unknown; at: number } | undefined;
+  const failures = createConnectionFailures();
   const acquire = async (): Promise<pg.PoolClient> => {
-    if (failed && performance.now() - failed.at < UNREACHABLE_FOR_MS) throw failed.error;
+    failures.throwIfRecent();
     const giveBack = await gate.acquire();
     try {
-      if (failed && performance.now() - failed.at < UNREACHABLE_FOR_MS) throw failed.error;
+      failures.throwIfRecent();
       let client: pg.PoolClient;
       try {
         client = await connect();
-        failed = undefined;
+        failures.connected();
       } catch (error) {
-        failed = { error, at: performance.now() };
+        failures.failed(error);
         throw error;
       }
       const release = client.release;

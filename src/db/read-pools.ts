@@ -1,7 +1,7 @@
 import { SQL } from 'bun';
 import type { CatalogueReaders, SqlReader } from '../lib/sql-reader.ts';
 import type { Logger } from '../lib/logger.ts';
-import { createConnectionGate } from '../lib/connection-wait.ts';
+import { createConnectionFailures, createConnectionGate } from '../lib/connection-wait.ts';
 import { CONNECT_TIMEOUT_MS } from './orm.ts';
 
 /**
@@ -21,9 +21,6 @@ export interface ReadPoolOptions {
   /** How long one catalogue statement may run before PostgreSQL cancels it. */
   statementTimeoutMs: number;
 }
-
-/** After a failed connection, how long reads are told at once that the database is unreachable. */
-const UNREACHABLE_FOR_MS = 1_000;
 
 /**
  * A failed read as the rest of the service reads database errors: `code` is the SQLSTATE for the
@@ -68,20 +65,19 @@ function boundedPool(name: string, url: string, max: number, options: ReadPoolOp
     },
   });
   const gate = createConnectionGate(max, options.waitMs);
-  let failed: { error: CatalogueReadError; at: number } | undefined;
-  const unreachable = () => failed !== undefined && performance.now() - failed.at < UNREACHABLE_FOR_MS;
+  const failures = createConnectionFailures();
   return {
     async query<Row>(statement: { text: string; values: unknown[] }): Promise<Row[]> {
-      if (unreachable()) throw failed!.error;
+      failures.throwIfRecent();
       const giveBack = await gate.acquire();
       try {
-        if (unreachable()) throw failed!.error;
+        failures.throwIfRecent();
         return (await sql.unsafe(statement.text, statement.values)) as Row[];
       } catch (error) {
         if (error instanceof CatalogueReadError) throw error;
         const failure = readError(error);
         if (failure.code === CONNECTION_FAILURE) {
-          failed = { error: failure, at: performance.now() };
+          failures.failed(failure);
           logger.warn('catalogue pool connection error', { pool: name, error: failure.message });
         }
         throw failure;

@@ -73,3 +73,26 @@ export function createConnectionGate(permits: number, waitMs: number, guarding?:
   if (guarding) gates.set(guarding, gate);
   return gate;
 }
+
+/** After a failed connection, how long requests are told at once that the database is unreachable. */
+const UNREACHABLE_FOR_MS = 1_000;
+
+/**
+ * While the database is down, requests should not queue behind connection attempts that will fail
+ * too: for a moment after a connection failed, `throwIfRecent` throws that failure at once (503
+ * UNAVAILABLE). Each pool keeps one.
+ */
+export function createConnectionFailures() {
+  let failed: { error: unknown; at: number } | undefined;
+  return {
+    throwIfRecent(): void {
+      if (failed && performance.now() - failed.at < UNREACHABLE_FOR_MS) throw failed.error;
+    },
+    failed(error: unknown): void {
+      failed = { error, at: performance.now() };
+    },
+    connected(): void {
+      failed = undefined;
+    },
+  };
+}
