@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import pg from 'pg';
 import { createTestApp, mintKey, registerDeveloper, type TestApp } from '../support/harness.ts';
 import { insertApp, insertDeveloper } from '../support/fixtures.ts';
@@ -24,17 +24,18 @@ test('a burst of 40 uncached requests on a pool of 2 queues, and every one is an
   expect(responses.map((r) => r.status)).toEqual(slugs.map(() => 200));
 });
 
-/** Holds an exclusive lock on `apps`, so every query that reads it waits, holding its connection. */
-async function blockApps() {
-  const client = new pg.Client({ connectionString: t.runtime.databaseUrl });
+/** Holds an exclusive lock on `table`, so every query that reads it waits, holding its connection. */
+async function lockTable(databaseUrl: string, table: 'apps' | 'installs') {
+  const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   await client.query('begin');
-  await client.query('lock table apps in access exclusive mode');
+  await client.query(`lock table ${table} in access exclusive mode`);
   return async () => {
     await client.query('rollback');
     await client.end();
   };
 }
+const blockApps = () => lockTable(t.runtime.databaseUrl, 'apps');
 
 test('past the connection-wait bound a public read is 503 OVERLOADED with Retry-After; the waiting ones then finish', async () => {
   const release = await blockApps();
@@ -73,44 +74,34 @@ test('the developer API is bounded the same way on the ORM pool', async () => {
   }
 });
 
-test('a statement past STATEMENT_TIMEOUT_MS is cancelled by PostgreSQL and answered 503 OVERLOADED; nothing is written', async () => {
-  const slow = await createTestApp({ STATEMENT_TIMEOUT_MS: '300' });
-  try {
-    const app = await insertApp(slow, { developerId: await insertDeveloper(slow) });
-    const client = new pg.Client({ connectionString: slow.runtime.databaseUrl });
-    await client.connect();
-    await client.query('begin');
-    await client.query('lock table installs in access exclusive mode');
+describe('past STATEMENT_TIMEOUT_MS', () => {
+  let slow: TestApp;
+  let slug: string;
+  beforeAll(async () => {
+    slow = await createTestApp({ STATEMENT_TIMEOUT_MS: '300' });
+    slug = (await insertApp(slow, { developerId: await insertDeveloper(slow) })).slug;
+  });
+  afterAll(() => slow.close());
+
+  test('a statement is cancelled by PostgreSQL and answered 503 OVERLOADED; nothing is written', async () => {
+    const release = await lockTable(slow.runtime.databaseUrl, 'installs');
     const started = performance.now();
-    const refused = await slow.call('POST', `/api/apps/${app.slug}/install`, { body: { installationId: 'too-slow' } });
+    const refused = await slow.call('POST', `/api/apps/${slug}/install`, { body: { installationId: 'too-slow' } });
     const elapsed = performance.now() - started;
-    await client.query('rollback');
-    await client.end();
+    await release();
     console.info(`statement_timeout: install answered ${refused.status} ${refused.body.code} after ${Math.round(elapsed)} ms`);
     expect(refused.status).toBe(503);
     expect(refused.body.code).toBe('OVERLOADED');
     expect(await slow.sql(`select 1 from installs where installer = 'installation:too-slow'`)).toEqual([]);
-    expect((await slow.call('POST', `/api/apps/${app.slug}/install`, { body: { installationId: 'in-time' } })).status).toBe(201);
-  } finally {
-    await slow.close();
-  }
-}, 30_000);
+    expect((await slow.call('POST', `/api/apps/${slug}/install`, { body: { installationId: 'in-time' } })).status).toBe(201);
+  });
 
-test('a public catalogue read past STATEMENT_TIMEOUT_MS is answered 503 OVERLOADED too (its own pool, D200), and the next one is served', async () => {
-  const slow = await createTestApp({ STATEMENT_TIMEOUT_MS: '300' });
-  try {
-    const app = await insertApp(slow, { developerId: await insertDeveloper(slow) });
-    const client = new pg.Client({ connectionString: slow.runtime.databaseUrl });
-    await client.connect();
-    await client.query('begin');
-    await client.query('lock table apps in access exclusive mode');
-    const refused = await slow.call('GET', `/api/apps/${app.slug}`);
-    await client.query('rollback');
-    await client.end();
+  test('a public catalogue read is answered 503 OVERLOADED too (its own pool, D200), and the next one is served', async () => {
+    const release = await lockTable(slow.runtime.databaseUrl, 'apps');
+    const refused = await slow.call('GET', `/api/apps/${slug}`);
+    await release();
     expect(refused.status).toBe(503);
     expect(refused.body.code).toBe('OVERLOADED');
-    expect((await slow.call('GET', `/api/apps/${app.slug}`)).status).toBe(200);
-  } finally {
-    await slow.close();
-  }
-}, 30_000);
+    expect((await slow.call('GET', `/api/apps/${slug}`)).status).toBe(200);
+  });
+});
