@@ -2,8 +2,8 @@ import { recordSearchIndexApps } from '../../lib/metrics.ts';
 import { namedSql } from '../../lib/named-sql.ts';
 import type { SqlReader } from '../../lib/sql-reader.ts';
 import type { CatalogueFilter } from './catalogue-order.ts';
-import { contains, SlotList } from './slot-list.ts';
-import { sortedLexemes, textRank, type FoundPositions } from './text-rank.ts';
+import { contains, indexIn, SlotList } from './slot-list.ts';
+import { lexemeTerm, orRank, sortedLexemes, textRank, withTerm, type FoundPositions } from './text-rank.ts';
 // Raw SQL here is batch work (D106, D199): the search rows that changed since the last reading.
 
 /**
@@ -91,18 +91,56 @@ interface Documents {
 }
 
 /**
- * Each candidate's key for relevance (exact name first, then ts_rank, then the install order), into
- * `keys`. `queryPlace` gives each of the query's lexeme ids its place among the query's `places`
- * sorted lexemes. A loop of its own, over typed arrays only, which the JIT compiles tightly: the
- * ranking of a thousand candidates is most of a common word's search.
+ * Sort keys pack a count, or an exact name's flag and a rank's bits, above an order of at most
+ * 2^22 apps (4 million), within a double's exact integers. A rank is below 2 (an OR query's term
+ * for one lexeme is at most (1 + π²/6) / (π²/6), an AND query's rank at most 1), so its float's
+ * bits are below 2^30.
  */
-function relevanceKeys(
+const ORDER_BITS = 2 ** 22;
+const EXACT_NAME = 2 ** 30;
+/** The order a sort key packs in its low bits. */
+const orderIn = (key: number) => key % ORDER_BITS;
+
+/** The key of a candidate at `c` of rank `rank`: exact names first, then the rank, then the install order. */
+const relevanceKey = (c: number, exactNames: number, rank: number, order: number) =>
+  ((c < exactNames ? EXACT_NAME : 0) + float32Bits(rank)) * ORDER_BITS + (ORDER_BITS - 1 - order);
+
+/**
+ * Each candidate's key for relevance into `keys`, for a query whose rank is an OR of its lexemes
+ * (one group of words): the sum of each lexeme's term, kept beside the candidate's posting, so no
+ * document is read. `lists` holds each of the query's sorted lexemes' postings (undefined where no
+ * app holds it). A loop over typed arrays only, which the JIT compiles tightly.
+ */
+function orRelevanceKeys(
+  lists: (SlotList | undefined)[],
+  { emptyVector, orderOf }: Documents,
+  candidates: number[],
+  exactNames: number,
+  keys: Float64Array,
+): void {
+  for (let c = 0; c < candidates.length; c++) {
+    const slot = candidates[c]!;
+    let terms = 0;
+    for (let p = 0; p < lists.length; p++) {
+      const list = lists[p];
+      const at = list === undefined ? -1 : indexIn(list.slots, list.size, slot);
+      if (at >= 0) terms = withTerm(terms, list!.terms[at]!);
+    }
+    keys[c] = relevanceKey(c, exactNames, orRank(terms, lists.length, emptyVector[slot] ? 0 : 1), orderOf[slot]!);
+  }
+}
+
+/**
+ * Each candidate's key for relevance into `keys`, for a query of two groups or more (an AND,
+ * ranked by how near its words are): the positions come from each candidate's document.
+ * `queryPlace` gives each of the query's lexeme ids its place among the query's `places` sorted lexemes.
+ */
+function andRelevanceKeys(
   { arena, positions, docStart, emptyVector, orderOf }: Documents,
   candidates: number[],
   exactNames: number,
   queryPlace: Int8Array,
   places: number,
-  allOf: boolean,
   keys: Float64Array,
 ): void {
   const found: FoundPositions = { positions, starts: new Int32Array(places), counts: new Int32Array(places), size: places };
@@ -120,22 +158,10 @@ function relevanceKeys(
       }
       at += 1 + (((header & 0x1ff) + 1) >> 1);
     }
-    const rank = textRank(found, allOf, emptyVector[slot] ? 0 : 1);
+    keys[c] = relevanceKey(c, exactNames, textRank(found, true, emptyVector[slot] ? 0 : 1), orderOf[slot]!);
     counts.fill(0);
-    keys[c] = ((c < exactNames ? EXACT_NAME : 0) + float32Bits(rank)) * ORDER_BITS + (ORDER_BITS - 1 - orderOf[slot]!);
   }
 }
-
-/**
- * Sort keys pack a count, or an exact name's flag and a rank's bits, above an order of at most
- * 2^22 apps (4 million), within a double's exact integers. A rank is below 2 (an OR query's term
- * for one lexeme is at most (1 + π²/6) / (π²/6), an AND query's rank at most 1), so its float's
- * bits are below 2^30.
- */
-const ORDER_BITS = 2 ** 22;
-const EXACT_NAME = 2 ** 30;
-/** The order a sort key packs in its low bits. */
-const orderIn = (key: number) => key % ORDER_BITS;
 
 export function createSearchIndex(reader: () => SqlReader) {
   // Per slot (a visible app); freed slots are reused.
@@ -282,7 +308,7 @@ export function createSearchIndex(reader: () => SqlReader) {
       }
       if (!queryable) continue;
       const id = lexemeId(lexeme);
-      postings[id]!.add(slot);
+      postings[id]!.add(slot, lexemeTerm(halves, (at + 1) * 2, positions));
       // PostgreSQL keeps at most 256 positions of a lexeme, which 9 bits hold.
       arena[at] = (id << 9) | positions;
       at += 1 + ((positions + 1) >> 1);
@@ -537,14 +563,24 @@ export function createSearchIndex(reader: () => SqlReader) {
 
     // Relevance: exact names first, then ts_rank, then the install order.
     const lexemes = sortedLexemes(query.groups.flat()).map((lexeme) => lexemeIds.get(lexeme) ?? -1);
-    if (queryPlace.length < postings.length) queryPlace = new Int8Array(postings.length * 2).fill(-1);
-    lexemes.forEach((id, place) => {
-      if (id >= 0) queryPlace[id] = place;
-    });
     const keys = new Float64Array(candidates.length);
     const documents = { arena, positions: halves, docStart, emptyVector, orderOf };
-    relevanceKeys(documents, candidates, exact.length, queryPlace, lexemes.length, query.groups.length >= 2, keys);
-    for (const id of lexemes) if (id >= 0) queryPlace[id] = -1;
+    if (query.groups.length >= 2 && lexemes.length >= 2) {
+      if (queryPlace.length < postings.length) queryPlace = new Int8Array(postings.length * 2).fill(-1);
+      lexemes.forEach((id, place) => {
+        if (id >= 0) queryPlace[id] = place;
+      });
+      andRelevanceKeys(documents, candidates, exact.length, queryPlace, lexemes.length, keys);
+      for (const id of lexemes) if (id >= 0) queryPlace[id] = -1;
+    } else {
+      orRelevanceKeys(
+        lexemes.map((id) => (id >= 0 ? postings[id] : undefined)),
+        documents,
+        candidates,
+        exact.length,
+        keys,
+      );
+    }
     keys.sort();
     // Only the page's ids are looked up: a page is 20 of up to a thousand candidates.
     const ranked: string[] = [];

@@ -1,18 +1,26 @@
 /**
- * A growable sorted list of small integers: the in-process search index's postings (the apps
- * holding one lexeme, by slot). Sorted, so two lists intersect by lookup and a union sorts once.
+ * A growable sorted list of small integers with a number beside each: the in-process search
+ * index's postings (the apps holding one lexeme, by slot, each with the lexeme's term of an OR
+ * query's rank in that app, `lexemeTerm`). Sorted, so two lists intersect by lookup and a union
+ * sorts once; the terms let a one-group search rank its candidates without reading their documents.
  */
 export class SlotList {
   slots = new Int32Array(4);
+  terms = new Float32Array(4);
   size = 0;
 
-  add(slot: number): void {
+  add(slot: number, term: number): void {
     if (this.size === this.slots.length) this.resize(this.size * 2);
     // The first reading adds slots in increasing order: appended without a search.
     const at = this.size === 0 || this.slots[this.size - 1]! < slot ? this.size : lowerBound(this.slots, this.size, slot);
-    if (at < this.size && this.slots[at] === slot) return;
+    if (at < this.size && this.slots[at] === slot) {
+      this.terms[at] = term;
+      return;
+    }
     this.slots.copyWithin(at + 1, at, this.size);
+    this.terms.copyWithin(at + 1, at, this.size);
     this.slots[at] = slot;
+    this.terms[at] = term;
     this.size++;
   }
 
@@ -20,14 +28,19 @@ export class SlotList {
     const at = lowerBound(this.slots, this.size, slot);
     if (at >= this.size || this.slots[at] !== slot) return;
     this.slots.copyWithin(at, at + 1, this.size);
+    this.terms.copyWithin(at, at + 1, this.size);
     this.size--;
   }
 
   /** Reallocates to `length` (at least the size): growth, or giving back the slack. */
   resize(length: number): void {
-    const next = new Int32Array(Math.max(4, this.size, length));
-    next.set(this.slots.subarray(0, this.size));
-    this.slots = next;
+    const room = Math.max(4, this.size, length);
+    const slots = new Int32Array(room);
+    slots.set(this.slots.subarray(0, this.size));
+    const terms = new Float32Array(room);
+    terms.set(this.terms.subarray(0, this.size));
+    this.slots = slots;
+    this.terms = terms;
   }
 
   view(): Int32Array {
@@ -47,7 +60,10 @@ function lowerBound(slots: Int32Array, size: number, slot: number): number {
   return low;
 }
 
-export const contains = (slots: Int32Array, slot: number): boolean => {
-  const at = lowerBound(slots, slots.length, slot);
-  return at < slots.length && slots[at] === slot;
+/** Where `slot` is among the first `size` of sorted `slots`, or -1. */
+export const indexIn = (slots: Int32Array, size: number, slot: number): number => {
+  const at = lowerBound(slots, size, slot);
+  return at < size && slots[at] === slot ? at : -1;
 };
+
+export const contains = (slots: Int32Array, slot: number): boolean => indexIn(slots, slots.length, slot) >= 0;

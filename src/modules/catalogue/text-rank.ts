@@ -33,25 +33,35 @@ function wordDistance(distance: number): number {
   return Math.fround(1.0 / (1.005 + 0.05 * Math.exp(Math.fround(distance) / 1.5 - 2)));
 }
 
+/**
+ * One lexeme's term of an OR query's rank (`calc_rank_or`'s per-item sum): it depends only on that
+ * lexeme's `count` positions in the document, so the index keeps it beside each posting.
+ */
+export function lexemeTerm(positions: Uint16Array, start: number, count: number): number {
+  let sum = 0;
+  let heaviest = -1.0;
+  let heaviestAt = 0;
+  for (let j = 0; j < count; j++) {
+    const weight = weightOf(positions[start + j]!);
+    sum = Math.fround(sum + Math.fround(weight / ((j + 1) * (j + 1))));
+    if (weight > heaviest) {
+      heaviest = weight;
+      heaviestAt = j;
+    }
+  }
+  return Math.fround(Math.fround(heaviest + sum) - Math.fround(heaviest / ((heaviestAt + 1) * (heaviestAt + 1))));
+}
+
+/** An OR query's rank with one more of its lexemes' terms, added in the order of `sortedLexemes`. */
+export const withTerm = (rank: number, term: number) => Math.fround(rank + term / PI_SQUARED_OVER_SIX);
+
+/** An OR query's rank of `size` distinct lexemes from its terms' sum (`withTerm`); 0 for an empty vector. */
+export const orRank = (terms: number, size: number, vectorSize: number) => (vectorSize === 0 ? 0 : size > 0 ? Math.fround(terms / size) : terms);
+
 function rankOr({ positions, starts, counts, size }: FoundPositions): number {
   let rank = 0;
-  for (let i = 0; i < size; i++) {
-    if (counts[i] === 0) continue;
-    let sum = 0;
-    let heaviest = -1.0;
-    let heaviestAt = 0;
-    for (let j = 0; j < counts[i]!; j++) {
-      const weight = weightOf(positions[starts[i]! + j]!);
-      sum = Math.fround(sum + Math.fround(weight / ((j + 1) * (j + 1))));
-      if (weight > heaviest) {
-        heaviest = weight;
-        heaviestAt = j;
-      }
-    }
-    const term = Math.fround(Math.fround(heaviest + sum) - Math.fround(heaviest / ((heaviestAt + 1) * (heaviestAt + 1))));
-    rank = Math.fround(rank + term / PI_SQUARED_OVER_SIX);
-  }
-  return size > 0 ? Math.fround(rank / size) : rank;
+  for (let i = 0; i < size; i++) if (counts[i] !== 0) rank = withTerm(rank, lexemeTerm(positions, starts[i]!, counts[i]!));
+  return orRank(rank, size, 1);
 }
 
 function rankAnd({ positions, starts, counts, size }: FoundPositions): number {
