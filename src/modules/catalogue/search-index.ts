@@ -2,7 +2,7 @@ import { recordSearchIndexApps } from '../../lib/metrics.ts';
 import { namedSql } from '../../lib/named-sql.ts';
 import type { SqlReader } from '../../lib/sql-reader.ts';
 import type { CatalogueFilter } from './catalogue-order.ts';
-import { contains, indexIn, SlotList } from './slot-list.ts';
+import { indexIn, SlotList } from './slot-list.ts';
 import { lexemeTerm, orRank, sortedLexemes, textRank, withTerm, type FoundPositions } from './text-rank.ts';
 // Raw SQL here is batch work (D106, D199): the search rows that changed since the last reading.
 
@@ -101,6 +101,23 @@ const EXACT_NAME = 2 ** 30;
 /** The order a sort key packs in its low bits. */
 const orderIn = (key: number) => key % ORDER_BITS;
 
+/**
+ * The `k` greatest of `keys` (distinct, none negative), greatest first: one pass keeping the best
+ * k when they are few of many (a page of a thousand candidates), else a sort of the whole.
+ */
+function greatest(keys: Float64Array, k: number): Float64Array {
+  if (k * 8 >= keys.length) return keys.sort().reverse().subarray(0, k);
+  const best = new Float64Array(k).fill(-1);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (key <= best[k - 1]!) continue;
+    let at = k - 1;
+    for (; at > 0 && best[at - 1]! < key; at--) best[at] = best[at - 1]!;
+    best[at] = key;
+  }
+  return best;
+}
+
 /** The key of a candidate at `c` of rank `rank`: exact names first, then the rank, then the install order. */
 const relevanceKey = (c: number, exactNames: number, rank: number, order: number) =>
   ((c < exactNames ? EXACT_NAME : 0) + float32Bits(rank)) * ORDER_BITS + (ORDER_BITS - 1 - order);
@@ -176,7 +193,6 @@ export function createSearchIndex(reader: () => SqlReader) {
   let featured = new Uint8Array(0);
   let vectorHashes = new BigUint64Array(0);
   let emptyVector = new Uint8Array(0);
-  let marks = new Uint8Array(0);
   /** Each slot's document in one arena of 32-bit words: the entry count, then per entry a header (lexeme id << 9 | position count) and its positions, two to a word. */
   let docStart = new Int32Array(0);
   let arena = new Uint32Array(1 << 16);
@@ -223,7 +239,6 @@ export function createSearchIndex(reader: () => SqlReader) {
     vectorHashes = hashes;
     emptyVector = widen(emptyVector, (n) => new Uint8Array(n));
     docStart = widen(docStart, (n) => new Int32Array(n));
-    marks = new Uint8Array(capacity);
   };
 
   const docLength = (slot: number) => {
@@ -486,12 +501,14 @@ export function createSearchIndex(reader: () => SqlReader) {
   };
 
   /** A group of words as the postings of its lexemes (an app matches the group when one holds it), with their total length. */
-  const postingsOf = (lexemes: string[]): { lists: Int32Array[]; size: number } => {
+  const postingsOf = (lexemes: string[]): { lists: SlotList[]; size: number } => {
     const lists = lexemes.flatMap((lexeme) => {
-      const id = lexemeIds.get(lexeme);
-      return id === undefined || postings[id]!.size === 0 ? [] : [postings[id]!.view()];
+      const list = postings[lexemeIds.get(lexeme) ?? -1];
+      if (list === undefined || list.size === 0) return [];
+      list.indexDense();
+      return [list];
     });
-    return { lists, size: lists.reduce((sum, list) => sum + list.length, 0) };
+    return { lists, size: lists.reduce((sum, list) => sum + list.size, 0) };
   };
 
   /** Per lexeme id, its place among a query's sorted lexemes while the query is ranked (-1: not in it). */
@@ -518,8 +535,8 @@ export function createSearchIndex(reader: () => SqlReader) {
       .slice(0, bound);
     const groups = query.groups.map(postingsOf).sort((a, b) => a.size - b.size);
     const [rarest, ...others] = groups;
-    const inGroup = (group: { lists: Int32Array[] }, slot: number) => {
-      for (let l = 0; l < group.lists.length; l++) if (contains(group.lists[l]!, slot)) return true;
+    const inGroup = (group: { lists: SlotList[] }, slot: number) => {
+      for (let l = 0; l < group.lists.length; l++) if (group.lists[l]!.has(slot)) return true;
       return false;
     };
     const inOthers = (slot: number) => {
@@ -532,31 +549,21 @@ export function createSearchIndex(reader: () => SqlReader) {
       // Few matches: take them all, then the most installed (an app in two of the group's lists once).
       const places = new Int32Array(rarest.size);
       let found = 0;
-      for (const list of rarest.lists) {
-        for (let i = 0; i < list.length; i++) {
-          const slot = list[i]!;
+      for (const { slots, size } of rarest.lists) {
+        for (let i = 0; i < size; i++) {
+          const slot = slots[i]!;
           if (qualifies(slot) && inOthers(slot)) places[found++] = orderOf[slot]!;
         }
       }
       const sorted = places.subarray(0, found).sort();
       for (let i = 0; i < found && matched.length < bound; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) matched.push(order[sorted[i]!]!);
     } else if (rarest) {
-      // Many: walk the apps from the most installed until the bound. Membership is looked up in the
-      // lists or, when the walk is expected to be long, marked first: `marks[slot]` counts the
-      // groups (in order) that hold the app.
-      const steps = (bound * order.length) / rarest.size;
-      const lookups = groups.reduce((sum, group) => sum + group.lists.length, 0) * 16;
-      const marked = steps * lookups > 2 * groups.reduce((sum, group) => sum + group.size, 0);
-      if (marked) {
-        groups.forEach((group, g) => {
-          for (const list of group.lists) for (let i = 0; i < list.length; i++) if (marks[list[i]!] === g) marks[list[i]!] = g + 1;
-        });
-      }
+      // Many: walk the apps from the most installed until the bound. A group this common has its
+      // large lists' membership in bitmaps (`SlotList.has`): a bit per step, not a binary search.
       for (let i = 0; i < order.length && matched.length < bound; i++) {
         const slot = order[i]!;
-        if ((marked ? marks[slot] === groups.length : inGroup(rarest, slot) && inOthers(slot)) && qualifies(slot)) matched.push(slot);
+        if (inGroup(rarest, slot) && inOthers(slot) && qualifies(slot)) matched.push(slot);
       }
-      if (marked) for (const group of groups) for (const list of group.lists) for (let i = 0; i < list.length; i++) marks[list[i]!] = 0;
     }
     const candidates = exact.concat(matched.slice(0, bound - exact.length));
     if (!query.ranked) return { ids: candidates.map((slot) => ids[slot]!), exactNames: exact.length, total: candidates.length };
@@ -581,12 +588,8 @@ export function createSearchIndex(reader: () => SqlReader) {
         keys,
       );
     }
-    keys.sort();
     // Only the page's ids are looked up: a page is 20 of up to a thousand candidates.
-    const ranked: string[] = [];
-    for (let i = keys.length - 1; i >= Math.max(0, keys.length - (query.upTo ?? keys.length)); i--) {
-      ranked.push(ids[order[ORDER_BITS - 1 - orderIn(keys[i]!)]!]!);
-    }
+    const ranked = Array.from(greatest(keys, query.upTo ?? keys.length), (key) => ids[order[ORDER_BITS - 1 - orderIn(key)]!]!);
     return { ids: ranked, exactNames: exact.length, total: candidates.length };
   };
 

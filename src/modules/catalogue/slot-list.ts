@@ -1,13 +1,16 @@
 /**
  * A growable sorted list of small integers with a number beside each: the in-process search
  * index's postings (the apps holding one lexeme, by slot, each with the lexeme's term of an OR
- * query's rank in that app, `lexemeTerm`). Sorted, so two lists intersect by lookup and a union
- * sorts once; the terms let a one-group search rank its candidates without reading their documents.
+ * query's rank in that app, `lexemeTerm`). Sorted, so a union sorts once and membership is a
+ * binary search; the terms let a one-group search rank its candidates without reading their
+ * documents. A dense list (a common word's) also answers membership from a bitmap (`has`).
  */
 export class SlotList {
   slots = new Int32Array(4);
   terms = new Float32Array(4);
   size = 0;
+  /** One bit per slot, once `indexDense` found the list dense; kept up to date from then on. */
+  private bits: Uint32Array | undefined;
 
   add(slot: number, term: number): void {
     if (this.size === this.slots.length) this.resize(this.size * 2);
@@ -22,6 +25,14 @@ export class SlotList {
     this.slots[at] = slot;
     this.terms[at] = term;
     this.size++;
+    if (this.bits) {
+      if (slot >>> 5 >= this.bits.length) {
+        const wider = new Uint32Array(Math.max((slot >>> 5) + 1, this.bits.length * 2));
+        wider.set(this.bits);
+        this.bits = wider;
+      }
+      this.bits[slot >>> 5]! |= 1 << (slot & 31);
+    }
   }
 
   remove(slot: number): void {
@@ -30,6 +41,24 @@ export class SlotList {
     this.slots.copyWithin(at, at + 1, this.size);
     this.terms.copyWithin(at, at + 1, this.size);
     this.size--;
+    if (this.bits) this.bits[slot >>> 5]! &= ~(1 << (slot & 31));
+  }
+
+  /**
+   * Builds the bitmap when the list holds at least one slot in 32 of those it spans, where a bitmap
+   * takes no more room than the list itself: the lists a search walks or intersects most.
+   */
+  indexDense(): void {
+    if (this.bits || this.size < 64 || this.size * 32 < this.slots[this.size - 1]! + 1) return;
+    const bits = new Uint32Array((this.slots[this.size - 1]! >>> 5) + 1);
+    for (let i = 0; i < this.size; i++) bits[this.slots[i]! >>> 5]! |= 1 << (this.slots[i]! & 31);
+    this.bits = bits;
+  }
+
+  has(slot: number): boolean {
+    const bits = this.bits;
+    if (bits) return slot >>> 5 < bits.length && (bits[slot >>> 5]! & (1 << (slot & 31))) !== 0;
+    return indexIn(this.slots, this.size, slot) >= 0;
   }
 
   /** Reallocates to `length` (at least the size): growth, or giving back the slack. */
@@ -65,5 +94,3 @@ export const indexIn = (slots: Int32Array, size: number, slot: number): number =
   const at = lowerBound(slots, size, slot);
   return at < size && slots[at] === slot ? at : -1;
 };
-
-export const contains = (slots: Int32Array, slot: number): boolean => indexIn(slots, slots.length, slot) >= 0;
