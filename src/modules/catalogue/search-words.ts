@@ -75,7 +75,9 @@ export async function lookUpWords(reader: SqlReader, words: string[], version?: 
          from (select w.word as asked, numnode(plainto_tsquery('english', w.word)) = 0 as stop_word,
                       case when exists (select 1 from catalogue_words c where c.word = w.word) then array[w.word]
                            else array(select c.word from catalogue_words c order by c.word <-> w.word limit :nearest) end as nearest
-               from unnest(:words::text[]) w(word)) x`,
+               from unnest(:words::text[]) w(word)
+               -- A fence: flattened, the nearest words' trigram search ran again for each use of x.nearest.
+               offset 0) x`,
         { words, nearest: NEAREST },
       ),
     ),
