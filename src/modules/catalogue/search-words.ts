@@ -76,7 +76,7 @@ export async function lookUpWords(reader: SqlReader, words: string[], version?: 
                       case when exists (select 1 from catalogue_words c where c.word = w.word) then array[w.word]
                            else array(select c.word from catalogue_words c order by c.word <-> w.word limit :nearest) end as nearest
                from unnest(:words::text[]) w(word)
-               -- A fence: flattened, the nearest words' trigram search ran again for each use of x.nearest.
+               -- A fence: flattened, the trigram search for the nearest words ran again for each use of x.nearest.
                offset 0) x`,
         { words, nearest: NEAREST },
       ),
