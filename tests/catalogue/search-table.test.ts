@@ -3,7 +3,8 @@ import { createTestApp, type TestApp } from '../support/harness.ts';
 import { insertApp, insertDeveloper, insertManyApps } from '../support/fixtures.ts';
 import { bumpCatalogueVersion } from '../../src/modules/catalogue/catalogue-version.ts';
 import { SEARCH_CANDIDATES } from '../../src/modules/catalogue/catalogue-search.ts';
-import { namedSql } from '../../src/lib/named-sql.ts';
+import { namedSql, type CompiledSql } from '../../src/lib/named-sql.ts';
+import { lookUpWords } from '../../src/modules/catalogue/search-words.ts';
 
 /**
  * Searches read the narrow `app_search` table, which triggers keep equal to what the public sees:
@@ -92,3 +93,28 @@ test("counter changes do not grow the search index's pending list past 64 kB, wh
   expect(Number(index!.pending_pages)).toBeLessThanOrEqual(8);
   expect(await search('sprints boards')).toMatchObject({ pagination: { total: 10 } });
 });
+
+test("a typo's nearest catalogue words are searched for once per word, not once per use of them (D202)", async () => {
+  const developer = await insertDeveloper(t);
+  await insertApp(t, { developerId: developer, name: 'Payroll Synchroniser', description: 'Payroll runs synchronised with every ledger.' });
+  const reader = t.ctx.catalogueReaders.next();
+  // The lookup's own statement, as it is sent, explained with its values on the catalogue's connection.
+  const sent: CompiledSql[] = [];
+  await lookUpWords({ ...reader, query: (statement) => (sent.push(statement), reader.query(statement)) }, ['payeoll', 'synchroniaer']);
+  const lookup = sent.find((statement) => statement.text.includes('catalogue_words'))!;
+  const [row] = await reader.query<{ 'QUERY PLAN': unknown }>({ text: `explain (analyze, format json) ${lookup.text}`, values: lookup.values });
+  const trigramScans = (node: PlanNode): number =>
+    (node['Index Name'] === 'catalogue_words_trgm_idx' && node['Order By'] ? node['Actual Loops'] : 0) +
+    (node.Plans ?? []).reduce((sum, child) => sum + trigramScans(child), 0);
+  const [plan] = (typeof row!['QUERY PLAN'] === 'string' ? JSON.parse(row!['QUERY PLAN']) : row!['QUERY PLAN']) as { Plan: PlanNode }[];
+  // Two typos, two nearest-neighbour scans (six when the subquery was flattened into its three uses).
+  expect(trigramScans(plan!.Plan)).toBe(2);
+});
+
+/** A node of `EXPLAIN (FORMAT JSON)`'s plan; `Order By` marks a nearest-neighbour index scan. */
+interface PlanNode {
+  'Index Name'?: string;
+  'Order By'?: string;
+  'Actual Loops': number;
+  Plans?: PlanNode[];
+}
