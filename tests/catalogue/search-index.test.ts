@@ -183,3 +183,36 @@ test('install counts reach the index without a version change, within the contra
   // …and the answers served over HTTP follow.
   await eventually(async () => (await order())[0] === second!.id);
 });
+
+test('every way the index finds candidates (all matches, a walk by bitmaps, a walk by marks) gives the most installed matches', async () => {
+  const reader = t.ctx.catalogueReaders.next();
+  const version = await readCatalogueVersion(reader);
+  const index = await loadedIndex(reader, version);
+  // Lexemes by how many apps hold them: a list of fewer than one app in 32 keeps no bitmap (D202).
+  const lexemes = await t.sql<{ word: string; ndoc: number }>(
+    `select word, ndoc from ts_stat('select search_vector from app_search where visible') where word ~ '^[a-z0-9]+$' order by word`,
+  );
+  const sparse = lexemes.filter((l) => l.ndoc >= 40 && l.ndoc * 32 < listings.length).map((l) => l.word);
+  const dense = lexemes.filter((l) => l.ndoc * 32 >= listings.length * 2 && l.ndoc < listings.length / 3).map((l) => l.word);
+  expect(sparse.length).toBeGreaterThan(16);
+  expect(dense.length).toBeGreaterThan(8);
+  const random = seededRandom(17);
+  const group = (from: string[], size: number) => [...new Set(Array.from({ length: size }, () => pick(random, from)))];
+  const cases = Array.from({ length: 60 }, (_, n) => ({
+    // Small bounds make walks of groups a few hundred apps strong: by bitmaps for common words, by
+    // marks for groups of rarer ones, and every match sorted for the rest.
+    groups: n % 3 === 0 ? [group(sparse, 4), group(sparse, 4)] : n % 3 === 1 ? [group(dense, 1), group(dense, 2)] : [group(dense, 2)],
+    candidates: [5, 20, 100][n % 3]!,
+    filter: n % 4 === 3 ? { category: pick(random, [...CATEGORIES]) } : {},
+  }));
+  for (const { groups, candidates, filter } of cases) {
+    const found = await index.search({ groups, exact: '', filter, candidates, ranked: false }, version);
+    const query = groups.map((words) => `(${words.join(' | ')})`).join(' & ');
+    const expected = await t.sql<{ id: string }>(
+      `select app_id as id from app_search where visible and search_vector @@ to_tsquery('simple', ?) ${'category' in filter ? 'and category = ?' : ''}
+       order by install_count desc, app_id desc limit ?`,
+      [query, ...('category' in filter ? [filter.category] : []), candidates],
+    );
+    expect({ query, filter, ids: found!.ids }).toEqual({ query, filter, ids: expected.map((row) => row.id) });
+  }
+});

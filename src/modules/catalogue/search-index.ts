@@ -193,6 +193,7 @@ export function createSearchIndex(reader: () => SqlReader) {
   let featured = new Uint8Array(0);
   let vectorHashes = new BigUint64Array(0);
   let emptyVector = new Uint8Array(0);
+  let marks = new Uint8Array(0);
   /** Each slot's document in one arena of 32-bit words: the entry count, then per entry a header (lexeme id << 9 | position count) and its positions, two to a word. */
   let docStart = new Int32Array(0);
   let arena = new Uint32Array(1 << 16);
@@ -239,6 +240,7 @@ export function createSearchIndex(reader: () => SqlReader) {
     vectorHashes = hashes;
     emptyVector = widen(emptyVector, (n) => new Uint8Array(n));
     docStart = widen(docStart, (n) => new Int32Array(n));
+    marks = new Uint8Array(capacity);
   };
 
   const docLength = (slot: number) => {
@@ -558,12 +560,23 @@ export function createSearchIndex(reader: () => SqlReader) {
       const sorted = places.subarray(0, found).sort();
       for (let i = 0; i < found && matched.length < bound; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) matched.push(order[sorted[i]!]!);
     } else if (rarest) {
-      // Many: walk the apps from the most installed until the bound. A group this common has its
-      // large lists' membership in bitmaps (`SlotList.has`): a bit per step, not a binary search.
+      // Many: walk the apps from the most installed until the bound. A common word's list answers
+      // membership from its bitmap (`SlotList.has`); when lists without one (words in fewer than
+      // one app in 32) would make a long walk of binary searches, every posting is marked first:
+      // `marks[slot]` counts the groups (in order) that hold the app.
+      const steps = (bound * order.length) / rarest.size;
+      const searches = groups.reduce((sum, group) => sum + group.lists.filter((list) => !list.dense).length, 0) * 16;
+      const marked = steps * searches > 2 * groups.reduce((sum, group) => sum + group.size, 0);
+      if (marked) {
+        groups.forEach((group, g) => {
+          for (const { slots, size } of group.lists) for (let i = 0; i < size; i++) if (marks[slots[i]!] === g) marks[slots[i]!] = g + 1;
+        });
+      }
       for (let i = 0; i < order.length && matched.length < bound; i++) {
         const slot = order[i]!;
-        if (inGroup(rarest, slot) && inOthers(slot) && qualifies(slot)) matched.push(slot);
+        if ((marked ? marks[slot] === groups.length : inGroup(rarest, slot) && inOthers(slot)) && qualifies(slot)) matched.push(slot);
       }
+      if (marked) for (const group of groups) for (const { slots, size } of group.lists) for (let i = 0; i < size; i++) marks[slots[i]!] = 0;
     }
     const candidates = exact.concat(matched.slice(0, bound - exact.length));
     if (!query.ranked) return { ids: candidates.map((slot) => ids[slot]!), exactNames: exact.length, total: candidates.length };

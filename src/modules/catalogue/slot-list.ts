@@ -55,6 +55,11 @@ export class SlotList {
     this.bits = bits;
   }
 
+  /** Whether membership is a bit (`indexDense` built the bitmap), not a binary search. */
+  get dense(): boolean {
+    return this.bits !== undefined;
+  }
+
   has(slot: number): boolean {
     const bits = this.bits;
     if (bits) return slot >>> 5 < bits.length && (bits[slot >>> 5]! & (1 << (slot & 31))) !== 0;
