@@ -76,10 +76,6 @@ export class SlotList {
     this.slots = slots;
     this.terms = terms;
   }
-
-  view(): Int32Array {
-    return this.slots.subarray(0, this.size);
-  }
 }
 
 /** Where `slot` is, or would go, among the first `size` of sorted `slots`. */
