@@ -2,6 +2,7 @@ import { recordSearchIndexApps } from '../../lib/metrics.ts';
 import { namedSql } from '../../lib/named-sql.ts';
 import type { SqlReader } from '../../lib/sql-reader.ts';
 import type { CatalogueFilter } from './catalogue-order.ts';
+import { IdColumn, NameColumn } from './slot-keys.ts';
 import { indexIn, SlotList } from './slot-list.ts';
 import { lexemeTerm, orRank, sortedLexemes, textRank, withTerm, type FoundPositions } from './text-rank.ts';
 // Raw SQL here is batch work (D106, D199): the search rows that changed since the last reading.
@@ -185,8 +186,11 @@ export function createSearchIndex(reader: () => SqlReader) {
   let capacity = 0;
   let nextSlot = 0;
   const free: number[] = [];
-  const ids: string[] = [];
-  const names: string[] = [];
+  /** Whether a slot holds an app (freed ones do not). */
+  let held = new Uint8Array(0);
+  let apps = 0;
+  const ids = new IdColumn();
+  const names = new NameColumn();
   let installs = new Int32Array(0);
   let categories = new Uint8Array(0);
   let environments = new Uint8Array(0);
@@ -200,9 +204,6 @@ export function createSearchIndex(reader: () => SqlReader) {
   let halves = new Uint16Array(arena.buffer);
   let arenaUsed = 0;
   let arenaGarbage = 0;
-  const slotOf = new Map<string, number>();
-  /** Slots by lower-cased name (an array where two apps share one). */
-  const byName = new Map<string, number | number[]>();
   const lexemeIds = new Map<string, number>();
   const postings: SlotList[] = [];
   const filterValues = new Map<string, number>();
@@ -239,6 +240,7 @@ export function createSearchIndex(reader: () => SqlReader) {
     hashes.set(vectorHashes);
     vectorHashes = hashes;
     emptyVector = widen(emptyVector, (n) => new Uint8Array(n));
+    held = widen(held, (n) => new Uint8Array(n));
     docStart = widen(docStart, (n) => new Int32Array(n));
     marks = new Uint8Array(capacity);
   };
@@ -254,8 +256,8 @@ export function createSearchIndex(reader: () => SqlReader) {
   const relocate = (length: number, skipped = -1) => {
     const next = new Uint32Array(length);
     let used = 0;
-    for (const slot of slotOf.values()) {
-      if (slot === skipped) continue;
+    for (let slot = 0; slot < nextSlot; slot++) {
+      if (!held[slot] || slot === skipped) continue;
       const size = docLength(slot);
       next.set(arena.subarray(docStart[slot]!, docStart[slot]! + size), used);
       docStart[slot] = used;
@@ -347,26 +349,14 @@ export function createSearchIndex(reader: () => SqlReader) {
     arenaGarbage += docLength(slot);
   };
 
-  const name = (slot: number, lowerName: string) => {
-    const named = byName.get(lowerName);
-    byName.set(lowerName, named === undefined ? slot : typeof named === 'number' ? [named, slot] : [...named, slot]);
-    names[slot] = lowerName;
-  };
-  const unname = (slot: number) => {
-    const named = byName.get(names[slot]!);
-    const rest = typeof named === 'number' || named === undefined ? [] : named.filter((other) => other !== slot);
-    if (rest.length === 0) byName.delete(names[slot]!);
-    else byName.set(names[slot]!, rest.length === 1 ? rest[0]! : rest);
-  };
-
   const remove = (id: string) => {
-    const slot = slotOf.get(id);
+    const slot = ids.slotOf(id);
     if (slot === undefined) return;
     dropDoc(slot);
-    unname(slot);
-    slotOf.delete(id);
-    ids[slot] = '';
-    names[slot] = '';
+    names.delete(slot);
+    ids.delete(slot);
+    held[slot] = 0;
+    apps--;
     free.push(slot);
     orderStale = idsStale = true;
   };
@@ -375,25 +365,22 @@ export function createSearchIndex(reader: () => SqlReader) {
   const apply = (row: ChangedRow & { id: string }) => {
     if (!row.visible) return remove(row.id);
     const hash = BigInt(Bun.hash.wyhash(row.vector));
-    let slot = slotOf.get(row.id);
+    let slot = ids.slotOf(row.id);
     if (slot === undefined || vectorHashes[slot] !== hash) {
       if (slot === undefined) {
         slot = free.pop() ?? nextSlot++;
         grow(slot + 1);
-        ids[slot] = row.id;
-        names[slot] = '';
+        ids.set(slot, row.id);
+        held[slot] = 1;
+        apps++;
         orderStale = idsStale = true;
       } else {
         dropDoc(slot);
       }
       emptyVector[slot] = writeDoc(slot, row.vector) === 0 ? 1 : 0;
-      slotOf.set(row.id, slot);
       vectorHashes[slot] = hash;
     }
-    if (names[slot] !== row.lower_name) {
-      if (names[slot] !== '') unname(slot);
-      name(slot, row.lower_name);
-    }
+    names.set(slot, row.lower_name);
     count(row.id, row.install_count);
     categories[slot] = filterValue(row.category);
     environments[slot] = filterValue(row.environment);
@@ -403,17 +390,20 @@ export function createSearchIndex(reader: () => SqlReader) {
   /** Sorts the visible apps again after installs or membership changed: numeric keys, sorted natively. */
   const sortOrder = () => {
     if (idsStale) {
-      const sorted = [...slotOf.keys()].sort();
+      const sorted = new Int32Array(apps);
+      for (let slot = 0, k = 0; slot < nextSlot; slot++) if (held[slot]) sorted[k++] = slot;
+      sorted.sort((a, b) => ids.compare(a, b));
       idRanks = new Int32Array(capacity);
-      sorted.forEach((id, rank) => {
-        idRanks[slotOf.get(id)!] = rank;
+      sorted.forEach((slot, rank) => {
+        idRanks[slot] = rank;
       });
       idsStale = false;
     }
-    const keys = new Float64Array(slotOf.size);
-    const slotByIdRank = new Int32Array(slotOf.size);
+    const keys = new Float64Array(apps);
+    const slotByIdRank = new Int32Array(apps);
     let k = 0;
-    for (const slot of slotOf.values()) {
+    for (let slot = 0; slot < nextSlot; slot++) {
+      if (!held[slot]) continue;
       keys[k++] = Math.max(0, installs[slot]!) * ORDER_BITS + idRanks[slot]!;
       slotByIdRank[idRanks[slot]!] = slot;
     }
@@ -456,7 +446,7 @@ export function createSearchIndex(reader: () => SqlReader) {
     );
 
   const count = (id: string, installCount: number) => {
-    const slot = slotOf.get(id);
+    const slot = ids.slotOf(id);
     if (slot === undefined || installs[slot] === installCount) return;
     installs[slot] = installCount;
     orderStale = true;
@@ -486,15 +476,13 @@ export function createSearchIndex(reader: () => SqlReader) {
         }
         // The first reading's rows carried their counts.
         if (since !== FIRST_READING) for (const row of await readCounted(since)) count(row.id, row.install_count);
-        if (arena.length > arenaUsed + (arenaUsed >> 2) + (1 << 16)) {
-          // Room for what comes next, not the growth's slack.
-          relocate(Math.max(1 << 16, arenaUsed + (arenaUsed >> 3)));
-          for (const list of postings) list.resize(list.size + (list.size >> 3));
-        }
+        // Room for what comes next, not the growth's slack (the first reading's doublings left up to half).
+        if (arena.length > arenaUsed + (arenaUsed >> 2) + (1 << 16)) relocate(Math.max(1 << 16, arenaUsed + (arenaUsed >> 3)));
+        if (since === FIRST_READING) for (const list of postings) list.resize(list.size + (list.size >> 3));
         version = reading.version;
         horizon = reading.horizon;
         refreshedAt = startedAt;
-        recordSearchIndexApps(slotOf.size);
+        recordSearchIndexApps(apps);
       } finally {
         refreshing = undefined;
       }
@@ -525,10 +513,9 @@ export function createSearchIndex(reader: () => SqlReader) {
       (category === 0 || categories[slot] === category) &&
       (environment === 0 || environments[slot] === environment) &&
       (wantFeatured === -1 || featured[slot] === wantFeatured);
-    const named = byName.get(query.exact);
-    const exactSlots = named === undefined ? [] : typeof named === 'number' ? [named] : named;
+    const exactSlots = names.slotsNamed(query.exact);
     // An app named exactly as the search is among the exact names, not the matches.
-    const qualifies = (slot: number) => passes(slot) && (exactSlots.length === 0 || names[slot] !== query.exact);
+    const qualifies = (slot: number) => passes(slot) && (exactSlots.length === 0 || !exactSlots.includes(slot));
 
     const bound = query.candidates;
     const exact = exactSlots
@@ -579,7 +566,7 @@ export function createSearchIndex(reader: () => SqlReader) {
       if (marked) for (const group of groups) for (const { slots, size } of group.lists) for (let i = 0; i < size; i++) marks[slots[i]!] = 0;
     }
     const candidates = exact.concat(matched.slice(0, bound - exact.length));
-    if (!query.ranked) return { ids: candidates.map((slot) => ids[slot]!), exactNames: exact.length, total: candidates.length };
+    if (!query.ranked) return { ids: candidates.map((slot) => ids.idOf(slot)), exactNames: exact.length, total: candidates.length };
 
     // Relevance: exact names first, then ts_rank, then the install order.
     const lexemes = sortedLexemes(query.groups.flat()).map((lexeme) => lexemeIds.get(lexeme) ?? -1);
@@ -602,7 +589,7 @@ export function createSearchIndex(reader: () => SqlReader) {
       );
     }
     // Only the page's ids are looked up: a page is 20 of up to a thousand candidates.
-    const ranked = Array.from(greatest(keys, query.upTo ?? keys.length), (key) => ids[order[ORDER_BITS - 1 - orderIn(key)]!]!);
+    const ranked = Array.from(greatest(keys, query.upTo ?? keys.length), (key) => ids.idOf(order[ORDER_BITS - 1 - orderIn(key)]!));
     return { ids: ranked, exactNames: exact.length, total: candidates.length };
   };
 
@@ -629,7 +616,7 @@ export function createSearchIndex(reader: () => SqlReader) {
     },
     /** The apps it holds. */
     get size() {
-      return slotOf.size;
+      return apps;
     },
   };
 }
