@@ -1,5 +1,6 @@
 import { recordSearchIndexApps } from '../../lib/metrics.ts';
 import { namedSql } from '../../lib/named-sql.ts';
+import { widened } from '../../lib/widened.ts';
 import type { SqlReader } from '../../lib/sql-reader.ts';
 import type { CatalogueFilter } from './catalogue-order.ts';
 import { IdColumn, NameColumn } from './slot-keys.ts';
@@ -227,21 +228,14 @@ export function createSearchIndex(reader: () => SqlReader) {
   const grow = (needed: number) => {
     if (needed <= capacity) return;
     capacity = Math.max(needed, capacity * 2, 1024);
-    const widen = <T extends Int32Array | Uint8Array>(old: T, make: (n: number) => T): T => {
-      const next = make(capacity);
-      next.set(old);
-      return next;
-    };
-    installs = widen(installs, (n) => new Int32Array(n));
-    categories = widen(categories, (n) => new Uint8Array(n));
-    environments = widen(environments, (n) => new Uint8Array(n));
-    featured = widen(featured, (n) => new Uint8Array(n));
-    const hashes = new BigUint64Array(capacity);
-    hashes.set(vectorHashes);
-    vectorHashes = hashes;
-    emptyVector = widen(emptyVector, (n) => new Uint8Array(n));
-    held = widen(held, (n) => new Uint8Array(n));
-    docStart = widen(docStart, (n) => new Int32Array(n));
+    installs = widened(installs, capacity);
+    categories = widened(categories, capacity);
+    environments = widened(environments, capacity);
+    featured = widened(featured, capacity);
+    vectorHashes = widened(vectorHashes, capacity);
+    emptyVector = widened(emptyVector, capacity);
+    held = widened(held, capacity);
+    docStart = widened(docStart, capacity);
     marks = new Uint8Array(capacity);
   };
 
@@ -381,7 +375,7 @@ export function createSearchIndex(reader: () => SqlReader) {
       vectorHashes[slot] = hash;
     }
     names.set(slot, row.lower_name);
-    count(row.id, row.install_count);
+    countAt(slot, row.install_count);
     categories[slot] = filterValue(row.category);
     environments[slot] = filterValue(row.environment);
     featured[slot] = row.featured ? 1 : 0;
@@ -445,11 +439,14 @@ export function createSearchIndex(reader: () => SqlReader) {
       namedSql(`select s.app_id::text as id, s.install_count from app_search s where s.counted_xid >= :since::xid8`, { since }),
     );
 
-  const count = (id: string, installCount: number) => {
-    const slot = ids.slotOf(id);
-    if (slot === undefined || installs[slot] === installCount) return;
+  const countAt = (slot: number, installCount: number) => {
+    if (installs[slot] === installCount) return;
     installs[slot] = installCount;
     orderStale = true;
+  };
+  const count = (id: string, installCount: number) => {
+    const slot = ids.slotOf(id);
+    if (slot !== undefined) countAt(slot, installCount);
   };
 
   /**

@@ -1,3 +1,5 @@
+import { widened } from '../../lib/widened.ts';
+
 /**
  * The search index's keys per slot, its apps' ids and lower-cased names, kept in typed arrays
  * (D204): as strings in `Map`s they were 200,000 heap objects at 100,000 apps, which every full
@@ -59,12 +61,6 @@ class SlotTable {
     }
   }
 }
-
-const widened = <T extends Int32Array | Uint8Array>(old: T, length: number): T => {
-  const next = new (old.constructor as new (length: number) => T)(length);
-  next.set(old);
-  return next;
-};
 
 /** An app id's text (`uuid::text`): 36 ASCII characters, kept as bytes. */
 const ID_LENGTH = 36;
