@@ -12,6 +12,8 @@ import { CATEGORIES, ENVIRONMENTS } from '../../src/modules/apps/app.entity.ts';
 import type { CatalogueQuery, CatalogueSort } from '../../src/modules/catalogue/catalogue.model.ts';
 import type { SqlReader } from '../../src/lib/sql-reader.ts';
 import { typo } from '../../bench/search-terms.ts';
+import { editDistance } from '../../src/lib/edit-distance.ts';
+import { namedSql } from '../../src/lib/named-sql.ts';
 
 /**
  * The in-process search index (D199) must answer every search exactly as the SQL search does:
@@ -215,4 +217,69 @@ test('every way the index finds candidates (all matches, a walk by bitmaps, a wa
     );
     expect({ query, filter, ids: found!.ids }).toEqual({ query, filter, ids: expected.map((row) => row.id) });
   }
+});
+
+test('the index’s copy of the dictionary answers each word as PostgreSQL would, every word one typo away considered (D205)', async () => {
+  const reader = t.ctx.catalogueReaders.next();
+  const version = await readCatalogueVersion(reader);
+  const index = await loadedIndex(reader, version);
+  const dictionary = (await t.sql<{ word: string }>(`select word from catalogue_words order by word`)).map((row) => row.word);
+  const random = seededRandom(31);
+  const letters = dictionary.filter((word) => /^[a-z]+$/.test(word));
+  const asked = [
+    ...new Set([...letters.slice(0, 300), ...Array.from({ length: 600 }, () => typo(random, pick(random, letters))), 'the', 'for', '2']),
+  ];
+  const rows = (await index.words(asked, version))!;
+  expect(rows.map((row) => row.asked)).toEqual(asked);
+  // Every spelling's forms and every stop word as PostgreSQL makes them.
+  const spellings = [...new Set(rows.flatMap((row) => [row.asked, ...row.nearest]))];
+  const forms = await reader.query<{ spelling: string; simple: string; english: string; stop_word: boolean }>(
+    namedSql(
+      `select s as spelling, to_tsquery('simple', s)::text as simple, to_tsquery('english', s)::text as english,
+              numnode(plainto_tsquery('english', s)) = 0 as stop_word
+       from unnest(:spellings::text[]) s`,
+      { spellings },
+    ),
+  );
+  const formOf = new Map(forms.map((form) => [form.spelling, form]));
+  for (const row of rows) {
+    expect({ word: row.asked, stop: row.stop_word }).toEqual({ word: row.asked, stop: formOf.get(row.asked)!.stop_word });
+    const spelt = [row.asked, ...row.nearest];
+    expect({ word: row.asked, simple: row.simple, english: row.english }).toEqual({
+      word: row.asked,
+      simple: spelt.map((spelling) => formOf.get(spelling)!.simple),
+      english: spelt.map((spelling) => formOf.get(spelling)!.english),
+    });
+  }
+  // A catalogue word is its own; any other, its three words one typo away most similar by pg_trgm (ties: by the words).
+  const similar = await reader.query<{ asked: string; nearest: string[] }>(
+    namedSql(
+      `select a.asked, coalesce((select array_agg(c.word order by similarity(a.asked, c.word) desc, c.word)
+                                 from catalogue_words c where c.word <> a.asked and abs(length(c.word) - length(a.asked)) <= 1), '{}') as nearest
+       from unnest(:asked::text[]) a(asked)`,
+      { asked },
+    ),
+  );
+  const oneTypo = new Map(similar.map((row) => [row.asked, row.nearest.filter((word) => editDistance(row.asked, word, 1) <= 1)]));
+  let corrected = 0;
+  for (const row of rows) {
+    const expected = dictionary.includes(row.asked) ? [row.asked] : row.asked.length < 3 ? [] : oneTypo.get(row.asked)!.slice(0, 3);
+    expect({ word: row.asked, nearest: row.nearest }).toEqual({ word: row.asked, nearest: expected });
+    if (!dictionary.includes(row.asked) && expected.length > 0) corrected++;
+  }
+  expect(corrected).toBeGreaterThan(300);
+  // Words only PostgreSQL makes lexemes of are left to it.
+  expect(await index.words(['x²y'], version)).toBeUndefined();
+  expect(await index.words(['team', 'v2'], version)).toBeUndefined();
+});
+
+test('a word the catalogue gains reaches the index’s dictionary with the version that shows it', async () => {
+  const reader = t.ctx.catalogueReaders.next();
+  const index = await loadedIndex(reader, await readCatalogueVersion(reader));
+  const nearest = async (word: string) => (await index.words([word], await readCatalogueVersion(reader)))![0]!.nearest;
+  expect(await nearest('pangolin')).toEqual([]);
+  await t.sql(`update apps set description = 'Pangolin keeps lists.' where id = ?`, [listings[5]!.id]);
+  await bumpCatalogueVersion(t.ctx.orm.em.fork());
+  expect(await nearest('pangolin')).toEqual(['pangolin']);
+  expect(await nearest('pangolni')).toEqual(['pangolin']);
 });

@@ -69,6 +69,7 @@ export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALO
     outdated: (cached) => counters.outdated(cached.appIds, cached.loadedAt),
   });
   const totals = createVersionedCache<{ total: number }>(clock, { maxEntries: bounds.totals });
+  const searchIndex = createSearchIndex(() => readers.next());
   // What the dictionary says about each search word: most searches repeat words, so most misses skip that query.
   const words = createVersionedCache<WordInfo>(clock, { maxEntries: bounds.words });
   const lookUpCached =
@@ -80,14 +81,13 @@ export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALO
         if (known) found.set(word, known);
         return !known;
       });
-      const looked = await lookUpWords(reader, missing, version);
+      const looked = await lookUpWords(reader, missing, version, (wanted) => searchIndex.words(wanted, version));
       for (const [word, info] of looked) {
         found.set(word, info);
         words.put(word, { version, value: info });
       }
       return found;
     };
-  const searchIndex = createSearchIndex(() => readers.next());
   // Request targets that were validated and answered from `responses` under a key, with how to read
   // that answer again: a repeat of the same target can be answered before routing and validation (`cached`).
   const knownTargets = new LRUCache<string, { key: string; question: Question }>({ max: bounds.knownUrls });

@@ -6,7 +6,10 @@ import type { CatalogueFilter } from './catalogue-order.ts';
 import { IdColumn, NameColumn } from './slot-keys.ts';
 import { indexIn, SlotList } from './slot-list.ts';
 import { lexemeTerm, orRank, sortedLexemes, textRank, withTerm, type FoundPositions } from './text-rank.ts';
-// Raw SQL here is batch work (D106, D199): the search rows that changed since the last reading.
+import { WordDictionary } from './word-dictionary.ts';
+import { editionOf, STEM_PROBES } from '../../lib/english-stem.ts';
+import type { WordRow } from './search-words.ts';
+// Raw SQL here is batch work (D106, D199): the search rows and dictionary words that changed since the last reading.
 
 /**
  * The searchable catalogue in this process's memory (D199): each visible app's words (the lexemes
@@ -433,6 +436,17 @@ export function createSearchIndex(reader: () => SqlReader) {
         { since, xid: after.xid, after: after.id },
       ),
     );
+  /** The dictionary's words added at or after `since` (D205): a word once added stays. */
+  const readWords = (since: string) =>
+    reader().query<{ word: string }>(namedSql(`select word from catalogue_words where added_xid >= :since::xid8`, { since }));
+  const dictionary = new WordDictionary();
+  /** The server's own stems of the probe words: which edition of the stemmer it has. */
+  const readStemmerEdition = async () => {
+    const answers = await reader().query<{ word: string; lexemes: string[] }>(
+      namedSql(`select w as word, ts_lexize('english_stem', w) as lexemes from unnest(:words::text[]) w`, { words: STEM_PROBES }),
+    );
+    return editionOf(new Map(answers.map((answer) => [answer.word, answer.lexemes])));
+  };
   /** The install counts that changed at or after `since`: a roll-up's thousands of rows, without their words. */
   const readCounted = (since: string) =>
     reader().query<{ id: string; install_count: number }>(
@@ -473,6 +487,8 @@ export function createSearchIndex(reader: () => SqlReader) {
         }
         // The first reading's rows carried their counts.
         if (since !== FIRST_READING) for (const row of await readCounted(since)) count(row.id, row.install_count);
+        for (const { word } of await readWords(since)) dictionary.add(word);
+        if (since === FIRST_READING) dictionary.edition = await readStemmerEdition();
         // Room for what comes next, not the growth's slack (the first reading's doublings left up to half).
         if (arena.length > arenaUsed + (arenaUsed >> 2) + (1 << 16)) relocate(Math.max(1 << 16, arenaUsed + (arenaUsed >> 3)));
         if (since === FIRST_READING) for (const list of postings) list.resize(list.size + (list.size >> 3));
@@ -590,6 +606,22 @@ export function createSearchIndex(reader: () => SqlReader) {
     return { ids: ranked, exactNames: exact.length, total: candidates.length };
   };
 
+  /**
+   * Whether the index could be brought past `behind`, reading at most twice; never before the
+   * first reading is done (a second or two at 100,000 apps, in the background: no search waits for it).
+   */
+  const readTo = async (behind: () => boolean): Promise<boolean> => {
+    if (version < 0) {
+      if (!refreshing) refresh().catch(() => {});
+      return false;
+    }
+    for (let tries = 0; behind(); tries++) {
+      if (tries === 2) return false;
+      await refresh();
+    }
+    return true;
+  };
+
   return {
     /**
      * The candidates of a search, ranked when asked, from the index as of `atVersion` or newer and
@@ -599,17 +631,16 @@ export function createSearchIndex(reader: () => SqlReader) {
      * reading is done.
      */
     async search(query: IndexedQuery, atVersion: number, countedSince = -Infinity): Promise<IndexedCandidates | undefined> {
-      if (version < 0) {
-        // The first reading (a second or two at 100,000 apps) goes on in the background: no search waits for it.
-        if (!refreshing) refresh().catch(() => {});
-        return undefined;
-      }
-      const behind = () => version < atVersion || refreshedAt <= countedSince || performance.now() - refreshedAt > COUNTS_MAX_AGE_MS;
-      for (let tries = 0; behind(); tries++) {
-        if (tries === 2) return undefined;
-        await refresh();
-      }
-      return find(query);
+      const current = await readTo(() => version < atVersion || refreshedAt <= countedSince || performance.now() - refreshedAt > COUNTS_MAX_AGE_MS);
+      return current ? find(query) : undefined;
+    },
+    /**
+     * What the dictionary says of each word (as `search-words.ts` reads it from PostgreSQL), from
+     * the index's copy as of `atVersion` or newer; undefined when the copy cannot answer (as for
+     * `search`, or a word only PostgreSQL makes lexemes of).
+     */
+    async words(asked: string[], atVersion: number): Promise<WordRow[] | undefined> {
+      return (await readTo(() => version < atVersion)) ? dictionary.rows(asked) : undefined;
     },
     /** The apps it holds. */
     get size() {

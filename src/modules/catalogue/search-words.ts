@@ -6,14 +6,16 @@ import type { SqlReader } from '../../lib/sql-reader.ts';
 /**
  * Typo tolerance for search: each word of the search that is not a word of the catalogue is
  * corrected to the catalogue's words one typo away (a letter added, dropped, changed, or two
- * swapped). Candidates come from `catalogue_words` by trigram distance (its GiST index finds the
- * nearest few among thousands of words in well under a millisecond); the edit distance decides.
- * Full-text search then runs on the corrected words, so a typo costs what any search costs.
+ * swapped). In PostgreSQL, candidates come from `catalogue_words` by trigram distance (its GiST
+ * index finds the nearest few among thousands of words in well under a millisecond) and the edit
+ * distance decides; the search index's copy of the dictionary (`word-dictionary.ts`) gives the
+ * same answer without the round trip. Full-text search then runs on the corrected words, so a
+ * typo costs what any search costs.
  */
 const MAX_WORDS = 8;
 const NEAREST = 8;
 /** Corrections kept per word when several are equally close. */
-const MAX_ALTERNATIVES = 3;
+export const MAX_ALTERNATIVES = 3;
 
 /** What the catalogue says about one word of a search. */
 export interface WordInfo {
@@ -64,25 +66,49 @@ function lexemeShares(reader: SqlReader, version: number | undefined): Promise<M
   return shares;
 }
 
-export async function lookUpWords(reader: SqlReader, words: string[], version?: number): Promise<Map<string, WordInfo>> {
-  if (words.length === 0) return new Map();
-  const [rows, shares] = await Promise.all([
-    reader.query<{ asked: string; stop_word: boolean; nearest: string[]; simple: string[]; english: string[] }>(
-      namedSql(
-        `select x.asked, x.stop_word, x.nearest,
-                array(select to_tsquery('simple', n)::text from unnest(x.asked || x.nearest) n) as simple,
-                array(select to_tsquery('english', n)::text from unnest(x.asked || x.nearest) n) as english
-         from (select w.word as asked, numnode(plainto_tsquery('english', w.word)) = 0 as stop_word,
-                      case when exists (select 1 from catalogue_words c where c.word = w.word) then array[w.word]
-                           else array(select c.word from catalogue_words c order by c.word <-> w.word limit :nearest) end as nearest
-               from unnest(:words::text[]) w(word)
-               -- A fence: flattened, the trigram search for the nearest words ran again for each use of x.nearest.
-               offset 0) x`,
-        { words, nearest: NEAREST },
-      ),
+/**
+ * What the dictionary says of each word: whether it is an English stop word, its nearest
+ * catalogue words (itself alone when it is one), and each spelling's query text (the word's own
+ * first, then the nearest's) in the 'simple' and 'english' configurations.
+ */
+export interface WordRow {
+  asked: string;
+  stop_word: boolean;
+  nearest: string[];
+  simple: string[];
+  english: string[];
+}
+
+/** The rows from PostgreSQL's dictionary: the nearest words by trigram distance (the GiST index). */
+function readWordRows(reader: SqlReader, words: string[]): Promise<WordRow[]> {
+  return reader.query<WordRow>(
+    namedSql(
+      `select x.asked, x.stop_word, x.nearest,
+              array(select to_tsquery('simple', n)::text from unnest(x.asked || x.nearest) n) as simple,
+              array(select to_tsquery('english', n)::text from unnest(x.asked || x.nearest) n) as english
+       from (select w.word as asked, numnode(plainto_tsquery('english', w.word)) = 0 as stop_word,
+                    case when exists (select 1 from catalogue_words c where c.word = w.word) then array[w.word]
+                         else array(select c.word from catalogue_words c order by c.word <-> w.word limit :nearest) end as nearest
+             from unnest(:words::text[]) w(word)
+             -- A fence: flattened, the trigram search for the nearest words ran again for each use of x.nearest.
+             offset 0) x`,
+      { words, nearest: NEAREST },
     ),
-    lexemeShares(reader, version),
-  ]);
+  );
+}
+
+/**
+ * Each word's `WordInfo`. The rows come from `inMemory` (the search index's copy of the
+ * dictionary, D205) when it can answer every word, else from PostgreSQL.
+ */
+export async function lookUpWords(
+  reader: SqlReader,
+  words: string[],
+  version?: number,
+  inMemory?: (words: string[]) => Promise<WordRow[] | undefined>,
+): Promise<Map<string, WordInfo>> {
+  if (words.length === 0) return new Map();
+  const [rows, shares] = await Promise.all([(async () => (await inMemory?.(words)) ?? readWordRows(reader, words))(), lexemeShares(reader, version)]);
   return new Map(
     rows.map((row) => {
       const alternatives = alternativesOf(row.asked, row.nearest);
