@@ -179,8 +179,7 @@ export function createEarlyAnswers(ctx: AppContext) {
   return (request: Request, cached: CacheableBody): Response => {
     const started = { id: requestIdFor(request), startedAt: performance.now() };
     const pathname = pathnameOf(request.url);
-    const response = cachedResponse(request, cached, {
-      ...baselineHeaders(pathname),
+    const response = cachedResponse(request, cached, baselineHeaders(pathname), {
       ...cors.headersFor(request, pathname),
       'x-request-id': started.id,
     });
