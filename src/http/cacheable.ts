@@ -49,11 +49,11 @@ export function cachedResponse(
   shared: Readonly<Record<string, string>>,
   own: Readonly<Record<string, string>>,
 ): Response {
-  const cacheHeaders = { ...shared, etag: cached.etag, 'cache-control': PUBLIC_CACHE_CONTROL };
-  if (matches(request.headers.get('if-none-match'), cached.etag)) return new Response(null, { status: 304, headers: { ...cacheHeaders, ...own } });
+  const cacheHeaders = () => ({ ...shared, etag: cached.etag, 'cache-control': PUBLIC_CACHE_CONTROL });
+  if (matches(request.headers.get('if-none-match'), cached.etag)) return new Response(null, { status: 304, headers: { ...cacheHeaders(), ...own } });
   let built = okHeaders.get(cached);
   if (built?.shared !== shared)
-    okHeaders.set(cached, (built = { shared, headers: new Headers({ ...cacheHeaders, 'content-type': 'application/json' }) }));
+    okHeaders.set(cached, (built = { shared, headers: new Headers({ ...cacheHeaders(), 'content-type': 'application/json' }) }));
   const response = new Response(cached.body, { status: 200, headers: built.headers });
   for (const name in own) response.headers.set(name, own[name]!);
   return response;

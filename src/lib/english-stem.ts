@@ -87,10 +87,11 @@ const STEP_3: [string, string][] = [
   ['ness', ''],
   ['ful', ''],
 ];
+/** Longest first, so the first a word ends with is the longest. */
 const STEP_4 = ['ement', 'ance', 'ence', 'able', 'ible', 'ment', 'ant', 'ent', 'ism', 'ate', 'iti', 'ous', 'ive', 'ize', 'ion', 'al', 'er', 'ic'];
 
 /** The word's stem: words of one or two letters are their own. */
-export function englishStem(word: string, edition: StemmerEdition = '2.2'): string {
+export function englishStem(word: string, edition: StemmerEdition): string {
   const exception = EXCEPTIONS.get(word);
   if (exception !== undefined) return exception;
   if (word.length < 3) return word;
@@ -143,7 +144,7 @@ class Stemming {
     if (!AFTER_STEP_1A.has(this.w)) {
       this.step1b();
       this.step1c();
-      this.replaceInR1(STEP_2, (suffix, at) => suffix !== 'li' || VALID_LI.has(this.w[at - 1] ?? ''));
+      this.step2();
       this.step3();
       this.step4();
       this.step5();
@@ -224,18 +225,20 @@ class Stemming {
     if ((w[last] === 'y' || w[last] === 'Y') && last > 1 && !this.isVowel(last - 1)) this.w = `${w.slice(0, last)}i`;
   }
 
-  /** Replaces the longest of `suffixes` the word ends with, when it lies in R1 and `allowed`; whether one did. */
-  private replaceInR1(suffixes: [string, string][], allowed: (suffix: string, at: number) => boolean = () => true): boolean {
+  /** Replaces the longest of `suffixes` (listed longest first) the word ends with, when it lies in R1 and `allowed`. */
+  private replaceInR1(suffixes: [string, string][], allowed: (suffix: string, at: number) => boolean) {
     const found = suffixes.find(([suffix]) => this.w.endsWith(suffix));
-    if (!found) return false;
+    if (!found) return;
     const [suffix, replacement] = found;
     const at = this.w.length - suffix.length;
-    if (at < this.r1) return false;
-    if (suffix === 'ogi') {
-      if (this.w[at - 1] !== 'l') return false;
-    } else if (!allowed(suffix, at)) return false;
-    this.w = this.w.slice(0, at) + replacement;
-    return true;
+    if (at >= this.r1 && allowed(suffix, at)) this.w = this.w.slice(0, at) + replacement;
+  }
+
+  private step2() {
+    this.replaceInR1(STEP_2, (suffix, at) => {
+      const before = this.w[at - 1] ?? '';
+      return suffix === 'li' ? VALID_LI.has(before) : suffix === 'ogi' ? before === 'l' : true;
+    });
   }
 
   private step3() {
@@ -244,7 +247,7 @@ class Stemming {
 
   private step4() {
     const w = this.w;
-    const suffix = STEP_4.filter((s) => w.endsWith(s)).sort((a, b) => b.length - a.length)[0];
+    const suffix = STEP_4.find((s) => w.endsWith(s));
     if (!suffix) return;
     const at = w.length - suffix.length;
     if (at < this.r2) return;

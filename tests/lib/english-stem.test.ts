@@ -65,7 +65,7 @@ const lexemesOf = async (words: string[]) =>
 
 test('every word gets the lexeme PostgreSQL’s english_stem makes, and stop words none', async () => {
   const edition = editionOf(new Map((await lexemesOf(STEM_PROBES)).map((row) => [row.word, row.lexemes])));
-  expect(edition).toBeDefined();
+  if (!edition) throw new Error('the server stems the probes as no edition we know');
   const words = variants();
   const rows = await lexemesOf(words);
   const wrong = rows.filter((row) => {

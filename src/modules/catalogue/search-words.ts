@@ -8,8 +8,9 @@ import type { SqlReader } from '../../lib/sql-reader.ts';
  * corrected to the catalogue's words one typo away (a letter added, dropped, changed, or two
  * swapped). In PostgreSQL, candidates come from `catalogue_words` by trigram distance (its GiST
  * index finds the nearest few among thousands of words in well under a millisecond) and the edit
- * distance decides; the search index's copy of the dictionary (`word-dictionary.ts`) gives the
- * same answer without the round trip. Full-text search then runs on the corrected words, so a
+ * distance decides; the search index's copy of the dictionary (`word-dictionary.ts`) answers
+ * without the round trip, every catalogue word one typo away considered (D205 says where the two
+ * can differ). Full-text search then runs on the corrected words, so a
  * typo costs what any search costs.
  */
 const MAX_WORDS = 8;
