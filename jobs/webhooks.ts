@@ -19,7 +19,13 @@ export const webhookDeliveryQueue = defineQueue({
   async handler(ctx, jobs) {
     for (const job of jobs) {
       await attemptDelivery(
-        { em: ctx.orm.em.fork(), jobs: ctx.jobs, encryptionKeys: ctx.config.webhookEncryptionKeys, allowPrivate: ctx.config.allowPrivateFetch },
+        {
+          em: ctx.orm.em.fork(),
+          jobs: ctx.jobs,
+          encryptionKeys: ctx.config.webhookEncryptionKeys,
+          allowPrivate: ctx.config.allowPrivateFetch,
+          timeoutSeconds: ctx.config.webhookTimeoutSeconds,
+        },
         job.data.deliveryId,
       );
     }

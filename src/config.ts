@@ -56,6 +56,7 @@ const EnvSchema = Type.Object({
   JOBS_POOL_MAX: Type.Optional(PositiveIntString),
   JOBS_SUPERVISE_SECONDS: Type.Optional(PositiveIntString),
   STATS_ROLL_UP_DELAY_SECONDS: Type.Optional(PositiveIntString),
+  WEBHOOK_TIMEOUT_SECONDS: Type.Optional(PositiveIntString),
   WEB_CONCURRENCY: Type.Optional(PositiveIntString),
   PLATFORM_SCOPES: Type.Optional(Type.String()),
   TRUSTED_PUBLISHING_ISSUERS: Type.Optional(Type.String()),
@@ -169,6 +170,8 @@ export interface Config {
   jobsSuperviseSeconds: number;
   /** How long a counter roll-up waits for more events to join it (0: at once). */
   statsRollUpDelaySeconds: number;
+  /** How long a webhook receiver has to answer one attempt before it counts as failed. */
+  webhookTimeoutSeconds: number;
   trustedPublishing: TrustedPublishingConfig;
   /** The platform OAuth scopes an app may declare (`permissions`), in the order users read them, each with its label. */
   platformScopes: PlatformScope[];
@@ -545,6 +548,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     webConcurrency: Math.max(1, Number(valid.WEB_CONCURRENCY ?? 1)),
     jobsSuperviseSeconds: secondsWithin('JOBS_SUPERVISE_SECONDS', valid.JOBS_SUPERVISE_SECONDS, 10, 1, 3_600),
     statsRollUpDelaySeconds: secondsWithin('STATS_ROLL_UP_DELAY_SECONDS', valid.STATS_ROLL_UP_DELAY_SECONDS, 1, 0, 4),
+    webhookTimeoutSeconds: secondsWithin('WEBHOOK_TIMEOUT_SECONDS', valid.WEBHOOK_TIMEOUT_SECONDS, 10, 1, 30),
     platformScopes: parsePlatformScopes(valid.PLATFORM_SCOPES),
     trustedPublishing: parseTrustedPublishing(valid, appEnv),
   };

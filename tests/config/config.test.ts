@@ -141,6 +141,13 @@ describe('configuration', () => {
     expect(() => loadConfig({ STATS_ROLL_UP_DELAY_SECONDS: '-1' })).toThrow(/^STATS_ROLL_UP_DELAY_SECONDS is invalid/);
   });
 
+  test('a webhook receiver has 10 s an attempt unless the operator says otherwise, from 1 to 30 s', () => {
+    expect(loadConfig({}).webhookTimeoutSeconds).toBe(10);
+    expect(loadConfig({ WEBHOOK_TIMEOUT_SECONDS: '2' }).webhookTimeoutSeconds).toBe(2);
+    expect(() => loadConfig({ WEBHOOK_TIMEOUT_SECONDS: '0' })).toThrow(/^WEBHOOK_TIMEOUT_SECONDS must be from 1 to 30 seconds/);
+    expect(() => loadConfig({ WEBHOOK_TIMEOUT_SECONDS: '31' })).toThrow(/^WEBHOOK_TIMEOUT_SECONDS must be from 1 to 30 seconds/);
+  });
+
   test('a malformed value names the variable', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(ConfigError);
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/^PORT is invalid/);

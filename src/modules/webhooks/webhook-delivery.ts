@@ -23,10 +23,10 @@ export interface DeliveryDeps {
   encryptionKeys: EncryptionKey[];
   /** `ALLOW_PRIVATE_FETCH`: tests and local development only. */
   allowPrivate: boolean;
+  /** `WEBHOOK_TIMEOUT_SECONDS`: how long one attempt may take (the contract's 10 s by default; no redirects are followed). */
+  timeoutSeconds: number;
 }
 
-/** The contract: 10 s per attempt, no redirects followed. */
-const DELIVERY_TIMEOUT_MS = 10_000;
 /** Longer than an attempt can take; after it an interrupted attempt may be claimed again. */
 const LEASE_SECONDS = 60;
 /** Receivers' answers are not read beyond this. */
@@ -111,7 +111,7 @@ async function send(deps: DeliveryDeps, claimed: Claimed, target: Target): Promi
       headers,
       body: target.body,
       allowPrivate: deps.allowPrivate,
-      timeoutMs: DELIVERY_TIMEOUT_MS,
+      timeoutMs: deps.timeoutSeconds * 1000,
       maxRedirects: 0,
       maxBytes: RESPONSE_BYTES,
       enough: () => true,
