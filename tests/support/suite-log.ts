@@ -34,13 +34,34 @@ export function rememberSecretsIn(value: unknown, depth = 0): void {
   }
 }
 
-export function leakedSecrets(): { secret: string; line: string }[] {
-  const leaks: { secret: string; line: string }[] = [];
+/**
+ * Each secret (8 characters or more) that some line contains, with the first such line. One pass over the lines, looking
+ * each place up by its first characters: a search of every line for each secret in turn took
+ * ~10 s at the end of the suite (20,000 lines, 4,000 secrets).
+ */
+export function findLeaks(lines: readonly string[], secrets: Iterable<string>): { secret: string; line: string }[] {
+  const byHead = new Map<string, string[]>();
   for (const secret of secrets) {
-    const line = lines.find((candidate) => candidate.includes(secret));
-    if (line) leaks.push({ secret, line });
+    const head = secret.slice(0, HEAD);
+    byHead.set(head, [...(byHead.get(head) ?? []), secret]);
+  }
+  const leaks: { secret: string; line: string }[] = [];
+  const found = new Set<string>();
+  for (const line of lines) {
+    for (let at = 0; at + HEAD <= line.length; at += 1) {
+      for (const secret of byHead.get(line.slice(at, at + HEAD)) ?? []) {
+        if (!found.has(secret) && line.startsWith(secret, at)) {
+          found.add(secret);
+          leaks.push({ secret, line });
+        }
+      }
+    }
   }
   return leaks;
 }
+/** Every secret searched for is at least this long (`rememberSecret`). */
+const HEAD = 8;
+
+export const leakedSecrets = () => findLeaks(lines, secrets);
 
 export const capturedCounts = () => ({ lines: lines.length, secrets: secrets.size });
