@@ -52,11 +52,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   const dataDir = mkdtempSync(join(tmpdir(), 'marketplace-data-'));
   // Every request in a test comes from 127.0.0.1, so limits are off unless a test sets RATE_LIMITS itself.
   const config = loadConfig({ APP_ENV: 'test', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, RATE_LIMITS: 'off', ...env });
-  // Every service logs at debug into the suite's capture, which is searched for secrets at the end of the run.
-  const logger = createLogger('debug', {}, (line) => {
-    captureLogLine(line);
-    options.logLines?.push(line);
-  });
+  const logger = capturingLogger(options.logLines);
   for (const { secret } of config.apiKeySecrets) rememberSecret(secret);
   if (config.oauth.mode === 'introspection') rememberSecret(config.oauth.clientSecret);
   const runtime = await startRuntime(config, logger, { role: options.role ?? 'all' });
@@ -87,7 +83,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     return { status: response.status, body: parsed as any, headers: response.headers };
   };
 
-  return {
+  const testApp: TestApp = {
     app,
     ctx: runtime.ctx,
     runtime,
@@ -101,8 +97,35 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     async close() {
       await runtime.stop();
       if (!options.ownDatabase) await dropTestDatabase(databaseUrl);
+      letGo(testApp);
     },
   };
+  return testApp;
+}
+
+/**
+ * Every service logs at debug into the suite's capture, which is searched for secrets at the end
+ * of the run. Made apart from `createTestApp`: a closure shares its maker's scope, and the run keeps
+ * loggers it has seen (hidden classes hold them), so one made there kept the whole service alive.
+ */
+function capturingLogger(logLines: string[] | undefined) {
+  return createLogger('debug', {}, (line) => {
+    captureLogLine(line);
+    logLines?.push(line);
+  });
+}
+
+/**
+ * A test file's module keeps its variables (its `t`) for the rest of the run, and with them the
+ * whole service it started: ~6 MB a file, a heap past 1 GB by the suite's end, which every full
+ * collection then walks. A closed app lets go of the service (its closures, which share the
+ * scope that holds it, included); using it afterwards throws.
+ */
+function letGo(testApp: TestApp): void {
+  const closed = async () => {
+    throw new Error('this test app is closed');
+  };
+  Object.assign(testApp, { app: undefined, ctx: undefined, runtime: undefined, call: closed, token: closed, sql: closed, close: async () => {} });
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { EntityManager, EventSubscriber, TransactionEventArgs } from '@mikro-orm/postgresql';
 import { executeNamed, namedSql } from '../../lib/named-sql.ts';
 import type { SqlReader } from '../../lib/sql-reader.ts';
+import type { VersionClock } from '../../lib/version-clock.ts';
 // Raw SQL here is the hot public read (D106): the version check every cached answer makes.
 
 /**
@@ -25,14 +26,22 @@ export async function bumpCatalogueVersion(em: EntityManager): Promise<void> {
  * bumped the version commits, the local listeners (the response caches' clocks) re-read it.
  */
 const bumpedIn = new WeakSet<EntityManager>();
-const listeners = new Set<() => void>();
+/**
+ * Held weakly: a clock is told for as long as its caches live, and a closed app's (tests build
+ * one per file) is not kept, with everything it reads through, by this module for good.
+ */
+const clocks = new Set<WeakRef<Pick<VersionClock, 'expire'>>>();
 const notifyBumped = () => {
-  for (const listener of listeners) listener();
+  for (const ref of clocks) {
+    const clock = ref.deref();
+    if (clock) clock.expire();
+    else clocks.delete(ref);
+  }
 };
 
-export function onCatalogueVersionBumped(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+/** `clock` expires whenever this process commits a bump, until it is collected. */
+export function expireOnCatalogueVersionBump(clock: Pick<VersionClock, 'expire'>): void {
+  clocks.add(new WeakRef(clock));
 }
 
 /** Registered with the ORM (`src/db/orm.ts`). */

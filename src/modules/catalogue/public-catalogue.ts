@@ -4,7 +4,7 @@ import { cacheableBody, type CacheableBody } from '../../http/cacheable.ts';
 import type { CatalogueReaders, SqlReader } from '../../lib/sql-reader.ts';
 import { createVersionClock } from '../../lib/version-clock.ts';
 import { createVersionedCache, type Loaded } from '../../lib/versioned-cache.ts';
-import { onCatalogueVersionBumped, readCatalogueVersion } from './catalogue-version.ts';
+import { expireOnCatalogueVersionBump, readCatalogueVersion } from './catalogue-version.ts';
 import { appIdsIn, createCounterChanges } from './counter-changes.ts';
 import { countListed } from './catalogue-list.ts';
 import { filterKey } from './catalogue-order.ts';
@@ -60,7 +60,7 @@ const CATEGORIES: Question = { kind: 'categories' };
 
 export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALOGUE_CACHE_BOUNDS) {
   const clock = createVersionClock(() => readCatalogueVersion(readers.next()), VERSION_MAX_AGE_MS);
-  onCatalogueVersionBumped(() => clock.expire());
+  expireOnCatalogueVersionBump(clock);
   const counters = createCounterChanges(() => readers.next());
   const responses = createVersionedCache<CachedAnswer>(clock, {
     maxEntries: bounds.responses,
