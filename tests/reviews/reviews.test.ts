@@ -36,7 +36,7 @@ const reviewRows = (appId: string) =>
   );
 const newApp = () => insertApp(t, { developerId });
 
-describe('POST /api/apps/:slug/reviews', () => {
+describe.concurrent('POST /api/apps/:slug/reviews', () => {
   test("an app's own developer may install it but not review it: 403 OWN_APP, nothing stored", async () => {
     const owner = await registerDeveloper(t);
     const app = await insertApp(t, { developerId: owner.id });
@@ -160,7 +160,7 @@ describe('POST /api/apps/:slug/reviews', () => {
   });
 });
 
-describe('GET /api/apps/:slug/reviews', () => {
+describe.concurrent('GET /api/apps/:slug/reviews', () => {
   test('pages visible reviews, most recently written first, without the reviewer account id', async () => {
     const app = await newApp();
     const titles = ['first', 'second', 'third'];
@@ -199,7 +199,7 @@ describe('GET /api/apps/:slug/reviews', () => {
   });
 });
 
-describe('setReviewHidden (moderation)', () => {
+describe.concurrent('setReviewHidden (moderation)', () => {
   test('hides a review from the list and the rating, audited; showing it brings it back', async () => {
     const app = await newApp();
     const good = await user({ installed: app });
