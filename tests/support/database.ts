@@ -100,9 +100,7 @@ export async function dropTestDatabase(url: string): Promise<void> {
 export async function stopTestDatabase(): Promise<void> {
   // The spare clone is finished first, so it is dropped with the others.
   await spare?.catch(() => {});
-  // The embedded cluster's files go with it; only a server named by TEST_DATABASE_URL keeps the
-  // clones, so only there are they dropped (one by one, ~10 s for the suite's 125).
-  if (serverUrl && !embedded) {
+  if (serverUrl) {
     await admin(async (client) => {
       for (const name of [...created, TEMPLATE]) await client.query(`drop database if exists ${name} with (force)`);
     }).catch(() => {});
