@@ -135,7 +135,13 @@ describe('series', () => {
     const key = await mintKey(t, developer);
     const hook = await t.call('POST', '/api/dev/webhooks', { token: key, body: { url: receiver.url('/metrics-hook'), events: ['app.submitted'] } });
     expect(hook.status).toBe(201);
-    const deps = { em: t.ctx.orm.em.fork(), jobs: t.ctx.jobs, encryptionKeys: t.ctx.config.webhookEncryptionKeys, allowPrivate: true, timeoutSeconds: 10 };
+    const deps = {
+      em: t.ctx.orm.em.fork(),
+      jobs: t.ctx.jobs,
+      encryptionKeys: t.ctx.config.webhookEncryptionKeys,
+      allowPrivate: true,
+      timeoutSeconds: 10,
+    };
     const ping = async () => {
       const sent = await t.call('POST', `/api/dev/webhooks/${hook.body.id}/test`, { token: key });
       expect(sent.status).toBe(201);
