@@ -35,9 +35,9 @@ export function rememberSecretsIn(value: unknown, depth = 0): void {
 }
 
 /**
- * Each secret (8 characters or more) that some line contains, with the first such line. One pass over the lines, looking
- * each place up by its first characters: a search of every line for each secret in turn took
- * ~10 s at the end of the suite (20,000 lines, 4,000 secrets).
+ * Each secret (8 characters or more) that some line contains, with the first such line. One pass
+ * over the lines, each place looked up by its first characters: searching every line for each
+ * secret in turn took 5.4 s for the suite's ~23,000 lines and ~3,800 secrets (0.6 s now, D207).
  */
 export function findLeaks(lines: readonly string[], secrets: Iterable<string>): { secret: string; line: string }[] {
   const byHead = new Map<string, string[]>();
