@@ -1,11 +1,11 @@
 import type { AppStatus, Category, DataHandling, Environment, Permission, Screenshot } from '../apps/app.entity.ts';
-import { toPublicAppView } from '../apps/app-view.ts';
+import { toPublicAppSummary, toPublicAppView, type AppRecord, type PublicOwner } from '../apps/app-view.ts';
 import { PUBLISHED_ASSETS_COLUMN, withPublishedAssets, type PublishedAssets } from '../assets/asset-publication.ts';
 import type { PublicAppView } from '../apps/apps.model.ts';
 import type { PublicAppSummary } from './catalogue.model.ts';
 
 /**
- * The public catalogue's rows and their mapping to JSON, through the shared `toPublicAppView`.
+ * The public catalogue's rows and their mapping to JSON, through the shared `app-view.ts`.
  * Lists select the summary columns only: a listing card needs no long description, its HTML or
  * screenshots, and those were most of a list page's bytes.
  */
@@ -81,61 +81,61 @@ export interface PublicAppRow {
   published_assets: PublishedAssets | null;
 }
 
-export function toPublicView(row: PublicAppRow): PublicAppView {
-  return toPublicAppView(
-    // Images are shown from the mirror: exactly the bytes the reviewer saw.
-    withPublishedAssets(
-      {
-        id: row.id,
-        slug: row.slug,
-        name: row.name,
-        description: row.description,
-        longDescription: row.long_description,
-        longDescriptionHtml: row.long_description_html,
-        category: row.category,
-        environment: row.environment,
-        logoUrl: row.logo_url,
-        bannerUrl: row.banner_url,
-        websiteUrl: row.website_url,
-        supportUrl: row.support_url,
-        privacyPolicyUrl: row.privacy_policy_url,
-        termsOfServiceUrl: row.terms_of_service_url,
-        oauthClientId: row.oauth_client_id,
-        screenshots: row.screenshots ?? [],
-        permissions: row.permissions,
-        dataHandling: row.data_handling,
-        status: row.status,
-        featured: row.featured,
-        version: row.version,
-        createdAt: new Date(row.created_at),
-        updatedAt: new Date(row.updated_at),
-      },
-      row.published_assets,
-    ),
+/** Not selected for a card: one shared empty list (the mapping copies before it sorts). */
+const NO_SCREENSHOTS: Screenshot[] = [];
+
+/** The row as the shared mapping takes it, its images shown from the mirror: exactly the bytes the reviewer saw. */
+function recordOf(row: PublicAppRow): AppRecord {
+  return withPublishedAssets(
     {
-      installCount: row.install_count,
-      activeInstalls: row.active_installs,
-      reviewCount: row.review_count,
-      averageRating: Number(row.average_rating),
+      id: row.id,
+      slug: row.slug,
+      name: row.name,
+      description: row.description,
+      longDescription: row.long_description,
+      longDescriptionHtml: row.long_description_html,
+      category: row.category,
+      environment: row.environment,
+      logoUrl: row.logo_url,
+      bannerUrl: row.banner_url,
+      websiteUrl: row.website_url,
+      supportUrl: row.support_url,
+      privacyPolicyUrl: row.privacy_policy_url,
+      termsOfServiceUrl: row.terms_of_service_url,
+      oauthClientId: row.oauth_client_id,
+      screenshots: row.screenshots ?? NO_SCREENSHOTS,
+      permissions: row.permissions,
+      dataHandling: row.data_handling,
+      status: row.status,
+      featured: row.featured,
+      version: row.version,
+      // Already the API's ISO text (`iso` above): no Date is made to print it again.
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
     },
-    // A team app's developer is the team: its listings outlive the people who made them.
-    row.team_name !== null
-      ? { name: row.team_name, companyName: row.team_name, websiteUrl: row.team_website_url }
-      : { name: row.developer_name, companyName: row.developer_company_name, websiteUrl: row.developer_website_url },
-    row.team_name !== null
-      ? { name: row.team_name, websiteUrl: row.team_website_url, verifiedDomain: row.team_verified_domain }
-      : { name: row.developer_name, websiteUrl: row.developer_website_url, verifiedDomain: null },
+    row.published_assets,
   );
 }
 
-export function toSummary(row: PublicAppRow): PublicAppSummary {
-  const {
-    longDescription: _long,
-    longDescriptionHtml: _html,
-    screenshots: _screenshots,
-    permissions: _permissions,
-    dataHandling: _data,
-    ...summary
-  } = toPublicView(row);
-  return summary;
-}
+const statsOf = (row: PublicAppRow) => ({
+  installCount: row.install_count,
+  activeInstalls: row.active_installs,
+  reviewCount: row.review_count,
+  averageRating: Number(row.average_rating),
+});
+
+/** A team app's developer is the team: its listings outlive the people who made them. */
+const ownerOf = (row: PublicAppRow): PublicOwner =>
+  row.team_name !== null
+    ? {
+        developer: { name: row.team_name, companyName: row.team_name, websiteUrl: row.team_website_url },
+        publisher: { name: row.team_name, websiteUrl: row.team_website_url, verifiedDomain: row.team_verified_domain },
+      }
+    : {
+        developer: { name: row.developer_name, companyName: row.developer_company_name, websiteUrl: row.developer_website_url },
+        publisher: { name: row.developer_name, websiteUrl: row.developer_website_url, verifiedDomain: null },
+      };
+
+export const toPublicView = (row: PublicAppRow): PublicAppView => toPublicAppView(recordOf(row), statsOf(row), ownerOf(row));
+
+export const toSummary = (row: PublicAppRow): PublicAppSummary => toPublicAppSummary(recordOf(row), statsOf(row), ownerOf(row));
