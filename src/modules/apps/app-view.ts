@@ -41,7 +41,7 @@ const iso = (value: Date | string | null | undefined) => (value == null ? null :
 /**
  * The fields of a listing's card, in the order every view shows them. Each view is this literal
  * spread once into its own: built by spreading view into view (and dropping a page's fields with a
- * rest pattern), a card cost ten times the time and four times the garbage (D209).
+ * rest pattern), a card cost eight times the time and twice the garbage (D209).
  */
 function cardFields(app: CardRecord, stats: AppStats) {
   return {
