@@ -55,7 +55,13 @@ beforeAll(async () => {
   await client.end();
   peer = await startSmtpPeer();
   t = await createTestApp(
-    { DATABASE_URL: `postgres://postgres:restart@127.0.0.1:${port}/marketplace`, SMTP_URL: peer.url, JOBS_SUPERVISE_SECONDS: '1' },
+    {
+      DATABASE_URL: `postgres://postgres:restart@127.0.0.1:${port}/marketplace`,
+      SMTP_URL: peer.url,
+      JOBS_SUPERVISE_SECONDS: '1',
+      // Roll-ups at the production pace while backends are killed under them (D150, D211).
+      STATS_ROLL_UP_DELAY_SECONDS: '1',
+    },
     { ownDatabase: true, logLines },
   );
 }, 60_000);
@@ -250,6 +256,9 @@ test('a restart under running workers loses no committed job and does none twice
     const [row] = await t.sql<{ n: number }>(`select count(*)::int as n from pgboss.job where name = 'stats.installs' and state = 'active'`);
     return row!.n > 0 ? true : null;
   });
+  // Its worker stops beating for it when PostgreSQL goes; the queue's 10 s heartbeat is what the
+  // supervisor then waits out. 2 s here: the same expiry, sooner (D150, as the worker-kill tests do).
+  await t.sql(`update pgboss.job set heartbeat_seconds = 2 where name = 'stats.installs' and state = 'active'`);
   await server.stop();
   await holder.end().catch(() => {});
   await Bun.sleep(1_000);

@@ -7,7 +7,8 @@ import { createTestApp, type TestApp } from '../support/harness.ts';
 /** Counters are rolled up from event rows by jobs: coalesced per app under bursts, repaired nightly. */
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp();
+  // The production delay: a burst joining one roll-up is what these tests prove (D211).
+  t = await createTestApp({ STATS_ROLL_UP_DELAY_SECONDS: '1' });
 });
 afterAll(() => t.close());
 

@@ -51,7 +51,16 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   const databaseUrl = options.ownDatabase && env.DATABASE_URL ? env.DATABASE_URL : await cloneTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'marketplace-data-'));
   // Every request in a test comes from 127.0.0.1, so limits are off unless a test sets RATE_LIMITS itself.
-  const config = loadConfig({ APP_ENV: 'test', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, RATE_LIMITS: 'off', ...env });
+  // Counters roll up at once (D211): the files that prove the delay's batching, or that need a
+  // production-like pace, set the production delay themselves.
+  const config = loadConfig({
+    APP_ENV: 'test',
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    RATE_LIMITS: 'off',
+    STATS_ROLL_UP_DELAY_SECONDS: '0',
+    ...env,
+  });
   const logger = capturingLogger(options.logLines);
   for (const { secret } of config.apiKeySecrets) rememberSecret(secret);
   if (config.oauth.mode === 'introspection') rememberSecret(config.oauth.clientSecret);
