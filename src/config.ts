@@ -137,6 +137,16 @@ export interface RetentionConfig {
   webhooks: number;
 }
 
+/** argon2id's cost (`lib/password-hashing.ts`): KiB of memory, and passes over it. */
+export interface PasswordHashCost {
+  memoryCost: number;
+  timeCost: number;
+}
+
+/** Bun's own argon2id cost; the suite's light one (D212). */
+export const PRODUCTION_PASSWORD_HASH_COST: PasswordHashCost = { memoryCost: 65_536, timeCost: 2 };
+export const TEST_PASSWORD_HASH_COST: PasswordHashCost = { memoryCost: 1_024, timeCost: 1 };
+
 export interface Config {
   env: AppEnv;
   port: number;
@@ -147,6 +157,8 @@ export interface Config {
   databaseUrl?: string;
   dataDir: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** argon2id's cost for admin passwords: Bun's own, or a light one under `APP_ENV=test` (D212). */
+  passwordHashCost: PasswordHashCost;
   oauth: OAuthConfig;
   /** First entry signs new keys; the rest still verify, so a secret can be rotated. */
   apiKeySecrets: ApiKeySecret[];
@@ -532,6 +544,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     databaseUrl: valid.DATABASE_URL,
     dataDir: valid.DATA_DIR ?? '.data',
     logLevel: valid.LOG_LEVEL ?? (appEnv === 'test' ? 'silent' : 'info'),
+    passwordHashCost: appEnv === 'test' ? TEST_PASSWORD_HASH_COST : PRODUCTION_PASSWORD_HASH_COST,
     oauth: parseOAuth(valid, appEnv),
     apiKeySecrets: parseApiKeySecrets(valid.API_KEY_SECRETS, appEnv),
     mail: { smtpUrl: valid.SMTP_URL, from: parseMailFrom(valid.MAIL_FROM) },

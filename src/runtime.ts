@@ -6,6 +6,7 @@ import type { AppContext } from './app-context.ts';
 import type { Logger } from './lib/logger.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
 import { createOrm } from './db/orm.ts';
+import { usePasswordHashCost } from './lib/password-hashing.ts';
 import { assertSchemaCurrent, migrate } from './db/migrate.ts';
 import { createTokenVerifier } from './modules/identity/platform-identity.ts';
 import { createBoss, declareQueues } from '../jobs/queues.ts';
@@ -87,6 +88,7 @@ export async function startRuntime(config: Config, logger: Logger, options: Runt
     const pools = config.database;
     usePublicUrl(config.publicUrl);
     useRollUpDelay(config.statsRollUpDelaySeconds);
+    usePasswordHashCost(config.passwordHashCost);
     orm = await createOrm(databaseUrl, logger, pools);
     const production = config.env === 'production';
     let appliedMigrations: string[] = [];

@@ -1,5 +1,6 @@
 import { LockMode, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/postgresql';
 import { rawKey } from '../../lib/raw-keys.ts';
+import { hashPassword } from '../../lib/password-hashing.ts';
 import { ApiError, notFound } from '../../http/problem.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { Admin, ADMIN_ROLES, type AdminRole } from './admin.entity.ts';
@@ -21,7 +22,7 @@ export async function createAdmin(em: EntityManager, input: { email: string; pas
   if (!ADMIN_ROLES.includes(role)) throw new ApiError(400, 'VALIDATION_FAILED', `The role must be one of ${ADMIN_ROLES.join(', ')}`);
   const admin = em.create(Admin, {
     email,
-    passwordHash: await Bun.password.hash(input.password, { algorithm: 'argon2id' }),
+    passwordHash: await hashPassword(input.password),
     role,
   });
   if (actor) {

@@ -1,5 +1,6 @@
 import { LockMode, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import { rawKey } from '../../lib/raw-keys.ts';
+import { hashPassword } from '../../lib/password-hashing.ts';
 import type { EncryptionKey } from '../../config.ts';
 import { ApiError } from '../../http/problem.ts';
 import { postgresAttemptReservations } from '../../http/attempt-reservations.ts';
@@ -114,7 +115,7 @@ export async function signInWithPassword(
     async () => {
       // Past the identity map: a copy read here must not stand in for the request's later reads of the admin.
       const row = await em.findOne(Admin, { [rawKey('lower(email)')]: email.toLowerCase() }, { disableIdentityMap: true });
-      decoyHash ??= Bun.password.hash('decoy password for unknown accounts', { algorithm: 'argon2id' });
+      decoyHash ??= hashPassword('decoy password for unknown accounts');
       return { admin: row ?? undefined, valid: await guard.verifyPassword(input.password.slice(0, 1024), row?.passwordHash ?? (await decoyHash)) };
     },
     (result) => result.valid && result.admin !== undefined,
