@@ -1,8 +1,8 @@
 import { PRODUCTION_PASSWORD_HASH_COST, type PasswordHashCost } from '../config.ts';
 
 /**
- * Admin passwords are hashed with argon2id at Bun's own cost (64 MiB, two passes: ~160 ms on a
- * 2-core machine). `APP_ENV=test` uses a light cost (D212): the suite signs in hundreds of times,
+ * Admin passwords are hashed with argon2id at Bun's own cost (64 MiB, two passes: 160–320 ms a hash
+ * on the 2-core machines measured). `APP_ENV=test` uses a light cost (D212): the suite signs in hundreds of times,
  * and what it proves does not depend on the cost. A hash carries its own parameters, so any hash
  * verifies whatever the current cost is.
  */
