@@ -15,6 +15,8 @@ import { startWorkers } from '../jobs/worker.ts';
 import { createJobQueue } from './lib/job-queue.ts';
 import { createMailer } from './modules/notifications/mailer.ts';
 import { createCatalogueReaders } from './db/read-pools.ts';
+import { createSqlPool, type SqlPool } from './db/sql-pool.ts';
+import { INSTALL_BATCHES_AT_ONCE } from './modules/installs/install-batcher.ts';
 import type { CatalogueReaders } from './lib/sql-reader.ts';
 import { usePublicUrl } from './lib/public-url.ts';
 import { useRollUpDelay } from './modules/stats/stats.service.ts';
@@ -64,6 +66,7 @@ export async function startRuntime(config: Config, logger: Logger, options: Runt
   let orm: MikroORM | undefined;
   let boss: PgBoss | undefined;
   let catalogueReaders: CatalogueReaders | undefined;
+  let installWriter: SqlPool | undefined;
   const requests = createInFlight();
   const stop = async () => {
     // Jobs and requests finish side by side, and only then are the pools they read from closed: a
@@ -74,7 +77,7 @@ export async function startRuntime(config: Config, logger: Logger, options: Runt
         if (!drained) logger.warn('requests still running when the pools close', { requests: requests.count });
       }),
     ]);
-    await catalogueReaders?.close();
+    await Promise.all([catalogueReaders?.close(), installWriter?.close().catch(() => {})]);
     await orm?.close().catch((error) => logger.warn('ORM close failed', { error }));
     await embedded?.stop().catch((error) => logger.warn('embedded PostgreSQL stop failed', { error }));
   };
@@ -123,6 +126,12 @@ export async function startRuntime(config: Config, logger: Logger, options: Runt
         databaseUrl,
         pools.replicaUrls,
         { max: pools.cataloguePoolMax, waitMs: pools.connectionWaitMs, statementTimeoutMs: pools.statementTimeoutMs },
+        logger,
+      )),
+      installWriter: (installWriter = createSqlPool(
+        'installs',
+        databaseUrl,
+        { max: INSTALL_BATCHES_AT_ONCE, waitMs: pools.connectionWaitMs, statementTimeoutMs: pools.statementTimeoutMs },
         logger,
       )),
     };

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CompiledQuery } from 'kysely';
+import type { SqlTransaction } from './sql-writer.ts';
 
 /**
  * SQL with named parameters: `:name` in the text, values in an object. Compiled to PostgreSQL's
@@ -31,12 +32,19 @@ export function namedSql(text: string, params: Record<string, unknown>): Compile
   return { text: compiled, values };
 }
 
+/** A timestamp as a driver hands it back: `pg` (as configured here) gives text, Bun's client a Date. */
+export type SqlTime = string | Date;
+
+/** Where named SQL runs: an entity manager's connection (its transaction's, inside one), or a transaction of Bun's client. */
+export type SqlTarget = EntityManager | SqlTransaction;
+
 /**
- * Runs named-parameter SQL through the entity manager's connection (its transaction's, inside one),
- * with real bind parameters: `em.execute` inlines values and cannot put a null in an array.
+ * Runs named-parameter SQL on `target`, with real bind parameters: `em.execute` inlines values and
+ * cannot put a null in an array.
  */
-export async function executeNamed<Row>(em: EntityManager, text: string, params: Record<string, unknown>): Promise<Row[]> {
+export async function executeNamed<Row>(target: SqlTarget, text: string, params: Record<string, unknown>): Promise<Row[]> {
   const statement = namedSql(text, params);
-  const result = await em.getKysely().executeQuery<Row>(CompiledQuery.raw(statement.text, statement.values));
+  if ('executeSql' in target) return target.query<Row>(statement);
+  const result = await target.getKysely().executeQuery<Row>(CompiledQuery.raw(statement.text, statement.values));
   return result.rows;
 }

@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config.ts';
 import { ormOptions } from '../../src/db/orm.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { createCatalogueReaders } from '../../src/db/read-pools.ts';
+import { createSqlPool } from '../../src/db/sql-pool.ts';
 import { createMailer } from '../../src/modules/notifications/mailer.ts';
 import { createJobQueue } from '../../src/lib/job-queue.ts';
 import { createTokenVerifier } from '../../src/modules/identity/platform-identity.ts';
@@ -134,6 +135,7 @@ describe('database unavailable', () => {
       mailer: createMailer(config.mail),
       logger,
       catalogueReaders: createCatalogueReaders(url, [], { max: 2, waitMs: 5000, statementTimeoutMs: 10_000 }, logger),
+      installWriter: createSqlPool('installs', url, { max: 1, waitMs: 5000, statementTimeoutMs: 10_000 }, logger),
       requests: createInFlight(),
     };
     return { app: createApp(ctx), close: () => silent.stop(true) };

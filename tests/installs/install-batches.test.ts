@@ -65,7 +65,7 @@ describe('the installs roll-up job', () => {
       },
     };
     const install = (n: number) =>
-      recordInstalls(api.ctx.orm.em.fork(), jobs, [{ slug: app.slug, installer: { kind: 'user', platformUserId: `waiting-${n}` } }]);
+      recordInstalls(api.ctx.installWriter, jobs, [{ slug: app.slug, installer: { kind: 'user', platformUserId: `waiting-${n}` } }]);
     const waitingJobs = async () => {
       const [row] = await api.sql<{ n: number }>("select count(*)::int as n from pgboss.job where name = ? and state = 'created'", [
         INSTALLS_ROLL_UP_QUEUE,
@@ -84,7 +84,7 @@ describe('the installs roll-up job', () => {
     expect([sends, await waitingJobs()]).toEqual([2, 1]);
     // A batch of apps that are not public inserts nothing and sends nothing.
     await api.sql("delete from pgboss.job where name = ? and state = 'created'", [INSTALLS_ROLL_UP_QUEUE]);
-    await recordInstalls(api.ctx.orm.em.fork(), jobs, [{ slug: 'no-such-app', installer: { kind: 'user', platformUserId: 'nobody' } }]);
+    await recordInstalls(api.ctx.installWriter, jobs, [{ slug: 'no-such-app', installer: { kind: 'user', platformUserId: 'nobody' } }]);
     expect([sends, await waitingJobs()]).toEqual([2, 0]);
   });
 });

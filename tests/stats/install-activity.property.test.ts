@@ -109,7 +109,7 @@ test('installs, uninstalls and reinstalls in any order: counters, daily rows and
         model.startDay();
         for (const step of day.acts) {
           if (step.kind === 'install') {
-            const [outcome] = await recordInstalls(em(), t.ctx.jobs, [{ slug: app.slug, installer: installerOf(step.who) }]);
+            const [outcome] = await recordInstalls(t.ctx.installWriter, t.ctx.jobs, [{ slug: app.slug, installer: installerOf(step.who) }]);
             expect(outcome!.ok).toBe(true);
             model.install(step.who);
           } else {

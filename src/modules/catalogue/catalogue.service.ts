@@ -1,7 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError, notFound } from '../../http/problem.ts';
 import { pageOf, pageWindow, type Page } from '../../http/pagination.ts';
-import { executeNamed, namedSql } from '../../lib/named-sql.ts';
+import { executeNamed, namedSql, type SqlTarget } from '../../lib/named-sql.ts';
 import type { SqlReader } from '../../lib/sql-reader.ts';
 import { CATEGORIES, type Category } from '../apps/app.entity.ts';
 import type { PublicAppView } from '../apps/apps.model.ts';
@@ -60,7 +59,7 @@ export async function getPublicApp(reader: SqlReader, slug: string): Promise<Pub
 }
 
 /** The id of the public app at `slug`, with the same 404/410 rules as `getPublicApp`. */
-export async function findPublicAppId(em: EntityManager, slug: string): Promise<string> {
+export async function findPublicAppId(em: SqlTarget, slug: string): Promise<string> {
   const rows = await executeNamed<{ id: string; status: string; first_approved_at: string | null; owner_suspended: boolean }>(
     em,
     `select a.id, a.status, a.first_approved_at, ${OWNER_SUSPENDED} as owner_suspended

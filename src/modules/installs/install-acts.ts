@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { executeNamed } from '../../lib/named-sql.ts';
+import { executeNamed, type SqlTarget, type SqlTime } from '../../lib/named-sql.ts';
 // Raw SQL here is atomic (D106): an install or reinstall decided and written in one statement, racing ones retried.
 
 /**
@@ -28,12 +28,12 @@ const WITH_LATEST_ACT = `
  * the start of the install in force (the first install, or the latest reinstall). Keys are
  * `appId installer`; an installer that had never uninstalled keeps its first install's time.
  */
-export async function reinstall(tx: EntityManager, repeats: { appId: string; installer: string }[]): Promise<Map<string, string>> {
+export async function reinstall(tx: SqlTarget, repeats: { appId: string; installer: string }[]): Promise<Map<string, string>> {
   const answers = new Map<string, string>();
   let pending = repeats;
   // A repeat whose reinstall lost to a concurrent one is asked again, and then finds it.
   while (pending.length > 0) {
-    const rows = await executeNamed<{ app_id: string; installer: string; installed_at: string | null }>(
+    const rows = await executeNamed<{ app_id: string; installer: string; installed_at: SqlTime | null }>(
       tx,
       `with target as (
          ${WITH_LATEST_ACT}

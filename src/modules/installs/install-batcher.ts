@@ -7,6 +7,9 @@ import type { InstallOutcome, InstallRequest } from './installs.service.ts';
  * once, so nothing waits when there is no crowd; under load one commit serves many. Each answer is
  * given only after its batch committed, so a 201 still means the install is stored.
  */
+/** Batches written at the same time by default: the installs' connections (`installWriter`'s pool). */
+export const INSTALL_BATCHES_AT_ONCE = 3;
+
 export interface InstallBatcherOptions {
   /** Largest batch. */
   maxBatch: number;
@@ -16,7 +19,7 @@ export interface InstallBatcherOptions {
 
 export function createInstallBatcher(
   write: (requests: InstallRequest[]) => Promise<InstallOutcome[]>,
-  options: InstallBatcherOptions = { maxBatch: 64, parallel: 3 },
+  options: InstallBatcherOptions = { maxBatch: 64, parallel: INSTALL_BATCHES_AT_ONCE },
 ) {
   const waiting: { request: InstallRequest; resolve: (result: InstallResult) => void; reject: (error: unknown) => void }[] = [];
   let writing = 0;

@@ -12,7 +12,7 @@ import { INSTALLATION_IDS_COUNTED_PER_NETWORK_PER_DAY, recordInstalls, type Inst
 import { createInstallBatcher } from './install-batcher.ts';
 
 export function installsApi(ctx: AppContext, auth: AuthPlugin, rateLimits: PublicRateLimits) {
-  const installs = createInstallBatcher((requests) => recordInstalls(ctx.orm.em.fork(), ctx.jobs, requests));
+  const installs = createInstallBatcher((requests) => recordInstalls(ctx.installWriter, ctx.jobs, requests));
   return new Elysia({ prefix: '/api/apps', tags: ['Catalogue'] })
     .model({ UninstallBody, UninstallResult })
     .use(rateLimits)

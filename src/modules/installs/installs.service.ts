@@ -3,7 +3,8 @@ import type { JobQueue } from '../../lib/job-queue.ts';
 import { sendInstallRollUp } from '../stats/stats.service.ts';
 import { findPublicAppId } from '../catalogue/catalogue.service.ts';
 import type { InstallResult } from './installs.model.ts';
-import { executeNamed as execute } from '../../lib/named-sql.ts';
+import { executeNamed as execute, type SqlTarget, type SqlTime } from '../../lib/named-sql.ts';
+import type { SqlWriter } from '../../lib/sql-writer.ts';
 import { Install } from './install.entity.ts';
 import { reinstall } from './install-acts.ts';
 // Raw SQL here is atomic (D106): installs are counted against their budgets under advisory locks, many in one statement.
@@ -48,21 +49,21 @@ export type InstallOutcome = { ok: true; result: InstallResult } | { ok: false; 
 
 /**
  * Appends install events, any number in one transaction and one INSERT that finds each public app
- * by its slug (a repeat by the same installer is a no-op that reports the first install). The
+ * by its slug, on Bun's client (`writer`, D214: the ORM's transaction took most of an install's CPU) (a repeat by the same installer is a no-op that reports the first install). The
  * installs roll-up is enqueued in the same transaction unless one is already waiting (it counts
  * every app's installs past its watermark, this batch's too).
  * Installs from one network to one app take turns under an advisory lock (sorted, so concurrent
  * batches cannot deadlock), and within a batch they are counted in order, so together they
  * cannot overrun the budget.
  */
-export async function recordInstalls(em: EntityManager, jobs: JobQueue, requests: InstallRequest[]): Promise<InstallOutcome[]> {
+export async function recordInstalls(writer: SqlWriter, jobs: JobQueue, requests: InstallRequest[]): Promise<InstallOutcome[]> {
   const keys = requests.map((request) => installerKey(request.installer));
   const networks = requests.map((request) => (request.installer.kind === 'installation' ? request.installer.network : null));
-  return em.transactional(async (tx) => {
+  return writer.transaction(async (tx) => {
     // One statement takes the locks (the roll-up's watermark, then each network's budget per app,
     // keyed by the slug: an approved app's slug never changes) and inserts; its functions are planned
     // once per connection (D187, D189; their text is in the migrations).
-    const rows = await execute<{ ord: number; app_id: string; installed_at: string | null; counted: boolean | null; roll_up_waiting: boolean }>(
+    const rows = await execute<{ ord: number; app_id: string; installed_at: SqlTime | null; counted: boolean | null; roll_up_waiting: boolean }>(
       tx,
       `select ord, app_id, installed_at, counted, roll_up_waiting
        from record_install_batch(:slugs::text[], :keys::text[], :daily::boolean[], :users::text[], :networks::text[], :budget::int)`,
@@ -100,11 +101,11 @@ export async function recordInstalls(em: EntityManager, jobs: JobQueue, requests
   });
 }
 
-async function firstInstalledAt(em: EntityManager, slug: string, key: { key: string; daily: boolean }): Promise<string> {
-  const appId = await findPublicAppId(em, slug);
+async function firstInstalledAt(tx: SqlTarget, slug: string, key: { key: string; daily: boolean }): Promise<SqlTime> {
+  const appId = await findPublicAppId(tx, slug);
   const installer = key.daily ? `:key || ':' || to_char(now() at time zone 'utc', 'YYYY-MM-DD')` : ':key';
-  const [first] = await execute<{ installed_at: string }>(
-    em,
+  const [first] = await execute<{ installed_at: SqlTime }>(
+    tx,
     `select installed_at from installs where app_id = :appId and installer = ${installer}`,
     {
       appId,

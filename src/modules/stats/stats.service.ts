@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { queueHandle, type JobQueue } from '../../lib/job-queue.ts';
-import { executeNamed } from '../../lib/named-sql.ts';
+import { executeNamed, type SqlTarget } from '../../lib/named-sql.ts';
 import { bumpCatalogueVersion } from '../catalogue/catalogue-version.ts';
 import { OWNER_JOINS, VISIBLE } from '../catalogue/catalogue-rows.ts';
 import { addActivity, recountActivity, recountReviewDays, type EventRange } from './daily-stats.ts';
@@ -168,7 +168,7 @@ export async function enqueueInstallRollUp(jobs: JobQueue, tx: EntityManager): P
  * The send alone, for a transaction that holds the watermark's lock already and found no roll-up
  * waiting (`record_install_batch` takes the lock and looks, D189).
  */
-export async function sendInstallRollUp(jobs: JobQueue, tx: EntityManager): Promise<void> {
+export async function sendInstallRollUp(jobs: JobQueue, tx: SqlTarget): Promise<void> {
   await jobs.send(tx, installsRollUpJobs, {}, { singletonKey: 'installs', startAfter: rollUpDelaySeconds });
 }
 
