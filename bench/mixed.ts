@@ -14,6 +14,8 @@ export interface MixedKind {
   /** Its share of the requests (weights are relative). */
   weight: number;
   next(): MixedRequest;
+  /** Told each request of the kind and its answer's status (the mixed run's uninstalls take back its installs). */
+  answered?(request: MixedRequest, status: string): void;
 }
 
 export interface KindResult {
@@ -64,9 +66,11 @@ export async function runMixed(
   const loop = async () => {
     while (performance.now() < until) {
       const i = draw();
+      const request = kinds[i]!.next();
       const sent = performance.now();
-      const status = await send(base, kinds[i]!.next());
+      const status = await send(base, request);
       latencies[i]!.push(performance.now() - sent);
+      kinds[i]!.answered?.(request, status);
       statuses[i]![status] = (statuses[i]![status] ?? 0) + 1;
     }
   };

@@ -42,6 +42,8 @@ const PROCESSES = Number(options.processes);
 const INSTALL_RATE = Number(options['install-rate']);
 /** Distinct cold queries per run: more than a run can send, so none repeats. */
 const COLD_PER_RUN = 40_000;
+/** Installs made before each mixed run (not measured) for its uninstalls to take back until its own installs are answered. */
+const UNINSTALLABLE_BEFORE_MIXED = 300;
 const only = options.only?.split(',');
 const wanted = (key: string) => !only || only.includes(key);
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -300,6 +302,15 @@ try {
       const mixedShare = Math.floor(coldForMixed.length / RUNS);
       const coldPool = coldForMixed.slice(run * mixedShare, (run + 1) * mixedShare);
       let coldNext = 0;
+      // Uninstalls take back installs answered 201 (an uninstall of an installer that never installed
+      // is a 404), oldest first: some made before the run, not measured, then the run's own.
+      const uninstallable: MixedRequest[] = [];
+      for (const request of Array.from({ length: UNINSTALLABLE_BEFORE_MIXED }, newInstall)) {
+        const response = await fetch(`${base}${request.path}`, request);
+        if (response.status !== 201) throw new Error(`an install before the mixed run answered ${response.status}`);
+        uninstallable.push(request);
+      }
+      const uninstallOf = (install: MixedRequest): MixedRequest => ({ ...install, path: install.path.replace(/\/install$/, '/uninstall') });
       const cachedReads = ['/api/apps?limit=20', '/api/apps/categories/list', '/api/apps/featured/list', '/api/apps?limit=20&sort=rating', ...slugs];
       const { result, cores } = await cpu.measure(() =>
         runMixed(
@@ -308,7 +319,16 @@ try {
             { name: 'cached read', weight: 60, next: () => ({ method: 'GET', path: pick(random, cachedReads) }) },
             { name: 'warm search', weight: 15, next: () => ({ method: 'GET', path: searchPath(pick(random, warm)) }) },
             { name: 'cold search', weight: 5, next: () => ({ method: 'GET', path: coldPool[coldNext++ % coldPool.length]! }) },
-            { name: 'install', weight: 19, next: newInstall },
+            {
+              name: 'install',
+              weight: 16,
+              next: newInstall,
+              answered: (request, status) => {
+                if (status === '201') uninstallable.push(request);
+              },
+            },
+            // The run's installs (16 to 3) keep more waiting than its uninstalls take.
+            { name: 'uninstall', weight: 3, next: () => uninstallOf(uninstallable.shift()!) },
             {
               name: 'developer write',
               weight: 1,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { parseWrkOutput, runWrk } from '../../bench/wrk.ts';
 import { coldSearchMix, searchMix, searchPath, typo } from '../../bench/search-terms.ts';
 import { median, summarise } from '../../bench/report.ts';
+import { runMixed, type MixedRequest } from '../../bench/mixed.ts';
 import { seededRandom } from '../../src/lib/seeded-random.ts';
 import { editDistance } from '../../src/lib/edit-distance.ts';
 
@@ -101,4 +102,37 @@ test.concurrent("wrk runs the bench's script over a file of paths and reports on
 test('a wrk run without the summary line is an error, not zeros', () => {
   expect(() => parseWrkOutput('Running 1s test\n')).toThrow('no summary');
   expect(parseWrkOutput('x\nBENCH {"requests":5,"durationUs":1000000,"p50Us":1,"p99Us":2,"maxUs":3,"non2xx":0,"socketErrors":0}\n').requests).toBe(5);
+});
+
+test.concurrent("the mixed run tells each kind its requests' answers, so uninstalls take back only installs answered 201", async () => {
+  // A server that answers an uninstall 200 only for an installer it answered 201 to, as the service does (else 404).
+  const installed = new Set<string>();
+  const server = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: async (request) => {
+      const id = ((await request.json()) as { installationId: string }).installationId;
+      if (new URL(request.url).pathname.endsWith('/install')) return (installed.add(id), new Response(null, { status: 201 }));
+      return new Response(null, { status: installed.delete(id) ? 200 : 404 });
+    },
+  });
+  try {
+    let serial = 0;
+    const install = (): MixedRequest => ({ method: 'POST', path: '/api/apps/a/install', body: JSON.stringify({ installationId: `i-${++serial}` }) });
+    const uninstallable: MixedRequest[] = [install()];
+    await fetch(`http://127.0.0.1:${server.port}${uninstallable[0]!.path}`, uninstallable[0]);
+    const result = await runMixed(
+      `http://127.0.0.1:${server.port}`,
+      [
+        { name: 'install', weight: 16, next: install, answered: (request, status) => status === '201' && uninstallable.push(request) },
+        // Were the installs' answers not told, the pool would run dry after one: an installer never seen, which the server refuses.
+        { name: 'uninstall', weight: 3, next: () => ({ ...(uninstallable.shift() ?? install()), path: '/api/apps/a/uninstall' }) },
+      ],
+      { seconds: 1, connections: 4, random: seededRandom(7) },
+    );
+    expect(result.kinds.install!.requests).toBeGreaterThan(10);
+    expect(result.kinds.uninstall!.statuses).toEqual({ 200: result.kinds.uninstall!.requests });
+  } finally {
+    server.stop(true);
+  }
 });
