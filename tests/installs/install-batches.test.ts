@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, type TestApp } from '../support/harness.ts';
 import { insertApp, insertDeveloper } from '../support/fixtures.ts';
 import { recordInstalls } from '../../src/modules/installs/installs.service.ts';
+import { recordUninstall } from '../../src/modules/installs/uninstalls.service.ts';
 import { INSTALLS_ROLL_UP_QUEUE } from '../../src/modules/stats/stats.service.ts';
 import type { JobQueue } from '../../src/lib/job-queue.ts';
 import { Client } from 'pg';
@@ -86,6 +87,35 @@ describe('the installs roll-up job', () => {
     await api.sql("delete from pgboss.job where name = ? and state = 'created'", [INSTALLS_ROLL_UP_QUEUE]);
     await recordInstalls(api.ctx.installWriter, jobs, [{ slug: 'no-such-app', installer: { kind: 'user', platformUserId: 'nobody' } }]);
     expect([sends, await waitingJobs()]).toEqual([2, 0]);
+  });
+
+  test('an uninstall sends it only when none is waiting either (D216)', async () => {
+    const app = await insertApp(api, { developerId: await insertDeveloper(api) });
+    let sends = 0;
+    const jobs: JobQueue = {
+      ...api.ctx.jobs,
+      send: (target, queue, data, options) => {
+        if (queue.name === INSTALLS_ROLL_UP_QUEUE) sends += 1;
+        return api.ctx.jobs.send(target, queue, data, options);
+      },
+    };
+    const waitingJobs = async () =>
+      (await api.sql<{ n: number }>("select count(*)::int as n from pgboss.job where name = ? and state = 'created'", [INSTALLS_ROLL_UP_QUEUE]))[0]!
+        .n;
+    const installer = (n: number) => ({ kind: 'installation' as const, installationId: `leaving-${n}`, network: '192.0.2.0/24' });
+    for (const n of [1, 2]) {
+      const [outcome] = await recordInstalls(api.ctx.installWriter, jobs, [{ slug: app.slug, installer: installer(n) }]);
+      expect(outcome!.ok).toBe(true);
+    }
+    await api.sql("delete from pgboss.job where name = ? and state = 'created'", [INSTALLS_ROLL_UP_QUEUE]);
+    sends = 0;
+
+    await recordUninstall(api.ctx.orm.em.fork(), jobs, app.slug, installer(1));
+    expect([sends, await waitingJobs()]).toEqual([1, 1]);
+    // One waits: the next uninstall leaves it to count this one too.
+    await recordUninstall(api.ctx.orm.em.fork(), jobs, app.slug, installer(2));
+    expect([sends, await waitingJobs()]).toEqual([1, 1]);
+    expect(await api.sql("select count(*)::int as n from install_events where app_id = ? and kind = 'UNINSTALL'", [app.id])).toEqual([{ n: 2 }]);
   });
 });
 

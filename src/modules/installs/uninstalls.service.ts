@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeNamed } from '../../lib/named-sql.ts';
 import type { JobQueue } from '../../lib/job-queue.ts';
 import { ApiError } from '../../http/problem.ts';
-import { enqueueInstallRollUp } from '../stats/stats.service.ts';
+import { holdInstallsWatermark, sendInstallRollUpUnlessWaiting } from '../stats/stats.service.ts';
 import { findPublicAppId } from '../catalogue/catalogue.service.ts';
 import { uninstall } from './install-acts.ts';
 import { INSTALLATION_IDS_COUNTED_PER_NETWORK_PER_DAY, installerKey, type Installer } from './installs.service.ts';
@@ -21,7 +21,7 @@ export type Uninstaller = Exclude<Installer, { kind: 'network' }>;
 export async function recordUninstall(em: EntityManager, jobs: JobQueue, slug: string, installer: Uninstaller): Promise<UninstallResult> {
   return em.transactional(async (tx) => {
     // Before the insert, as for installs: the roll-up must be able to tell when this has committed.
-    await enqueueInstallRollUp(jobs, tx);
+    await holdInstallsWatermark(tx);
     const appId = await findPublicAppId(tx, slug);
     const network = installer.kind === 'installation' ? installer.network : null;
     if (network) await executeNamed(tx, `select pg_advisory_xact_lock(hashtext('uninstall-budget'), hashtext(:key))`, { key: `${appId} ${network}` });
@@ -31,6 +31,7 @@ export async function recordUninstall(em: EntityManager, jobs: JobQueue, slug: s
       INSTALLATION_IDS_COUNTED_PER_NETWORK_PER_DAY,
     );
     if (!uninstalledAt) throw new ApiError(404, 'NOT_INSTALLED', 'This installer has not installed this app');
+    await sendInstallRollUpUnlessWaiting(jobs, tx);
     return { slug, uninstalledAt };
   });
 }

@@ -153,15 +153,25 @@ export async function holdInstallsWatermark(tx: EntityManager): Promise<void> {
 }
 
 /**
- * Call first in a transaction that appends installs. Installs arrive by the thousand across many
- * apps, so they share one roll-up instead of one per app: the queue keeps one waiting job (a
- * constant singleton key), deferred like the per-app one, and it recomputes every app with installs past
- * its watermark. The shared lock, held from before the insert to the commit, lets the roll-up see
- * exactly where the committed installs end (`rollUpNewInstalls`).
+ * Installs and uninstalls arrive by the thousand across many apps, so they share one roll-up
+ * instead of one per app: the queue keeps one waiting job (a constant singleton key), deferred like
+ * the per-app one, and it recomputes every app with installs past its watermark. For a transaction
+ * that appends install events outside `record_install_batch` (an uninstall): after its events, under
+ * the watermark's lock taken before them (`holdInstallsWatermark`), sends the roll-up unless one
+ * waits already, not yet started: that one takes the watermark's lock only after this commits, so
+ * it counts these events (as D189 does for install batches). Sending every time had each uninstall
+ * insert the singleton job row, and a row another transaction has inserted and not yet committed
+ * holds every other sender (installs included) until that commits (D216).
  */
-export async function enqueueInstallRollUp(jobs: JobQueue, tx: EntityManager): Promise<void> {
-  await holdInstallsWatermark(tx);
-  await sendInstallRollUp(jobs, tx);
+export async function sendInstallRollUpUnlessWaiting(jobs: JobQueue, tx: EntityManager): Promise<void> {
+  // pg-boss's own row, asked as `record_install_batch` asks it (its migration, D189).
+  const [row] = await executeNamed<{ waiting: boolean }>(
+    tx,
+    `select exists (select 1 from pgboss.job j
+                    where j.name = :queue and j.policy = 'short' and j.state = 'created' and coalesce(j.singleton_key, '') = 'installs') as waiting`,
+    { queue: installsRollUpJobs.name },
+  );
+  if (!row!.waiting) await sendInstallRollUp(jobs, tx);
 }
 
 /**
