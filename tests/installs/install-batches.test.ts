@@ -55,66 +55,59 @@ describe('the installs roll-up job', () => {
   });
   afterAll(() => api.close());
 
-  test('a batch sends it only when none is waiting (D189), and one that has started does not count as waiting', async () => {
-    const app = await insertApp(api, { developerId: await insertDeveloper(api) });
-    let sends = 0;
+  /** The service's job queue, counting the installs' roll-ups sent through it. */
+  const countingSends = () => {
+    const counted = { sends: 0 };
     const jobs: JobQueue = {
       ...api.ctx.jobs,
-      send: (em, queue, data, options) => {
-        if (queue.name === INSTALLS_ROLL_UP_QUEUE) sends += 1;
-        return api.ctx.jobs.send(em, queue, data, options);
+      send: (target, queue, data, options) => {
+        if (queue.name === INSTALLS_ROLL_UP_QUEUE) counted.sends += 1;
+        return api.ctx.jobs.send(target, queue, data, options);
       },
     };
+    return { jobs, counted };
+  };
+  const waitingJobs = async () =>
+    (await api.sql<{ n: number }>("select count(*)::int as n from pgboss.job where name = ? and state = 'created'", [INSTALLS_ROLL_UP_QUEUE]))[0]!.n;
+  const dropWaitingJobs = () => api.sql("delete from pgboss.job where name = ? and state = 'created'", [INSTALLS_ROLL_UP_QUEUE]);
+
+  test('a batch sends it only when none is waiting (D189), and one that has started does not count as waiting', async () => {
+    const app = await insertApp(api, { developerId: await insertDeveloper(api) });
+    const { jobs, counted } = countingSends();
     const install = (n: number) =>
       recordInstalls(api.ctx.installWriter, jobs, [{ slug: app.slug, installer: { kind: 'user', platformUserId: `waiting-${n}` } }]);
-    const waitingJobs = async () => {
-      const [row] = await api.sql<{ n: number }>("select count(*)::int as n from pgboss.job where name = ? and state = 'created'", [
-        INSTALLS_ROLL_UP_QUEUE,
-      ]);
-      return row!.n;
-    };
-    await api.sql("delete from pgboss.job where name = ? and state = 'created'", [INSTALLS_ROLL_UP_QUEUE]);
+    await dropWaitingJobs();
 
     await install(1);
-    expect([sends, await waitingJobs()]).toEqual([1, 1]);
+    expect([counted.sends, await waitingJobs()]).toEqual([1, 1]);
     await install(2);
-    expect([sends, await waitingJobs()]).toEqual([1, 1]);
+    expect([counted.sends, await waitingJobs()]).toEqual([1, 1]);
     // A worker has taken the job: it may already have read the watermark, so the next batch needs a job of its own.
     await api.sql("update pgboss.job set state = 'active', started_on = now() where name = ? and state = 'created'", [INSTALLS_ROLL_UP_QUEUE]);
     await install(3);
-    expect([sends, await waitingJobs()]).toEqual([2, 1]);
+    expect([counted.sends, await waitingJobs()]).toEqual([2, 1]);
     // A batch of apps that are not public inserts nothing and sends nothing.
-    await api.sql("delete from pgboss.job where name = ? and state = 'created'", [INSTALLS_ROLL_UP_QUEUE]);
+    await dropWaitingJobs();
     await recordInstalls(api.ctx.installWriter, jobs, [{ slug: 'no-such-app', installer: { kind: 'user', platformUserId: 'nobody' } }]);
-    expect([sends, await waitingJobs()]).toEqual([2, 0]);
+    expect([counted.sends, await waitingJobs()]).toEqual([2, 0]);
   });
 
   test('an uninstall sends it only when none is waiting either (D216)', async () => {
     const app = await insertApp(api, { developerId: await insertDeveloper(api) });
-    let sends = 0;
-    const jobs: JobQueue = {
-      ...api.ctx.jobs,
-      send: (target, queue, data, options) => {
-        if (queue.name === INSTALLS_ROLL_UP_QUEUE) sends += 1;
-        return api.ctx.jobs.send(target, queue, data, options);
-      },
-    };
-    const waitingJobs = async () =>
-      (await api.sql<{ n: number }>("select count(*)::int as n from pgboss.job where name = ? and state = 'created'", [INSTALLS_ROLL_UP_QUEUE]))[0]!
-        .n;
+    const { jobs, counted } = countingSends();
     const installer = (n: number) => ({ kind: 'installation' as const, installationId: `leaving-${n}`, network: '192.0.2.0/24' });
     for (const n of [1, 2]) {
       const [outcome] = await recordInstalls(api.ctx.installWriter, jobs, [{ slug: app.slug, installer: installer(n) }]);
       expect(outcome!.ok).toBe(true);
     }
-    await api.sql("delete from pgboss.job where name = ? and state = 'created'", [INSTALLS_ROLL_UP_QUEUE]);
-    sends = 0;
+    await dropWaitingJobs();
+    counted.sends = 0;
 
     await recordUninstall(api.ctx.orm.em.fork(), jobs, app.slug, installer(1));
-    expect([sends, await waitingJobs()]).toEqual([1, 1]);
+    expect([counted.sends, await waitingJobs()]).toEqual([1, 1]);
     // One waits: the next uninstall leaves it to count this one too.
     await recordUninstall(api.ctx.orm.em.fork(), jobs, app.slug, installer(2));
-    expect([sends, await waitingJobs()]).toEqual([1, 1]);
+    expect([counted.sends, await waitingJobs()]).toEqual([1, 1]);
     expect(await api.sql("select count(*)::int as n from install_events where app_id = ? and kind = 'UNINSTALL'", [app.id])).toEqual([{ n: 2 }]);
   });
 });
