@@ -211,8 +211,9 @@ test('every way the index finds candidates (all matches, a walk by bitmaps, a wa
     const found = await index.search({ groups, exact: '', filter, candidates, ranked: false }, version);
     const query = groups.map((words) => `(${words.join(' | ')})`).join(' & ');
     const expected = await t.sql<{ id: string }>(
-      `select app_id as id from app_search where visible and search_vector @@ to_tsquery('simple', ?) ${'category' in filter ? 'and category = ?' : ''}
-       order by install_count desc, app_id desc limit ?`,
+      `select a.app_id as id from app_search a join app_stats st on st.app_id = a.app_id
+       where a.visible and a.search_vector @@ to_tsquery('simple', ?) ${'category' in filter ? 'and a.category = ?' : ''}
+       order by st.active_installs desc, a.app_id desc limit ?`,
       [query, ...('category' in filter ? [filter.category] : []), candidates],
     );
     expect({ query, filter, ids: found!.ids }).toEqual({ query, filter, ids: expected.map((row) => row.id) });

@@ -34,6 +34,7 @@ import { Migration20261222000002_search_pending_list } from './Migration20261222
 import { Migration20261227000001_dictionary_word_order } from './Migration20261227000001_dictionary_word_order.ts';
 import { Migration20261228000001_search_index_changes } from './Migration20261228000001_search_index_changes.ts';
 import { Migration20261229000001_dictionary_changes } from './Migration20261229000001_dictionary_changes.ts';
+import { Migration20261230000001_search_counts_apart } from './Migration20261230000001_search_counts_apart.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -73,4 +74,5 @@ export const migrations = [
   { name: 'Migration20261227000001_dictionary_word_order', class: Migration20261227000001_dictionary_word_order },
   { name: 'Migration20261228000001_search_index_changes', class: Migration20261228000001_search_index_changes },
   { name: 'Migration20261229000001_dictionary_changes', class: Migration20261229000001_dictionary_changes },
+  { name: 'Migration20261230000001_search_counts_apart', class: Migration20261230000001_search_counts_apart },
 ];

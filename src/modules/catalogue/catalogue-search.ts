@@ -27,24 +27,28 @@ const RANKED_FROM_WIDE_ROWS = `
   select ${SORT_KEYS}, k.exact_name, k.text_rank
   from candidates k join apps a on a.id = k.id join app_stats s on s.app_id = a.id`;
 
+/** A search row with its app's active installs, which the roll-ups keep in the stats row only (D217). */
+const COUNTED_SEARCH_ROWS = 'app_search a join app_stats st on st.app_id = a.app_id';
+
 /** A rare query's matches, from the GIN index, the most installed kept. */
 const indexedMatches = (condition: string) => `
-  select a.app_id as id, false as exact_name, a.install_count, ts_rank(a.search_vector, q.query) as text_rank from q, app_search a
+  select a.app_id as id, false as exact_name, st.active_installs as install_count, ts_rank(a.search_vector, q.query) as text_rank
+  from q, ${COUNTED_SEARCH_ROWS}
   where a.visible${condition} and a.search_vector @@ q.query and a.lower_name <> :exact
-  order by a.install_count desc, a.app_id desc
+  order by st.active_installs desc, a.app_id desc
   limit ${SEARCH_CANDIDATES}`;
 
 /**
- * A common query's matches, walking the install-count index (which covers the vector) from the
- * most installed app and stopping at the bound: about `SEARCH_CANDIDATES / share` entries, instead
- * of every one of tens of thousands of matches. The walk's own limit keeps PostgreSQL on the index.
+ * A common query's matches, walking the stats' active-installs index from the most installed app
+ * and stopping at the bound: about `SEARCH_CANDIDATES / share` entries, instead of every one of
+ * tens of thousands of matches. The walk's own limit keeps PostgreSQL on the index.
  */
 function walkedMatches(condition: string, share: number, params: Record<string, unknown>): string {
   params.walk = Math.min(MAX_WALK, Math.ceil((SEARCH_CANDIDATES / share) * 2));
   return `
   select w.id, false as exact_name, w.install_count, ts_rank(w.search_vector, q.query) as text_rank
-  from q, (select a.app_id as id, a.install_count, a.search_vector, a.lower_name from app_search a
-           where a.visible${condition} order by a.install_count desc, a.app_id desc limit :walk) w
+  from q, (select a.app_id as id, st.active_installs as install_count, a.search_vector, a.lower_name from ${COUNTED_SEARCH_ROWS}
+           where a.visible${condition} order by st.active_installs desc, st.app_id desc limit :walk) w
   where w.search_vector @@ q.query and w.lower_name <> :exact
   limit ${SEARCH_CANDIDATES}`;
 }
@@ -128,7 +132,8 @@ export async function searchPage(
     namedSql(
       `with q as (select ${query} as query),
        exact as (
-         select a.app_id as id, true as exact_name, a.install_count, ts_rank(a.search_vector, q.query) as text_rank from q, app_search a
+         select a.app_id as id, true as exact_name, st.active_installs as install_count, ts_rank(a.search_vector, q.query) as text_rank
+         from q, ${COUNTED_SEARCH_ROWS}
          where a.visible${condition.sql} and a.lower_name = :exact
          limit ${SEARCH_CANDIDATES}),
        matched as (${share >= WALK_SHARE ? walkedMatches(condition.sql, share, params) : indexedMatches(condition.sql)}),

@@ -427,8 +427,8 @@ export function createSearchIndex(reader: () => SqlReader) {
          from (select (select version from catalogue_version) as version, pg_snapshot_xmin(pg_current_snapshot())::text as horizon) h
          left join lateral (
            select s.app_id::text as id, s.changed_xid::text as xid, s.visible, s.lower_name, s.category, s.environment, s.featured,
-                  s.install_count, s.search_vector::text as vector
-           from app_search s
+                  coalesce(st.active_installs, 0) as install_count, s.search_vector::text as vector
+           from app_search s left join app_stats st on st.app_id = s.app_id
            where s.app_id = any(array(
              select b.app_id from app_search b where b.changed_xid >= :since::xid8 and (b.changed_xid, b.app_id) > (:xid::xid8, :after::uuid)
              order by b.changed_xid, b.app_id limit ${READ_BATCH}))
@@ -450,7 +450,7 @@ export function createSearchIndex(reader: () => SqlReader) {
   /** The install counts that changed at or after `since`: a roll-up's thousands of rows, without their words. */
   const readCounted = (since: string) =>
     reader().query<{ id: string; install_count: number }>(
-      namedSql(`select s.app_id::text as id, s.install_count from app_search s where s.counted_xid >= :since::xid8`, { since }),
+      namedSql(`select s.app_id::text as id, s.active_installs as install_count from app_stats s where s.counted_xid >= :since::xid8`, { since }),
     );
 
   const countAt = (slot: number, installCount: number) => {
