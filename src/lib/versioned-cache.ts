@@ -28,8 +28,6 @@ export interface VersionedCache<Value> {
   /** Keeps a value read elsewhere, at the version it was read at. */
   put(key: string, loaded: Loaded<Value>): void;
   readonly size: number;
-  /** Whether a new entry would fit without pushing another out. */
-  readonly hasRoom: boolean;
 }
 
 export function createVersionedCache<Value extends {}>(
@@ -92,9 +90,6 @@ export function createVersionedCache<Value extends {}>(
   return {
     get size() {
       return entries.size;
-    },
-    get hasRoom() {
-      return entries.size < options.maxEntries && (!options.maxSize || entries.calculatedSize < options.maxSize - maxEntrySize);
     },
     peek(key, load) {
       const version = clock.fresh();
