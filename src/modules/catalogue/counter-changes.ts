@@ -78,6 +78,8 @@ export function createCounterChanges(reader: () => SqlReader) {
     /** Whether an answer showing `appIds`, loaded at `loadedAt` (`performance.now()`), has counters this process knows to be old. */
     outdated(appIds: readonly string[], loadedAt: number): boolean {
       if (performance.now() - loadedAt > ANSWER_MAX_AGE_MS) return true;
+      // Nothing learnt since the answer was loaded: none of its apps can have moved (most asks, once a poll has passed).
+      if (lastLearntAt <= loadedAt) return false;
       for (const appId of appIds) {
         const change = changes.get(appId);
         if (change && change.learntAt > loadedAt) return true;
