@@ -159,7 +159,7 @@ test('the index follows the catalogue, a change committed by a transaction open 
   expect(await find('axolotl')).toEqual([late!.id]);
 });
 
-test('install counts reach the index without a version change, within the contract’s seconds', async () => {
+test('install counts reach the index without a version change, within the contract’s seconds, no search waiting for them (D219)', async () => {
   const [first, second] = await t.sql<{ id: string }>(
     `select a.id from apps a where a.status = 'APPROVED' and a.description ilike '%kanban%' order by a.id limit 2`,
   );
@@ -175,13 +175,27 @@ test('install counts reach the index without a version change, within the contra
   expect(await order()).toEqual([first!.id, second!.id]);
   const reader = t.ctx.catalogueReaders.next();
   const version = await readCatalogueVersion(reader);
-  const index = await loadedIndex(reader, version);
+  // The index's readings pass a gate the test can close: a reading behind it waits.
+  let gate: Promise<void> | undefined;
+  let openGate = () => {};
+  const gated: SqlReader = { ...reader, query: async (statement) => (await gate, reader.query(statement)) };
+  const index = await loadedIndex(gated, version);
   const query = { groups: [['ocelot'], ['board']], exact: 'ocelot board', filter: {}, candidates: 1_000, ranked: true };
-  expect((await index.search(query, version))!.ids).toEqual([first!.id, second!.id]);
+  const before = (await index.search(query, version))!;
+  expect(before.ids).toEqual([first!.id, second!.id]);
 
   await t.sql(`update app_stats set active_installs = 900, updated_at = now() where app_id = ?`, [second!.id]);
-  // Once the process has learnt of new counters, the next search reads them first…
-  expect((await index.search(query, version, performance.now()))!.ids).toEqual([second!.id, first!.id]);
+  gate = new Promise((resolve) => {
+    openGate = resolve;
+  });
+  // Once the process has learnt of new counters, a search answers at once by the counts it has, saying when they were read…
+  const learntAt = performance.now();
+  const meanwhile = (await index.search(query, version, learntAt))!;
+  expect([meanwhile.ids, meanwhile.countedAt! < learntAt]).toEqual([[first!.id, second!.id], true]);
+  // …while the new ones are read behind it, and the searches after that order by them…
+  openGate();
+  await eventually(async () => (await index.search(query, version, learntAt))!.ids[0] === second!.id);
+  expect((await index.search(query, version, learntAt))!.countedAt).toBeGreaterThan(learntAt);
   // …and the answers served over HTTP follow.
   await eventually(async () => (await order())[0] === second!.id);
 });

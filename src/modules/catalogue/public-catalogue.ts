@@ -99,7 +99,8 @@ export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALO
     askedSearches.set(hash, true);
     return false;
   };
-  const readAnswer = (question: Question, reader: SqlReader, version: number): Promise<unknown> => {
+  /** `counted.at`: when the counts the answer shows or orders by were read; a search ranked by an older index reading says so (D219). */
+  const readAnswer = (question: Question, reader: SqlReader, version: number, counted: { at: number }): Promise<unknown> => {
     switch (question.kind) {
       case 'list':
         return listCatalogue(
@@ -110,7 +111,11 @@ export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALO
             return counted.total;
           },
           lookUpCached(reader, version),
-          (indexed) => searchIndex.search(indexed, version, counters.lastLearntAt()),
+          async (indexed) => {
+            const found = await searchIndex.search(indexed, version, counters.lastLearntAt());
+            if (found?.countedAt !== undefined) counted.at = Math.min(counted.at, found.countedAt);
+            return found;
+          },
         );
       case 'app':
         return getPublicApp(reader, question.slug);
@@ -127,11 +132,11 @@ export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALO
    */
   const single = readers.all.length === 1;
   const load = async (question: Question, current: number): Promise<Loaded<CachedAnswer>> => {
-    const loadedAt = performance.now();
+    const counted = { at: performance.now() };
     const reader = readers.next();
     const version = single ? current : await readCatalogueVersion(reader);
-    const value = await readAnswer(question, reader, version);
-    return { version, value: { ...cacheableBody(value), appIds: appIdsIn(value), loadedAt } };
+    const value = await readAnswer(question, reader, version, counted);
+    return { version, value: { ...cacheableBody(value), appIds: appIdsIn(value), loadedAt: counted.at } };
   };
   const answer = async (target: string, key: string, question: Question, keep = true): Promise<CacheableBody> => {
     counters.tick();

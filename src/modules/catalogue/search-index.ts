@@ -22,9 +22,9 @@ import type { WordRow } from './search-words.ts';
  * It follows `app_search` by reading the rows changed since its last reading (the migration
  * `search_index_changes` says why none is skipped): the first reading in the background from the
  * first search on (the SQL search answers until it is done), then, before a search answers, when
- * the catalogue version has moved past it, when the process has learnt of new counters since
- * (`counter-changes.ts`: the install counts it orders by), or when its last reading is
- * `COUNTS_MAX_AGE_MS` old.
+ * the catalogue version has moved past it or when its last reading is `COUNTS_MAX_AGE_MS` old;
+ * and in the background, no search waiting for it, when the process has learnt of new counters
+ * since (`counter-changes.ts`: the install counts it orders by; D219).
  */
 /** A reading older than this is renewed before a search answers, whatever the process has learnt (the contract gives counters 5 s). */
 const COUNTS_MAX_AGE_MS = 4_000;
@@ -59,6 +59,8 @@ export interface IndexedCandidates {
   ids: string[];
   exactNames: number;
   total: number;
+  /** When the reading whose install counts ordered them started (`performance.now()`); absent when not from the index. */
+  countedAt?: number;
 }
 
 /** One row of `app_search` as a reading returns it (`id` null: the reading found no change). */
@@ -624,15 +626,19 @@ export function createSearchIndex(reader: () => SqlReader) {
 
   return {
     /**
-     * The candidates of a search, ranked when asked, from the index as of `atVersion` or newer and
-     * read after `countedSince` (when the process last learnt of new counters, `performance.now()`:
-     * an answer reloaded for its apps' new counts orders by them); undefined when it cannot be
-     * brought that far (a replica behind the version this process has seen), or before its first
-     * reading is done.
+     * The candidates of a search, ranked when asked, from the index as of `atVersion` or newer;
+     * undefined when it cannot be brought that far (a replica behind the version this process has
+     * seen), or before its first reading is done. Counters learnt after the index's last reading
+     * (`countedSince`, when the process last learnt of new ones, `performance.now()`) are read in
+     * the background, as is a reading half `COUNTS_MAX_AGE_MS` old: the search answers at once by
+     * the counts it has, at most `COUNTS_MAX_AGE_MS` old, and says when they were read
+     * (`countedAt`), so an answer kept from it is read again once newer ones are in (D219).
      */
     async search(query: IndexedQuery, atVersion: number, countedSince = -Infinity): Promise<IndexedCandidates | undefined> {
-      const current = await readTo(() => version < atVersion || refreshedAt <= countedSince || performance.now() - refreshedAt > COUNTS_MAX_AGE_MS);
-      return current ? find(query) : undefined;
+      const age = performance.now() - refreshedAt;
+      if (version >= 0 && !refreshing && (refreshedAt <= countedSince || age > COUNTS_MAX_AGE_MS / 2)) refresh().catch(() => {});
+      const current = await readTo(() => version < atVersion || performance.now() - refreshedAt > COUNTS_MAX_AGE_MS);
+      return current ? { ...find(query), countedAt: refreshedAt } : undefined;
     },
     /**
      * What the dictionary says of each word (as `search-words.ts` reads it from PostgreSQL), from
