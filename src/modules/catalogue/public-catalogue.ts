@@ -99,8 +99,8 @@ export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALO
     askedSearches.set(hash, true);
     return false;
   };
-  /** `counted.at`: when the counts the answer shows or orders by were read; a search ranked by an older index reading says so (D219). */
-  const readAnswer = (question: Question, reader: SqlReader, version: number, counted: { at: number }): Promise<unknown> => {
+  /** `counts.readAt`: when the counts the answer shows or orders by were read; a search ranked by an older index reading says so (D219). */
+  const readAnswer = (question: Question, reader: SqlReader, version: number, counts: { readAt: number }): Promise<unknown> => {
     switch (question.kind) {
       case 'list':
         return listCatalogue(
@@ -113,7 +113,7 @@ export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALO
           lookUpCached(reader, version),
           async (indexed) => {
             const found = await searchIndex.search(indexed, version, counters.lastLearntAt());
-            if (found?.countedAt !== undefined) counted.at = Math.min(counted.at, found.countedAt);
+            if (found?.countedAt !== undefined) counts.readAt = Math.min(counts.readAt, found.countedAt);
             return found;
           },
         );
@@ -132,11 +132,11 @@ export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALO
    */
   const single = readers.all.length === 1;
   const load = async (question: Question, current: number): Promise<Loaded<CachedAnswer>> => {
-    const counted = { at: performance.now() };
+    const counts = { readAt: performance.now() };
     const reader = readers.next();
     const version = single ? current : await readCatalogueVersion(reader);
-    const value = await readAnswer(question, reader, version, counted);
-    return { version, value: { ...cacheableBody(value), appIds: appIdsIn(value), loadedAt: counted.at } };
+    const value = await readAnswer(question, reader, version, counts);
+    return { version, value: { ...cacheableBody(value), appIds: appIdsIn(value), loadedAt: counts.readAt } };
   };
   const answer = async (target: string, key: string, question: Question, keep = true): Promise<CacheableBody> => {
     counters.tick();
