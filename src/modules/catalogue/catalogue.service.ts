@@ -59,9 +59,9 @@ export async function getPublicApp(reader: SqlReader, slug: string): Promise<Pub
 }
 
 /** The id of the public app at `slug`, with the same 404/410 rules as `getPublicApp`. */
-export async function findPublicAppId(em: SqlTarget, slug: string): Promise<string> {
+export async function findPublicAppId(target: SqlTarget, slug: string): Promise<string> {
   const rows = await executeNamed<{ id: string; status: string; first_approved_at: string | null; owner_suspended: boolean }>(
-    em,
+    target,
     `select a.id, a.status, a.first_approved_at, ${OWNER_SUSPENDED} as owner_suspended
      from apps a ${OWNER_JOINS} where a.slug = :slug`,
     { slug },

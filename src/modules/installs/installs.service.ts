@@ -49,7 +49,8 @@ export type InstallOutcome = { ok: true; result: InstallResult } | { ok: false; 
 
 /**
  * Appends install events, any number in one transaction and one INSERT that finds each public app
- * by its slug, on Bun's client (`writer`, D214: the ORM's transaction took most of an install's CPU) (a repeat by the same installer is a no-op that reports the first install). The
+ * by its slug (a repeat by the same installer is a no-op that reports the first install). The
+ * transaction is Bun's client's (`writer`, D214: the ORM's took most of an install's CPU). The
  * installs roll-up is enqueued in the same transaction unless one is already waiting (it counts
  * every app's installs past its watermark, this batch's too).
  * Installs from one network to one app take turns under an advisory lock (sorted, so concurrent
