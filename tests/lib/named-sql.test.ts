@@ -16,3 +16,10 @@ test('casts and quoted literals are left alone', () => {
 test('a parameter without a value is a programming error, not a silent null', () => {
   expect(() => namedSql('select :missing', {})).toThrow(':missing');
 });
+
+test('a text compiled before takes each call its own values, and still refuses a missing one', () => {
+  const text = 'select * from apps where slug = :slug and category = :category';
+  expect(namedSql(text, { slug: 'a', category: 'X' }).values).toEqual(['a', 'X']);
+  expect(namedSql(text, { category: 'Y', slug: 'b' })).toEqual({ text: 'select * from apps where slug = $1 and category = $2', values: ['b', 'Y'] });
+  expect(() => namedSql(text, { slug: 'c' })).toThrow(':category');
+});
