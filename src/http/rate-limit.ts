@@ -150,8 +150,8 @@ let instances = 0;
 /**
  * The public side's guard: `rateLimit: 'read'` (catalogue reads, per address, in memory) or
  * `rateLimit: 'write'` (installs and reviews, per address, in PostgreSQL); an IPv6 address counts
- * per /64. Either way the route
- * receives the resolved `clientAddress`.
+ * per /64. Either way the route receives the client's network the budget was counted against
+ * (`clientNetwork`, `networkOf` the resolved address), worked out once.
  */
 export function createPublicRateLimits(ctx: AppContext) {
   const seed = ++instances;
@@ -176,9 +176,9 @@ export function createPublicRateLimits(ctx: AppContext) {
     rateLimit: (traffic: PublicTraffic) => ({
       response: { 429: limitDocs[traffic] },
       ...beforeValidation(async ({ request, server, set }) => {
-        const address = clientAddress(request, server);
-        await enforceRateLimit(limiters[traffic], networkOf(address), traffic === 'cacheable' ? null : set.headers);
-        return { clientAddress: address };
+        const network = networkOf(clientAddress(request, server));
+        await enforceRateLimit(limiters[traffic], network, traffic === 'cacheable' ? null : set.headers);
+        return { clientNetwork: network };
       }),
     }),
   });

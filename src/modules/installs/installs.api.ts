@@ -2,7 +2,6 @@ import { Elysia } from 'elysia';
 import type { AppContext } from '../../app-context.ts';
 import type { AuthPlugin } from '../identity/auth.ts';
 import type { PublicRateLimits } from '../../http/rate-limit.ts';
-import { networkOf } from '../../lib/ip-address.ts';
 import { problems } from '../../http/schemas.ts';
 import { SlugParams } from '../catalogue/catalogue.model.ts';
 import { InstallBody, InstallResult, UninstallBody, UninstallResult } from './installs.model.ts';
@@ -19,8 +18,7 @@ export function installsApi(ctx: AppContext, auth: AuthPlugin, rateLimits: Publi
     .use(auth)
     .post(
       '/:slug/install',
-      async ({ params, body, identity, clientAddress, status }) => {
-        const network = networkOf(clientAddress);
+      async ({ params, body, identity, clientNetwork: network, status }) => {
         const installer: Installer = identity
           ? { kind: 'user', platformUserId: identity.subject }
           : body.installationId
@@ -46,7 +44,7 @@ export function installsApi(ctx: AppContext, auth: AuthPlugin, rateLimits: Publi
     )
     .post(
       '/:slug/uninstall',
-      async ({ params, body, identity, clientAddress }) => {
+      async ({ params, body, identity, clientNetwork }) => {
         if (!identity && !body.installationId) {
           throw validationFailed('Name the installer: a platform OAuth bearer token, or the `installationId` of the install', [
             { path: '/installationId', message: 'Required without a platform OAuth bearer token' },
@@ -54,7 +52,7 @@ export function installsApi(ctx: AppContext, auth: AuthPlugin, rateLimits: Publi
         }
         const installer = identity
           ? { kind: 'user' as const, platformUserId: identity.subject }
-          : { kind: 'installation' as const, installationId: body.installationId!, network: networkOf(clientAddress) };
+          : { kind: 'installation' as const, installationId: body.installationId!, network: clientNetwork };
         return recordUninstall(ctx.orm.em.fork(), ctx.jobs, params.slug, installer);
       },
       {
