@@ -11,6 +11,8 @@ export interface SqlTransaction {
 }
 
 export interface SqlWriter {
+  /** One statement on its own: committed when it returns. */
+  query<Row>(statement: CompiledSql): Promise<Row[]>;
   /** Runs `work` in a transaction: committed when it returns, rolled back when it throws. */
   transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T>;
 }

@@ -5,6 +5,7 @@ import { recordInstalls } from '../../src/modules/installs/installs.service.ts';
 import { recordUninstall } from '../../src/modules/installs/uninstalls.service.ts';
 import { INSTALLS_ROLL_UP_QUEUE } from '../../src/modules/stats/stats.service.ts';
 import type { JobQueue } from '../../src/lib/job-queue.ts';
+import type { SqlWriter } from '../../src/lib/sql-writer.ts';
 import { Client } from 'pg';
 
 /**
@@ -92,6 +93,41 @@ describe('the installs roll-up job', () => {
     expect([counted.sends, await waitingJobs()]).toEqual([2, 0]);
   });
 
+  test('a batch is one statement on its own while a roll-up waits; one that must send it, or may reactivate, has its transaction (D222)', async () => {
+    const app = await insertApp(api, { developerId: await insertDeveloper(api) });
+    const { jobs } = countingSends();
+    const used = { statements: 0, transactions: 0 };
+    const writer: SqlWriter = {
+      query: (statement) => {
+        used.statements += 1;
+        return api.ctx.installWriter.query(statement);
+      },
+      transaction: (work) => {
+        used.transactions += 1;
+        return api.ctx.installWriter.transaction(work);
+      },
+    };
+    const installer = (n: number) => ({ kind: 'installation' as const, installationId: `alone-${n}`, network: '192.0.2.0/24' });
+    const install = async (n: number) => {
+      Object.assign(used, { statements: 0, transactions: 0 });
+      const [outcome] = await recordInstalls(writer, jobs, [{ slug: app.slug, installer: installer(n) }]);
+      expect(outcome!.ok).toBe(true);
+      return { ...used, waiting: await waitingJobs() };
+    };
+    await dropWaitingJobs();
+
+    // None waits: the lone statement is refused (and undone), and the transaction sends one with the install.
+    expect(await install(1)).toEqual({ statements: 1, transactions: 1, waiting: 1 });
+    // One waits: a single statement, no transaction.
+    expect(await install(2)).toEqual({ statements: 1, transactions: 0, waiting: 1 });
+    // A repeat of an installer who uninstalled reactivates it, in a transaction.
+    await recordUninstall(api.ctx.orm.em.fork(), jobs, app.slug, installer(2));
+    expect(await install(2)).toEqual({ statements: 1, transactions: 1, waiting: 1 });
+    const events = await api.sql<{ kind: string }>('select kind from install_events where app_id = ? order by seq', [app.id]);
+    expect(events.map((event) => event.kind)).toEqual(['UNINSTALL', 'REINSTALL']);
+    expect(await api.sql('select count(*)::int as n from installs where app_id = ?', [app.id])).toEqual([{ n: 2 }]);
+  });
+
   test('an uninstall sends it only when none is waiting either (D216)', async () => {
     const app = await insertApp(api, { developerId: await insertDeveloper(api) });
     const { jobs, counted } = countingSends();
@@ -139,4 +175,15 @@ test("an install batch's statement runs on its generic plan from the first call:
   } finally {
     await session.end();
   }
+});
+
+test('an install writes only the indexes a statement reads installs by (D223)', async () => {
+  const indexes = await t.sql<{ name: string }>("select indexname as name from pg_indexes where tablename = 'installs' order by indexname");
+  // Each one is written by every install: the installer's unique key, the budget's, the dashboard's time range (BRIN), the roll-ups' ids.
+  expect(indexes.map((index) => index.name)).toEqual([
+    'installs_app_installer_key',
+    'installs_budget_idx',
+    'installs_installed_at_brin',
+    'installs_pkey',
+  ]);
 });

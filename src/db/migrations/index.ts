@@ -35,6 +35,8 @@ import { Migration20261227000001_dictionary_word_order } from './Migration202612
 import { Migration20261228000001_search_index_changes } from './Migration20261228000001_search_index_changes.ts';
 import { Migration20261229000001_dictionary_changes } from './Migration20261229000001_dictionary_changes.ts';
 import { Migration20261230000001_search_counts_apart } from './Migration20261230000001_search_counts_apart.ts';
+import { Migration20261231000001_install_batch_alone } from './Migration20261231000001_install_batch_alone.ts';
+import { Migration20261231000002_installs_without_app_day_index } from './Migration20261231000002_installs_without_app_day_index.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -75,4 +77,6 @@ export const migrations = [
   { name: 'Migration20261228000001_search_index_changes', class: Migration20261228000001_search_index_changes },
   { name: 'Migration20261229000001_dictionary_changes', class: Migration20261229000001_dictionary_changes },
   { name: 'Migration20261230000001_search_counts_apart', class: Migration20261230000001_search_counts_apart },
+  { name: 'Migration20261231000001_install_batch_alone', class: Migration20261231000001_install_batch_alone },
+  { name: 'Migration20261231000002_installs_without_app_day_index', class: Migration20261231000002_installs_without_app_day_index },
 ];

@@ -3,7 +3,7 @@ import type { InstallOutcome, InstallRequest } from './installs.service.ts';
 
 /**
  * Group commit for installs: requests that arrive while earlier batches are being written wait
- * and go together, in one transaction and one INSERT (`recordInstalls`). A lone install goes at
+ * and go together, in one INSERT (`recordInstalls`). A lone install goes at
  * once, so nothing waits when there is no crowd; under load one commit serves many. Each answer is
  * given only after its batch committed, so a 201 still means the install is stored.
  */

@@ -3,7 +3,7 @@ import type { JobQueue } from '../../lib/job-queue.ts';
 import { sendInstallRollUp } from '../stats/stats.service.ts';
 import { findPublicAppId } from '../catalogue/catalogue.service.ts';
 import type { InstallResult } from './installs.model.ts';
-import { executeNamed as execute, type SqlTarget, type SqlTime } from '../../lib/named-sql.ts';
+import { executeNamed as execute, namedSql, type SqlTarget, type SqlTime } from '../../lib/named-sql.ts';
 import type { SqlWriter } from '../../lib/sql-writer.ts';
 import { Install } from './install.entity.ts';
 import { reinstall } from './install-acts.ts';
@@ -32,8 +32,13 @@ export const userInstallerKey = (platformUserId: string) => `user:${platformUser
 /** Whether this installer (its key) has installed the app. */
 export const hasInstalled = async (em: EntityManager, appId: string, installer: string) => (await em.count(Install, { appId, installer })) > 0;
 
+export interface InstallerKey {
+  key: string;
+  daily: boolean;
+}
+
 /** The installer's key; a network's gets the UTC day appended by the database clock that stamps `installed_at`. */
-export function installerKey(installer: Installer): { key: string; daily: boolean } {
+export function installerKey(installer: Installer): InstallerKey {
   if (installer.kind === 'user') return { key: userInstallerKey(installer.platformUserId), daily: false };
   if (installer.kind === 'installation') return { key: `installation:${installer.installationId}`, daily: false };
   return { key: `address:${installer.network}`, daily: true };
@@ -47,62 +52,86 @@ export interface InstallRequest {
 /** What each install of a batch came to: its answer, or why it was refused (404, 410). */
 export type InstallOutcome = { ok: true; result: InstallResult } | { ok: false; error: unknown };
 
+/** What `record_install_batch_alone` raises for a batch it leaves to a transaction of its own (its migration, D222). */
+const BATCH_NEEDS_ITS_TRANSACTION = 'MK001';
+
+type BatchRow = { ord: number; app_id: string; installed_at: SqlTime | null; counted: boolean | null };
+
 /**
- * Appends install events, any number in one transaction and one INSERT that finds each public app
- * by its slug (a repeat by the same installer is a no-op that reports the first install). The
- * transaction is Bun's client's (`writer`, D214: the ORM's took most of an install's CPU). The
- * installs roll-up is enqueued in the same transaction unless one is already waiting (it counts
- * every app's installs past its watermark, this batch's too).
+ * Appends install events, any number in one INSERT that finds each public app by its slug (a
+ * repeat by the same installer is a no-op that reports the first install), through Bun's client
+ * (`writer`, D214: the ORM's transaction took most of an install's CPU).
  * Installs from one network to one app take turns under an advisory lock (sorted, so concurrent
  * batches cannot deadlock), and within a batch they are counted in order, so together they
  * cannot overrun the budget.
+ * Most batches are one statement on its own (D222): a roll-up waits, not yet started, and counts
+ * them. The others are refused by that statement and written in a transaction: one that sends the
+ * roll-up with the installs, or reactivates an installer's repeat install.
  */
 export async function recordInstalls(writer: SqlWriter, jobs: JobQueue, requests: InstallRequest[]): Promise<InstallOutcome[]> {
   const keys = requests.map((request) => installerKey(request.installer));
-  const networks = requests.map((request) => (request.installer.kind === 'installation' ? request.installer.network : null));
+  const params = {
+    slugs: requests.map((request) => request.slug),
+    keys: keys.map((key) => key.key),
+    daily: keys.map((key) => key.daily),
+    users: requests.map((request) => (request.installer.kind === 'user' ? request.installer.platformUserId : null)),
+    networks: requests.map((request) => (request.installer.kind === 'installation' ? request.installer.network : null)),
+    budget: INSTALLATION_IDS_COUNTED_PER_NETWORK_PER_DAY,
+  };
+  // The functions' statements are planned once per connection (D187, D189; their text is in the migrations).
+  const batch = (name: string, extra = '') =>
+    namedSql(
+      `select ord, app_id, installed_at, counted${extra} from ${name}(:slugs::text[], :keys::text[], :daily::boolean[], :users::text[], :networks::text[], :budget::int)`,
+      params,
+    );
+  let alone: BatchRow[] | undefined;
+  try {
+    alone = await writer.query<BatchRow>(batch('record_install_batch_alone'));
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== BATCH_NEEDS_ITS_TRANSACTION) throw error;
+  }
+  // Committed: what is left to find (a slug that is not public, a concurrent first install) is only read, each in a transaction of its own.
+  if (alone) return outcomesOf(requests, keys, alone, new Map(), (slug, key) => writer.transaction((tx) => firstInstalledAt(tx, slug, key)));
   return writer.transaction(async (tx) => {
     // One statement takes the locks (the roll-up's watermark, then each network's budget per app,
-    // keyed by the slug: an approved app's slug never changes) and inserts; its functions are planned
-    // once per connection (D187, D189; their text is in the migrations).
-    const rows = await execute<{ ord: number; app_id: string; installed_at: SqlTime | null; counted: boolean | null; roll_up_waiting: boolean }>(
-      tx,
-      `select ord, app_id, installed_at, counted, roll_up_waiting
-       from record_install_batch(:slugs::text[], :keys::text[], :daily::boolean[], :users::text[], :networks::text[], :budget::int)`,
-      {
-        slugs: requests.map((request) => request.slug),
-        keys: keys.map((key) => key.key),
-        daily: keys.map((key) => key.daily),
-        users: requests.map((request) => (request.installer.kind === 'user' ? request.installer.platformUserId : null)),
-        networks,
-        budget: INSTALLATION_IDS_COUNTED_PER_NETWORK_PER_DAY,
-      },
-    );
+    // keyed by the slug: an approved app's slug never changes) and inserts.
+    const rows = await tx.query<BatchRow & { roll_up_waiting: boolean }>(batch('record_install_batch', ', roll_up_waiting'));
     // A roll-up that has not started will count this batch; only without one is a job sent.
     if (rows.length > 0 && !rows[0]!.roll_up_waiting) await sendInstallRollUp(jobs, tx);
-    const byOrd = new Map(rows.map((row) => [Number(row.ord), row]));
     // A repeat install by an installer that can uninstall (not a network's daily key) may reactivate it.
-    const repeats = requests.flatMap((_, i) => {
-      const row = byOrd.get(i + 1);
-      return row?.installed_at && row.counted === null && !keys[i]!.daily ? [{ appId: row.app_id, installer: keys[i]!.key }] : [];
+    const repeats = rows.flatMap((row) => {
+      const i = Number(row.ord) - 1;
+      return row.installed_at && row.counted === null && !keys[i]!.daily ? [{ appId: row.app_id, installer: keys[i]!.key }] : [];
     });
     const current = repeats.length > 0 ? await reinstall(tx, repeats) : new Map<string, string>();
-    const outcomes: InstallOutcome[] = [];
-    for (const [i, request] of requests.entries()) {
-      const row = byOrd.get(i + 1);
-      try {
-        // No row: the slug is not public (404 or 410). A row without a time: a concurrent first install of the same installer.
-        const installedAt =
-          (row && current.get(`${row.app_id} ${keys[i]!.key}`)) ?? row?.installed_at ?? (await firstInstalledAt(tx, request.slug, keys[i]!));
-        outcomes.push({ ok: true, result: { slug: request.slug, installedAt: new Date(installedAt).toISOString() } });
-      } catch (error) {
-        outcomes.push({ ok: false, error });
-      }
-    }
-    return outcomes;
+    return outcomesOf(requests, keys, rows, current, (slug, key) => firstInstalledAt(tx, slug, key));
   });
 }
 
-async function firstInstalledAt(tx: SqlTarget, slug: string, key: { key: string; daily: boolean }): Promise<SqlTime> {
+/** Each request's answer from its row (`current`: the reinstalls' times; `find`: a request without a time), or why it was refused. */
+async function outcomesOf(
+  requests: InstallRequest[],
+  keys: InstallerKey[],
+  rows: BatchRow[],
+  current: Map<string, string>,
+  find: (slug: string, key: InstallerKey) => Promise<SqlTime>,
+): Promise<InstallOutcome[]> {
+  const byOrd = new Map(rows.map((row) => [Number(row.ord), row]));
+  const outcomes: InstallOutcome[] = [];
+  for (const [i, request] of requests.entries()) {
+    const row = byOrd.get(i + 1);
+    try {
+      // No row: the slug is not public (404 or 410). A row without a time: a concurrent first install of the same installer.
+      const installedAt = (row && current.get(`${row.app_id} ${keys[i]!.key}`)) ?? row?.installed_at ?? (await find(request.slug, keys[i]!));
+      outcomes.push({ ok: true, result: { slug: request.slug, installedAt: new Date(installedAt).toISOString() } });
+    } catch (error) {
+      outcomes.push({ ok: false, error });
+    }
+  }
+  return outcomes;
+}
+
+async function firstInstalledAt(tx: SqlTarget, slug: string, key: InstallerKey): Promise<SqlTime> {
   const appId = await findPublicAppId(tx, slug);
   const installer = key.daily ? `:key || ':' || to_char(now() at time zone 'utc', 'YYYY-MM-DD')` : ':key';
   const [first] = await execute<{ installed_at: SqlTime }>(
