@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { JobQueue } from '../../lib/job-queue.ts';
-import { sendInstallRollUp } from '../stats/stats.service.ts';
+import { holdInstallsWatermark, sendInstallRollUp, sendInstallRollUpUnlessWaiting } from '../stats/stats.service.ts';
 import { findPublicAppId } from '../catalogue/catalogue.service.ts';
 import type { InstallResult } from './installs.model.ts';
 import { executeNamed as execute, namedSql, type SqlTarget, type SqlTime } from '../../lib/named-sql.ts';
@@ -52,8 +52,8 @@ export interface InstallRequest {
 /** What each install of a batch came to: its answer, or why it was refused (404, 410). */
 export type InstallOutcome = { ok: true; result: InstallResult } | { ok: false; error: unknown };
 
-/** What `record_install_batch_alone` raises for a batch it leaves to a transaction of its own (its migration, D222). */
-const BATCH_NEEDS_ITS_TRANSACTION = 'MK001';
+/** The `ord` of the one row `record_install_batch_alone` answers when no roll-up waits: nothing was written (its migration, D222). */
+const NOT_WRITTEN_ALONE = 0;
 
 type BatchRow = { ord: number; app_id: string; installed_at: SqlTime | null; counted: boolean | null };
 
@@ -65,8 +65,8 @@ type BatchRow = { ord: number; app_id: string; installed_at: SqlTime | null; cou
  * batches cannot deadlock), and within a batch they are counted in order, so together they
  * cannot overrun the budget.
  * Most batches are one statement on its own (D222): a roll-up waits, not yet started, and counts
- * them. The others are refused by that statement and written in a transaction: one that sends the
- * roll-up with the installs, or reactivates an installer's repeat install.
+ * them. Without one waiting that statement writes nothing, and the batch is written in a
+ * transaction that sends the roll-up with the installs.
  */
 export async function recordInstalls(writer: SqlWriter, jobs: JobQueue, requests: InstallRequest[]): Promise<InstallOutcome[]> {
   const keys = requests.map((request) => installerKey(request.installer));
@@ -78,31 +78,42 @@ export async function recordInstalls(writer: SqlWriter, jobs: JobQueue, requests
     networks: requests.map((request) => (request.installer.kind === 'installation' ? request.installer.network : null)),
     budget: INSTALLATION_IDS_COUNTED_PER_NETWORK_PER_DAY,
   };
-  // The functions' statements are planned once per connection (D187, D189; their text is in the migrations).
+  // The functions take the locks (the roll-up's watermark, then each network's budget per app, keyed
+  // by the slug: an approved app's slug never changes) and insert; their statements are planned once
+  // per connection (D187, D189; their text is in the migrations).
   const batch = (name: string, extra = '') =>
     namedSql(
       `select ord, app_id, installed_at, counted${extra} from ${name}(:slugs::text[], :keys::text[], :daily::boolean[], :users::text[], :networks::text[], :budget::int)`,
       params,
     );
-  let alone: BatchRow[] | undefined;
-  try {
-    alone = await writer.query<BatchRow>(batch('record_install_batch_alone'));
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== BATCH_NEEDS_ITS_TRANSACTION) throw error;
+  /** A repeat install by an installer that can uninstall (not a network's daily key) may reactivate it. */
+  const repeatsIn = (rows: BatchRow[]) =>
+    rows.flatMap((row) => {
+      const key = keys[Number(row.ord) - 1]!;
+      return row.installed_at && row.counted === null && !key.daily ? [{ appId: row.app_id, installer: key.key }] : [];
+    });
+
+  const alone = await writer.query<BatchRow>(batch('record_install_batch_alone'));
+  if (Number(alone[0]?.ord) !== NOT_WRITTEN_ALONE) {
+    // Committed. Reactivations append events, so they go as an uninstall does: under the watermark's lock, then the roll-up unless one waits.
+    const repeats = repeatsIn(alone);
+    const current =
+      repeats.length === 0
+        ? new Map<string, string>()
+        : await writer.transaction(async (tx) => {
+            await holdInstallsWatermark(tx);
+            const reactivated = await reinstall(tx, repeats);
+            await sendInstallRollUpUnlessWaiting(jobs, tx);
+            return reactivated;
+          });
+    // What is left to find (a slug that is not public, a concurrent first install) is only read, each in a transaction of its own.
+    return outcomesOf(requests, keys, alone, current, (slug, key) => writer.transaction((tx) => firstInstalledAt(tx, slug, key)));
   }
-  // Committed: what is left to find (a slug that is not public, a concurrent first install) is only read, each in a transaction of its own.
-  if (alone) return outcomesOf(requests, keys, alone, new Map(), (slug, key) => writer.transaction((tx) => firstInstalledAt(tx, slug, key)));
   return writer.transaction(async (tx) => {
-    // One statement takes the locks (the roll-up's watermark, then each network's budget per app,
-    // keyed by the slug: an approved app's slug never changes) and inserts.
     const rows = await tx.query<BatchRow & { roll_up_waiting: boolean }>(batch('record_install_batch', ', roll_up_waiting'));
     // A roll-up that has not started will count this batch; only without one is a job sent.
     if (rows.length > 0 && !rows[0]!.roll_up_waiting) await sendInstallRollUp(jobs, tx);
-    // A repeat install by an installer that can uninstall (not a network's daily key) may reactivate it.
-    const repeats = rows.flatMap((row) => {
-      const i = Number(row.ord) - 1;
-      return row.installed_at && row.counted === null && !keys[i]!.daily ? [{ appId: row.app_id, installer: keys[i]!.key }] : [];
-    });
+    const repeats = repeatsIn(rows);
     const current = repeats.length > 0 ? await reinstall(tx, repeats) : new Map<string, string>();
     return outcomesOf(requests, keys, rows, current, (slug, key) => firstInstalledAt(tx, slug, key));
   });

@@ -148,7 +148,7 @@ export function useRollUpDelay(seconds: number): void {
 }
 
 /** Held from before a transaction's first install to its commit, so the roll-up sees where committed installs end. */
-export async function holdInstallsWatermark(tx: EntityManager): Promise<void> {
+export async function holdInstallsWatermark(tx: SqlTarget): Promise<void> {
   await executeNamed(tx, `select pg_advisory_xact_lock_shared(${INSTALLS_LOCK})`, {});
 }
 
@@ -163,7 +163,7 @@ export async function holdInstallsWatermark(tx: EntityManager): Promise<void> {
  * insert the singleton job row, and a row another transaction has inserted and not yet committed
  * holds every other sender (installs included) until that commits (D216).
  */
-export async function sendInstallRollUpUnlessWaiting(jobs: JobQueue, tx: EntityManager): Promise<void> {
+export async function sendInstallRollUpUnlessWaiting(jobs: JobQueue, tx: SqlTarget): Promise<void> {
   // pg-boss's own row, asked as `record_install_batch` asks it (its migration, D189).
   const [row] = await executeNamed<{ waiting: boolean }>(
     tx,
