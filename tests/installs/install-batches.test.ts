@@ -6,6 +6,7 @@ import { recordUninstall } from '../../src/modules/installs/uninstalls.service.t
 import { INSTALLS_ROLL_UP_QUEUE } from '../../src/modules/stats/stats.service.ts';
 import type { JobQueue } from '../../src/lib/job-queue.ts';
 import type { SqlWriter } from '../../src/lib/sql-writer.ts';
+import type { CompiledSql } from '../../src/lib/named-sql.ts';
 import { Client } from 'pg';
 
 /**
@@ -100,9 +101,9 @@ describe('the installs roll-up job', () => {
     // Refusing a batch is an answer, not an error: a statement that failed would be an ERROR in PostgreSQL's log under load.
     let failedStatements = 0;
     const writer: SqlWriter = {
-      query: (statement) => {
+      query: <Row>(statement: CompiledSql) => {
         used.statements += 1;
-        return api.ctx.installWriter.query(statement).catch((error: unknown) => {
+        return api.ctx.installWriter.query<Row>(statement).catch((error: unknown) => {
           failedStatements += 1;
           throw error;
         });
