@@ -94,6 +94,7 @@ export async function recordInstalls(writer: SqlWriter, jobs: JobQueue, requests
     });
 
   const alone = await writer.query<BatchRow>(batch('record_install_batch_alone'));
+  // No rows at all is written too: no slug of the batch was public.
   if (Number(alone[0]?.ord) !== NOT_WRITTEN_ALONE) {
     // Committed. Reactivations append events, so they go as an uninstall does: under the watermark's lock, then the roll-up unless one waits.
     const repeats = repeatsIn(alone);

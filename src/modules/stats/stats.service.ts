@@ -27,7 +27,7 @@ const APP_STATS_LOCK = `hashtext('app-stats'), hashtext(:appId)`;
 
 /**
  * The lock install transactions take shared and the installs roll-up exclusive, to see where they
- * end. `record_install_batch` takes it under the same key (its migration holds a copy, D189).
+ * end. `lock_install_batch` takes it under the same key (its migration holds a copy, D189, D222).
  */
 const INSTALLS_LOCK = `hashtext('install-roll-up')`;
 
@@ -156,7 +156,7 @@ export async function holdInstallsWatermark(tx: SqlTarget): Promise<void> {
  * Installs and uninstalls arrive by the thousand across many apps, so they share one roll-up
  * instead of one per app: the queue keeps one waiting job (a constant singleton key), deferred like
  * the per-app one, and it recomputes every app with installs past its watermark. For a transaction
- * that appends install events outside `record_install_batch` (an uninstall): after its events, under
+ * that appends install events outside an install batch (an uninstall, a repeat install's reactivation): after its events, under
  * the watermark's lock taken before them (`holdInstallsWatermark`), sends the roll-up unless one
  * waits already, not yet started: that one takes the watermark's lock only after this commits, so
  * it counts these events (as D189 does for install batches). Sending every time had each uninstall
@@ -164,7 +164,7 @@ export async function holdInstallsWatermark(tx: SqlTarget): Promise<void> {
  * holds every other sender (installs included) until that commits (D216).
  */
 export async function sendInstallRollUpUnlessWaiting(jobs: JobQueue, tx: SqlTarget): Promise<void> {
-  // pg-boss's own row, asked as `record_install_batch` asks it (its migration, D189).
+  // pg-boss's own row, asked as `lock_install_batch` asks it (its migration, D189, D222).
   const [row] = await executeNamed<{ waiting: boolean }>(
     tx,
     `select exists (select 1 from pgboss.job j
@@ -176,7 +176,7 @@ export async function sendInstallRollUpUnlessWaiting(jobs: JobQueue, tx: SqlTarg
 
 /**
  * The send alone, for a transaction that holds the watermark's lock already and found no roll-up
- * waiting (`record_install_batch` takes the lock and looks, D189).
+ * waiting (`lock_install_batch` takes the lock and looks, D189, D222).
  */
 export async function sendInstallRollUp(jobs: JobQueue, tx: SqlTarget): Promise<void> {
   await jobs.send(tx, installsRollUpJobs, {}, { singletonKey: 'installs', startAfter: rollUpDelaySeconds });
