@@ -18,9 +18,18 @@ function reader(name: string, url: string, options: ReadPoolOptions, logger: Log
   const pool = createSqlPool(`catalogue-${name}`, url, { ...options, settings }, logger);
   // The version check runs every few hundred ms on its own connection, never behind a slow search.
   const urgent = createSqlPool(`catalogue-${name}`, url, { ...options, max: 1, settings }, logger);
+  const queryUrgent: SqlReader['queryUrgent'] = (statement) => urgent.query(statement);
+  const inBackground: SqlReader = {
+    name,
+    query: (statement) => pool.query(statement, true),
+    queryUrgent,
+    get inBackground() {
+      return inBackground;
+    },
+  };
   return {
     pools: [pool, urgent],
-    reader: { name, query: (statement) => pool.query(statement), queryUrgent: (statement) => urgent.query(statement) },
+    reader: { name, query: (statement) => pool.query(statement), queryUrgent, inBackground },
   };
 }
 

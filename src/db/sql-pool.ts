@@ -39,7 +39,8 @@ export class PooledSqlError extends Error {
   }
 }
 
-const CONNECTION_FAILURE = '08006';
+/** The SQLSTATE of a lost or refused connection: an outage (503), not an error of the statement. */
+export const CONNECTION_FAILURE = '08006';
 
 function pooledSqlError(error: unknown): PooledSqlError {
   const { code, errno, message } = error as { code?: string; errno?: string; message?: string };
@@ -64,9 +65,9 @@ export function createSqlPool(name: string, url: string, options: SqlPoolOptions
   });
   const gate = createConnectionGate(options.max, options.waitMs);
   const failures = createConnectionFailures();
-  const guarded = async <T>(run: () => Promise<T>): Promise<T> => {
+  const guarded = async <T>(run: () => Promise<T>, background = false): Promise<T> => {
     failures.throwIfRecent();
-    const giveBack = await gate.acquire();
+    const giveBack = await gate.acquire(background);
     try {
       failures.throwIfRecent();
       return await run();
@@ -83,7 +84,9 @@ export function createSqlPool(name: string, url: string, options: SqlPoolOptions
     }
   };
   return {
-    query: <Row>(statement: CompiledSql): Promise<Row[]> => guarded(async () => (await sql.unsafe(statement.text, statement.values)) as Row[]),
+    /** `background`: no request waits for it, so it yields the pool to those that do (`ConnectionGate`). */
+    query: <Row>(statement: CompiledSql, background = false): Promise<Row[]> =>
+      guarded(async () => (await sql.unsafe(statement.text, statement.values)) as Row[], background),
     /** Runs `work` in a transaction: committed when it returns, rolled back when it throws. */
     transaction: <T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> =>
       guarded(() =>

@@ -1,6 +1,6 @@
 /**
  * A bound on how long a request waits for a database connection. A burst larger than the pool
- * queues here (first come, first served) instead of failing; only past `waitMs` is it refused with
+ * queues here (first come, first served, reads in the background behind them) instead of failing; only past `waitMs` is it refused with
  * `ConnectionWaitExceeded`, which the HTTP layer answers as 503 OVERLOADED. Establishing a
  * connection is bounded separately (the driver's connect timeout): that failure means the database
  * is unreachable, not busy.
@@ -16,8 +16,12 @@ export class ConnectionWaitExceeded extends Error {
 }
 
 export interface ConnectionGate {
-  /** Resolves with the function that gives the permit back, or rejects after `waitMs`. */
-  acquire(): Promise<() => void>;
+  /**
+   * Resolves with the function that gives the permit back, or rejects after `waitMs`. A
+   * `background` read (one no request waits for) is granted only while no request waits, and
+   * holds at most half the permits: a burst of them never takes every connection from requests (D224).
+   */
+  acquire(background?: boolean): Promise<() => void>;
   readonly waiting: number;
 }
 
@@ -29,44 +33,55 @@ export const waitingAtGate = (pool: object): number | undefined => gates.get(poo
 
 export function createConnectionGate(permits: number, waitMs: number, guarding?: object): ConnectionGate {
   let free = permits;
-  const queue: { grant: (release: () => void) => void; timer: Timer }[] = [];
-  const release = () => {
-    const next = queue.shift();
+  const backgroundLimit = Math.max(1, permits >> 1);
+  let backgroundHeld = 0;
+  type Waiter = { background: boolean; grant: (release: () => void) => void; timer: Timer };
+  const requests: Waiter[] = [];
+  const backgrounds: Waiter[] = [];
+  const take = (background: boolean) => {
+    if (background) backgroundHeld += 1;
+    return once(background);
+  };
+  const release = (background: boolean) => {
+    if (background) backgroundHeld -= 1;
+    const next = requests.shift() ?? (backgroundHeld < backgroundLimit ? backgrounds.shift() : undefined);
     if (next) {
       clearTimeout(next.timer);
-      next.grant(once());
+      next.grant(take(next.background));
     } else {
       free += 1;
     }
   };
   // Each permit is given back exactly once, whatever the caller does.
-  const once = () => {
+  const once = (background: boolean) => {
     let done = false;
     return () => {
       if (!done) {
         done = true;
-        release();
+        release(background);
       }
     };
   };
   const gate: ConnectionGate = {
     get waiting() {
-      return queue.length;
+      return requests.length + backgrounds.length;
     },
-    acquire() {
-      if (free > 0) {
+    acquire(background = false) {
+      if (free > 0 && (!background || backgroundHeld < backgroundLimit)) {
         free -= 1;
-        return Promise.resolve(once());
+        return Promise.resolve(take(background));
       }
+      const queue = background ? backgrounds : requests;
       return new Promise((resolve, reject) => {
-        const entry = {
+        const waiter: Waiter = {
+          background,
           grant: resolve,
           timer: setTimeout(() => {
-            queue.splice(queue.indexOf(entry), 1);
+            queue.splice(queue.indexOf(waiter), 1);
             reject(new ConnectionWaitExceeded(waitMs));
           }, waitMs),
         };
-        queue.push(entry);
+        queue.push(waiter);
       });
     },
   };

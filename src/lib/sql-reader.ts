@@ -10,6 +10,11 @@ export interface SqlReader {
   query<Row>(statement: CompiledSql): Promise<Row[]>;
   /** For a tiny query that must not queue behind slow ones (the version check): a connection of its own. */
   queryUrgent<Row>(statement: CompiledSql): Promise<Row[]>;
+  /**
+   * The same server for reads no request waits for (a cached answer replaced in the background):
+   * its statements queue behind every request's and take at most half the pool.
+   */
+  readonly inBackground: SqlReader;
 }
 
 export interface CatalogueReaders {

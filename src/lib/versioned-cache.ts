@@ -14,21 +14,25 @@ export interface Loaded<Value> {
 
 export interface VersionedCache<Value> {
   /**
-   * `load` is told the version the clock is at, and reports the version it actually read at. With
+   * `load` is told the version the clock is at (and whether it replaces an entry in the background,
+   * with no reader waiting for it), and reports the version it actually read at. With
    * `keep` false what it loads is not kept (an answer unlikely to be asked again must not push out
    * the ones that are); concurrent misses still share it.
    */
-  get(key: string, load: (current: number) => Promise<Loaded<Value>>, keep?: boolean): Promise<Value>;
+  get(key: string, load: Load<Value>, keep?: boolean): Promise<Value>;
   /**
    * The entry, if one is current and the clock is fresh: an answer without waiting for anything.
    * One out of date only in what `outdated` checks is answered too when `load` is given, and `load`
    * replaces it in the background, as `get` does; without `load` it is not answered.
    */
-  peek(key: string, load?: (current: number) => Promise<Loaded<Value>>): Value | undefined;
+  peek(key: string, load?: Load<Value>): Value | undefined;
   /** Keeps a value read elsewhere, at the version it was read at. */
   put(key: string, loaded: Loaded<Value>): void;
   readonly size: number;
 }
+
+/** Reads a value at `current` or newer; `inBackground` when no reader waits for it. */
+export type Load<Value> = (current: number, inBackground: boolean) => Promise<Loaded<Value>>;
 
 export function createVersionedCache<Value extends {}>(
   clock: VersionClock,
@@ -66,13 +70,13 @@ export function createVersionedCache<Value extends {}>(
     }
   };
   /** One read of `key` at `version` however many ask for it; with `keep` its answer replaces the entry. */
-  const read = (key: string, version: number, load: (current: number) => Promise<Loaded<Value>>, keep: boolean): Promise<Value> => {
+  const read = (key: string, version: number, load: Load<Value>, keep: boolean, inBackground = false): Promise<Value> => {
     const flight = `${version}\u0000${key}`;
     let pending = loading.get(flight);
     if (!pending) {
       pending = (async () => {
         try {
-          const loaded = await load(version);
+          const loaded = await load(version, inBackground);
           clock.observe(loaded.version);
           if (keep && loaded.version >= version && loaded.version >= newest) entries.set(key, loaded);
           return loaded.value;
@@ -84,8 +88,8 @@ export function createVersionedCache<Value extends {}>(
     }
     return pending;
   };
-  const replaceInBackground = (key: string, version: number, load: (current: number) => Promise<Loaded<Value>>) => {
-    read(key, version, load, true).catch(() => {});
+  const replaceInBackground = (key: string, version: number, load: Load<Value>) => {
+    read(key, version, load, true, true).catch(() => {});
   };
   return {
     get size() {

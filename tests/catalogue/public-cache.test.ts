@@ -13,6 +13,7 @@ import { eventually } from '../support/eventually.ts';
 import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
 import { PublicAppSummary } from '../../src/modules/catalogue/catalogue.model.ts';
 import { PublicAppView } from '../../src/modules/apps/apps.model.ts';
+import type { CatalogueReaders, SqlReader } from '../../src/lib/sql-reader.ts';
 
 /**
  * Public GETs are served from a per-process cache of serialised responses, invalidated by the
@@ -252,6 +253,41 @@ describe('counters', () => {
       return seen.at(-1) === 2;
     });
     expect(seen.filter((count) => count !== 0 && count !== 2)).toEqual([]);
+  });
+
+  test('the read that replaces such an answer lets requests that wait for their reads go first (D224)', async () => {
+    const moved = await approvedApp(t, key, completeApp({ name: 'Counter Lane' }));
+    await eventually(async () => (await t.sql(`select 1 from pgboss.job where name like 'stats.%' and state < 'completed'`)).length === 0);
+    // Which of a reader's lanes each statement went through.
+    const reads: { lane: string; text: string }[] = [];
+    const recorded = (reader: SqlReader, lane: string): SqlReader => ({
+      ...reader,
+      query: (statement) => {
+        reads.push({ lane, text: statement.text });
+        return reader.query(statement);
+      },
+    });
+    const readers: CatalogueReaders = {
+      ...t.ctx.catalogueReaders,
+      next: () => {
+        const reader = t.ctx.catalogueReaders.next();
+        return { ...recorded(reader, 'request'), inBackground: recorded(reader.inBackground, 'background') };
+      },
+    };
+    const catalogue = createPublicCatalogue(readers);
+    const target = `/api/apps/${moved.slug}`;
+    const lanesOfTheAppsReads = () => reads.filter((read) => read.text.includes('a.slug =')).map((read) => read.lane);
+    const installCount = async () => {
+      const answer = catalogue.cached(target);
+      return answer && JSON.parse(await answer.body.text()).installCount;
+    };
+    await catalogue.app(target, moved.slug);
+    expect(lanesOfTheAppsReads()).toEqual(['request']);
+    await t.sql(`insert into installs (app_id, installer) values (?, 'user:lane-1'), (?, 'user:lane-2')`, [moved.id, moved.id]);
+    await rollUpNewInstalls(t.ctx.orm.em.fork());
+    await eventually(async () => (await installCount()) === 2);
+    const [first, ...replacements] = lanesOfTheAppsReads();
+    expect([first, replacements.length > 0, [...new Set(replacements)]]).toEqual(['request', true, ['background']]);
   });
 });
 

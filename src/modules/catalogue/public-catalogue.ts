@@ -131,9 +131,10 @@ export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALO
    * the version on the replica it reads the data from, so a lagging one cannot pass old rows off as new.
    */
   const single = readers.all.length === 1;
-  const load = async (question: Question, current: number): Promise<Loaded<CachedAnswer>> => {
+  const load = async (question: Question, current: number, inBackground: boolean): Promise<Loaded<CachedAnswer>> => {
     const counts = { readAt: performance.now() };
-    const reader = readers.next();
+    // A replacement read in the background lets the requests that wait for their reads go first.
+    const reader = inBackground ? readers.next().inBackground : readers.next();
     const version = single ? current : await readCatalogueVersion(reader);
     const value = await readAnswer(question, reader, version, counts);
     return { version, value: { ...cacheableBody(value), appIds: appIdsIn(value), loadedAt: counts.readAt } };
@@ -143,9 +144,9 @@ export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALO
     let missed = false;
     const body = await responses.get(
       key,
-      (current) => {
+      (current, inBackground) => {
         missed = true;
-        return load(question, current);
+        return load(question, current, inBackground);
       },
       keep,
     );
@@ -166,9 +167,9 @@ export function createPublicCatalogue(readers: CatalogueReaders, bounds = CATALO
       const known = knownTargets.get(target);
       if (!known) return undefined;
       let read = false;
-      const body = responses.peek(known.key, (current) => {
+      const body = responses.peek(known.key, (current, inBackground) => {
         read = true;
-        return load(known.question, current);
+        return load(known.question, current, inBackground);
       });
       // As in `answer`: the request that started a read of PostgreSQL is the miss.
       if (body) (read ? recordCatalogueCacheMiss : recordCatalogueCacheHit)();
