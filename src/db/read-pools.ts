@@ -1,6 +1,6 @@
 import type { CatalogueReaders, SqlReader } from '../lib/sql-reader.ts';
 import type { Logger } from '../lib/logger.ts';
-import { createSqlPool, type SqlPoolOptions } from './sql-pool.ts';
+import { CONNECTION_FAILURE, createSqlPool, PooledSqlError, type SqlPoolOptions } from './sql-pool.ts';
 
 /**
  * Bun's own PostgreSQL client for the public catalogue's reads: one pool on the primary, one per
@@ -33,6 +33,16 @@ function reader(name: string, url: string, options: ReadPoolOptions, logger: Log
   };
 }
 
+/** What the readers give once closed: every read fails as an outage does. */
+const CLOSED: SqlReader = {
+  name: 'closed',
+  query: () => Promise.reject(new PooledSqlError('the catalogue readers are closed', CONNECTION_FAILURE, undefined)),
+  queryUrgent: (statement) => CLOSED.query(statement),
+  get inBackground() {
+    return CLOSED;
+  },
+};
+
 export function createCatalogueReaders(primaryUrl: string, replicaUrls: string[], options: ReadPoolOptions, logger: Logger): CatalogueReaders {
   // With replicas the primary serves none of these reads: it keeps its connections for writes.
   const targets =
@@ -40,13 +50,17 @@ export function createCatalogueReaders(primaryUrl: string, replicaUrls: string[]
       ? replicaUrls.map((url, i) => reader(`replica-${i + 1}`, url, options, logger))
       : [reader('primary', primaryUrl, options, logger)];
   let turn = 0;
+  let closed = false;
   return {
     all: targets.map((target) => target.reader),
     next() {
+      // Background work (the search index renewing its reading) may still read once the pools are gone: told at once, nothing logged.
+      if (closed) return CLOSED;
       turn = (turn + 1) % targets.length;
       return targets[turn]!.reader;
     },
     async close() {
+      closed = true;
       await Promise.all(targets.flatMap((target) => target.pools.map((pool) => pool.close().catch(() => {}))));
     },
   };

@@ -200,6 +200,41 @@ test('install counts reach the index without a version change, within the contra
   await eventually(async () => (await order())[0] === second!.id);
 });
 
+test('between searches the index renews its reading on its own, so a search after a pause waits for none (D224)', async () => {
+  const reader = t.ctx.catalogueReaders.next();
+  const version = await readCatalogueVersion(reader);
+  let readings = 0;
+  let gate: Promise<void> | undefined;
+  let openGate = () => {};
+  const counted: SqlReader = {
+    ...reader,
+    query: async (statement) => {
+      // Each reading ends with the counts that changed since the one before.
+      if (statement.text.includes('counted_xid')) readings += 1;
+      await gate;
+      return reader.query(statement);
+    },
+  };
+  const index = await loadedIndex(counted, version);
+  const query = { groups: [['kanban']], exact: 'kanban', filter: {}, candidates: 1_000, ranked: true };
+  await index.search(query, version);
+  // With no search coming, the index reads again, twice, each once its reading is half the counts' age old:
+  // by then a search would otherwise wait for a reading.
+  for (const before of [readings, readings + 1]) await eventually(async () => readings > before);
+  gate = new Promise((resolve) => {
+    openGate = resolve;
+  });
+  let answered = false;
+  const found = index.search(query, version).then((candidates) => {
+    answered = true;
+    return candidates;
+  });
+  // Its readings are held at the gate, and the search answers all the same.
+  await eventually(async () => answered);
+  expect((await found)!.ids.length).toBeGreaterThan(0);
+  openGate();
+});
+
 test('every way the index finds candidates (all matches, a walk by bitmaps, a walk by marks) gives the most installed matches', async () => {
   const reader = t.ctx.catalogueReaders.next();
   const version = await readCatalogueVersion(reader);

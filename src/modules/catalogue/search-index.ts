@@ -24,10 +24,13 @@ import type { WordRow } from './search-words.ts';
  * first search on (the SQL search answers until it is done), then, before a search answers, when
  * the catalogue version has moved past it or when its last reading is `COUNTS_MAX_AGE_MS` old;
  * and in the background, no search waiting for it, when the process has learnt of new counters
- * since (`counter-changes.ts`: the install counts it orders by; D219).
+ * since (`counter-changes.ts`: the install counts it orders by; D219), and between searches, so
+ * the first after a pause does not wait for the counts that moved meanwhile (`keepFresh`, D224).
  */
 /** A reading older than this is renewed before a search answers, whatever the process has learnt (the contract gives counters 5 s). */
 const COUNTS_MAX_AGE_MS = 4_000;
+/** How long after the last search the index goes on renewing its reading on its own (`keepFresh`). */
+const KEEP_FRESH_MS = 5 * 60_000;
 /** Rows per statement of a reading: the process never holds more than this many vectors' text at once. */
 const READ_BATCH = 5_000;
 
@@ -608,6 +611,17 @@ export function createSearchIndex(reader: () => SqlReader) {
     return { ids: ranked, exactNames: exact.length, total: candidates.length };
   };
 
+  // Held by `search` and, weakly, by the timer (`keepFresh`): an index no one holds stops renewing.
+  const keeper = {
+    searchedAt: -Infinity,
+    refreshIfDue() {
+      const now = performance.now();
+      if (version >= 0 && !refreshing && now - this.searchedAt < KEEP_FRESH_MS && now - refreshedAt > COUNTS_MAX_AGE_MS / 2)
+        refresh().catch(() => {});
+    },
+  };
+  keepFresh(keeper);
+
   /**
    * Whether the index could be brought past `behind`, reading at most twice; never before the
    * first reading is done (a second or two at 100,000 apps, in the background: no search waits for it).
@@ -635,6 +649,7 @@ export function createSearchIndex(reader: () => SqlReader) {
      * (`countedAt`), so an answer kept from it is read again once newer ones are in (D219).
      */
     async search(query: IndexedQuery, atVersion: number, countedSince = -Infinity): Promise<IndexedCandidates | undefined> {
+      keeper.searchedAt = performance.now();
       const age = performance.now() - refreshedAt;
       if (version >= 0 && !refreshing && (refreshedAt <= countedSince || age > COUNTS_MAX_AGE_MS / 2)) refresh().catch(() => {});
       const current = await readTo(() => version < atVersion || performance.now() - refreshedAt > COUNTS_MAX_AGE_MS);
@@ -653,4 +668,20 @@ export function createSearchIndex(reader: () => SqlReader) {
       return apps;
     },
   };
+}
+
+/**
+ * Between searches the index's counts age too, and the first search after a pause would wait for a
+ * reading of every count that moved meanwhile (tens of thousands after a burst of installs, D224):
+ * once a second the index renews a reading half `COUNTS_MAX_AGE_MS` old, until `KEEP_FRESH_MS` after
+ * its last search. The timer holds the index weakly and never keeps the process alive.
+ */
+function keepFresh(keeper: { refreshIfDue(): void }): void {
+  const held = new WeakRef(keeper);
+  const timer = setInterval(() => {
+    const index = held.deref();
+    if (index) index.refreshIfDue();
+    else clearInterval(timer);
+  }, COUNTS_MAX_AGE_MS / 4);
+  timer.unref();
 }
