@@ -93,3 +93,29 @@ test("an install is written in its own pool's transaction, not the ORM's", async
     await rollUp.end();
   }
 });
+
+test("an uninstall is written in the installs' pool's transaction too, not the ORM's (D225)", async () => {
+  const app = await insertApp(t, { developerId: await insertDeveloper(t) });
+  const body = { installationId: 'leaving-seen-waiting' };
+  expect((await t.call('POST', `/api/apps/${app.slug}/install`, { body })).status).toBe(201);
+  // The roll-up's exclusive hold on the installs watermark makes the uninstall's first statement wait where it can be seen.
+  const rollUp = new pg.Client({ connectionString: t.runtime.databaseUrl });
+  await rollUp.connect();
+  try {
+    await rollUp.query("select pg_advisory_lock(hashtext('install-roll-up'))");
+    const uninstall = t.call('POST', `/api/apps/${app.slug}/uninstall`, { body });
+    const waiting = await eventually(async () => {
+      const rows = await t.sql<{ application_name: string }>(
+        "select application_name from pg_stat_activity where wait_event_type = 'Lock' and query like '%pg_advisory_xact_lock_shared%'",
+      );
+      return rows.length > 0 && rows;
+    });
+    expect(waiting.map((row) => row.application_name)).toEqual(['marketplace-installs']);
+    await rollUp.query("select pg_advisory_unlock(hashtext('install-roll-up'))");
+    const answer = await uninstall;
+    expect([answer.status, typeof answer.body.uninstalledAt]).toEqual([200, 'string']);
+    expect(new Date(answer.body.uninstalledAt).toISOString()).toBe(answer.body.uninstalledAt);
+  } finally {
+    await rollUp.end();
+  }
+});

@@ -127,7 +127,7 @@ describe('the installs roll-up job', () => {
     // One waits: a single statement, no transaction.
     expect(await install(2)).toEqual({ statements: 1, transactions: 0, waiting: 1 });
     // A repeat of an installer who uninstalled reactivates it, in a transaction.
-    await recordUninstall(api.ctx.orm.em.fork(), jobs, app.slug, installer(2));
+    await recordUninstall(api.ctx.installWriter, jobs, app.slug, installer(2));
     expect(await install(2)).toEqual({ statements: 1, transactions: 1, waiting: 1 });
     const events = await api.sql<{ kind: string }>('select kind from install_events where app_id = ? order by seq', [app.id]);
     expect(events.map((event) => event.kind)).toEqual(['UNINSTALL', 'REINSTALL']);
@@ -146,10 +146,10 @@ describe('the installs roll-up job', () => {
     await dropWaitingJobs();
     counted.sends = 0;
 
-    await recordUninstall(api.ctx.orm.em.fork(), jobs, app.slug, installer(1));
+    await recordUninstall(api.ctx.installWriter, jobs, app.slug, installer(1));
     expect([counted.sends, await waitingJobs()]).toEqual([1, 1]);
     // One waits: the next uninstall leaves it to count this one too.
-    await recordUninstall(api.ctx.orm.em.fork(), jobs, app.slug, installer(2));
+    await recordUninstall(api.ctx.installWriter, jobs, app.slug, installer(2));
     expect([counted.sends, await waitingJobs()]).toEqual([1, 1]);
     expect(await api.sql("select count(*)::int as n from install_events where app_id = ? and kind = 'UNINSTALL'", [app.id])).toEqual([{ n: 2 }]);
   });

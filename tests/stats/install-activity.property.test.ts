@@ -114,7 +114,7 @@ test('installs, uninstalls and reinstalls in any order: counters, daily rows and
             model.install(step.who);
           } else {
             const known = model.uninstall(step.who);
-            const outcome = await recordUninstall(em(), t.ctx.jobs, app.slug, installerOf(step.who)).then(
+            const outcome = await recordUninstall(t.ctx.installWriter, t.ctx.jobs, app.slug, installerOf(step.who)).then(
               () => 'ok',
               (error: { code?: string }) => error.code,
             );

@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeNamed, type SqlTarget, type SqlTime } from '../../lib/named-sql.ts';
 // Raw SQL here is atomic (D106): an install or reinstall decided and written in one statement, racing ones retried.
 
@@ -65,12 +64,12 @@ export async function reinstall(tx: SqlTarget, repeats: { appId: string; install
  * budget's lock).
  */
 export async function uninstall(
-  tx: EntityManager,
+  tx: SqlTarget,
   target: { appId: string; installer: string; network: string | null },
   budget: number,
 ): Promise<string | null> {
   for (;;) {
-    const [row] = await executeNamed<{ installed: boolean; uninstalled_at: string | null }>(
+    const [row] = await executeNamed<{ installed: boolean; uninstalled_at: SqlTime | null }>(
       tx,
       `with target as (${WITH_LATEST_ACT} where i.app_id = :appId and i.installer = :installer),
        appended as (

@@ -53,7 +53,7 @@ export function installsApi(ctx: AppContext, auth: AuthPlugin, rateLimits: Publi
         const installer = identity
           ? { kind: 'user' as const, platformUserId: identity.subject }
           : { kind: 'installation' as const, installationId: body.installationId!, network: clientNetwork };
-        return recordUninstall(ctx.orm.em.fork(), ctx.jobs, params.slug, installer);
+        return recordUninstall(ctx.installWriter, ctx.jobs, params.slug, installer);
       },
       {
         optionalPlatformToken: true,
