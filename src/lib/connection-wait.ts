@@ -1,9 +1,9 @@
 /**
  * A bound on how long a request waits for a database connection. A burst larger than the pool
- * queues here (first come, first served, reads in the background behind them) instead of failing; only past `waitMs` is it refused with
- * `ConnectionWaitExceeded`, which the HTTP layer answers as 503 OVERLOADED. Establishing a
- * connection is bounded separately (the driver's connect timeout): that failure means the database
- * is unreachable, not busy.
+ * queues here (first come, first served, reads in the background behind them) instead of failing;
+ * only past `waitMs` is it refused with `ConnectionWaitExceeded`, which the HTTP layer answers as 503
+ * OVERLOADED. Establishing a connection is bounded separately (the driver's connect timeout): that
+ * failure means the database is unreachable, not busy.
  */
 export const CONNECTION_WAIT_EXCEEDED = 'CONNECTION_WAIT_EXCEEDED';
 
