@@ -5,7 +5,7 @@ import { isDatabaseUnavailable } from '../../src/lib/database-errors.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { namedSql } from '../../src/lib/named-sql.ts';
 import { installsRollUpJobs } from '../../src/modules/stats/stats.service.ts';
-import { createTestApp, type TestApp } from '../support/harness.ts';
+import { createTestApp, type HttpResult, type TestApp } from '../support/harness.ts';
 import { insertApp, insertDeveloper } from '../support/fixtures.ts';
 import { eventually } from '../support/eventually.ts';
 import pg from 'pg';
@@ -72,50 +72,49 @@ test("a failed statement rolls the transaction back and keeps PostgreSQL's SQLST
   expect(await pool.transaction((tx) => tx.query<{ one: number }>(namedSql('select 1 as one', {})))).toEqual([{ one: 1 }]);
 });
 
-test("an install is written in its own pool's transaction, not the ORM's", async () => {
-  const app = await insertApp(t, { developerId: await insertDeveloper(t) });
-  // The roll-up's exclusive hold on the installs watermark makes an install's statement wait where it can be seen.
+/**
+ * While the roll-up holds the installs watermark exclusively, `write` (a request) waits on a lock
+ * where it can be seen: the pool of the waiting session whose statement is like `statement`; then
+ * the lock is let go and the request's answer returned.
+ */
+async function poolWaitingBehindRollUp(write: () => Promise<HttpResult>, statement: string) {
   const rollUp = new pg.Client({ connectionString: t.runtime.databaseUrl });
   await rollUp.connect();
   try {
     await rollUp.query("select pg_advisory_lock(hashtext('install-roll-up'))");
-    const install = t.call('POST', `/api/apps/${app.slug}/install`, { body: { installationId: 'seen-waiting' } });
+    const answer = write();
     const waiting = await eventually(async () => {
       const rows = await t.sql<{ application_name: string }>(
-        "select application_name from pg_stat_activity where wait_event_type = 'Lock' and query like '%record_install_batch%'",
+        "select application_name from pg_stat_activity where wait_event_type = 'Lock' and query like ?",
+        [`%${statement}%`],
       );
       return rows.length > 0 && rows;
     });
-    expect(waiting.map((row) => row.application_name)).toEqual(['marketplace-installs']);
     await rollUp.query("select pg_advisory_unlock(hashtext('install-roll-up'))");
-    expect((await install).status).toBe(201);
+    return { pools: waiting.map((row) => row.application_name), answer: await answer };
   } finally {
     await rollUp.end();
   }
+}
+
+test("an install is written in its own pool's transaction, not the ORM's", async () => {
+  const app = await insertApp(t, { developerId: await insertDeveloper(t) });
+  const { pools, answer } = await poolWaitingBehindRollUp(
+    () => t.call('POST', `/api/apps/${app.slug}/install`, { body: { installationId: 'seen-waiting' } }),
+    'record_install_batch',
+  );
+  expect([pools, answer.status]).toEqual([['marketplace-installs'], 201]);
 });
 
 test("an uninstall is written in the installs' pool's transaction too, not the ORM's (D225)", async () => {
   const app = await insertApp(t, { developerId: await insertDeveloper(t) });
   const body = { installationId: 'leaving-seen-waiting' };
   expect((await t.call('POST', `/api/apps/${app.slug}/install`, { body })).status).toBe(201);
-  // The roll-up's exclusive hold on the installs watermark makes the uninstall's first statement wait where it can be seen.
-  const rollUp = new pg.Client({ connectionString: t.runtime.databaseUrl });
-  await rollUp.connect();
-  try {
-    await rollUp.query("select pg_advisory_lock(hashtext('install-roll-up'))");
-    const uninstall = t.call('POST', `/api/apps/${app.slug}/uninstall`, { body });
-    const waiting = await eventually(async () => {
-      const rows = await t.sql<{ application_name: string }>(
-        "select application_name from pg_stat_activity where wait_event_type = 'Lock' and query like '%pg_advisory_xact_lock_shared%'",
-      );
-      return rows.length > 0 && rows;
-    });
-    expect(waiting.map((row) => row.application_name)).toEqual(['marketplace-installs']);
-    await rollUp.query("select pg_advisory_unlock(hashtext('install-roll-up'))");
-    const answer = await uninstall;
-    expect([answer.status, typeof answer.body.uninstalledAt]).toEqual([200, 'string']);
-    expect(new Date(answer.body.uninstalledAt).toISOString()).toBe(answer.body.uninstalledAt);
-  } finally {
-    await rollUp.end();
-  }
+  // The uninstall's first statement takes the watermark's shared lock.
+  const { pools, answer } = await poolWaitingBehindRollUp(
+    () => t.call('POST', `/api/apps/${app.slug}/uninstall`, { body }),
+    'pg_advisory_xact_lock_shared',
+  );
+  expect([pools, answer.status]).toEqual([['marketplace-installs'], 200]);
+  expect(new Date(answer.body.uninstalledAt).toISOString()).toBe(answer.body.uninstalledAt);
 });
