@@ -69,7 +69,10 @@ export function createVersionedCache<Value extends {}>(
       newest = version;
     }
   };
-  /** One read of `key` at `version` however many ask for it; with `keep` its answer replaces the entry. */
+  /**
+   * One read of `key` at `version` however many ask for it; with `keep` its answer replaces the entry.
+   * A reader that joins a background read (its entry was pushed out meanwhile, rare) waits at its lane.
+   */
   const read = (key: string, version: number, load: Load<Value>, keep: boolean, inBackground = false): Promise<Value> => {
     const flight = `${version}\u0000${key}`;
     let pending = loading.get(flight);

@@ -649,8 +649,9 @@ export function createSearchIndex(reader: () => SqlReader) {
      * (`countedAt`), so an answer kept from it is read again once newer ones are in (D219).
      */
     async search(query: IndexedQuery, atVersion: number, countedSince = -Infinity): Promise<IndexedCandidates | undefined> {
-      keeper.searchedAt = performance.now();
-      const age = performance.now() - refreshedAt;
+      const now = performance.now();
+      keeper.searchedAt = now;
+      const age = now - refreshedAt;
       if (version >= 0 && !refreshing && (refreshedAt <= countedSince || age > COUNTS_MAX_AGE_MS / 2)) refresh().catch(() => {});
       const current = await readTo(() => version < atVersion || performance.now() - refreshedAt > COUNTS_MAX_AGE_MS);
       return current ? { ...find(query), countedAt: refreshedAt } : undefined;

@@ -7,7 +7,7 @@ import type { InstallOutcome, InstallRequest } from './installs.service.ts';
  * once, so nothing waits when there is no crowd; under load one commit serves many. Each answer is
  * given only after its batch committed, so a 201 still means the install is stored.
  */
-/** Batches written at the same time by default: the installs' connections (`installWriter`'s pool). */
+/** Batches written at the same time by default: the installs' connections (`installWriter`'s pool, which uninstalls share, D225). */
 export const INSTALL_BATCHES_AT_ONCE = 3;
 
 export interface InstallBatcherOptions {
