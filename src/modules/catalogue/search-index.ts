@@ -4,7 +4,7 @@ import { widened } from '../../lib/widened.ts';
 import type { SqlReader } from '../../lib/sql-reader.ts';
 import type { CatalogueFilter } from './catalogue-order.ts';
 import { IdColumn, NameColumn } from './slot-keys.ts';
-import { indexIn, SlotList } from './slot-list.ts';
+import { forEachOnce, indexIn, SlotList } from './slot-list.ts';
 import { lexemeTerm, orRank, sortedLexemes, textRank, withTerm, type FoundPositions } from './text-rank.ts';
 import { WordDictionary } from './word-dictionary.ts';
 import { editionOf, STEM_PROBES } from '../../lib/english-stem.ts';
@@ -553,17 +553,27 @@ export function createSearchIndex(reader: () => SqlReader) {
     const matched: number[] = [];
     // Sorting n matches, or walking about bound × apps / n of the most installed: whichever is shorter.
     if (rarest && rarest.size * rarest.size <= bound * order.length) {
-      // Few matches: take them all, then the most installed (an app in two of the group's lists once).
+      // Few matches: take them all, then the most installed. The rarest group's apps are visited in
+      // slot order, each once (its lists often hold the same apps: a word and its stem), so the
+      // others' lists are searched forward from where the last search stopped (`hasAscending`).
+      const cursors = others.map((group) => new Int32Array(group.lists.length));
+      const inOthersAscending = (slot: number) => {
+        for (let g = 0; g < others.length; g++) {
+          const { lists } = others[g]!;
+          const cursor = cursors[g]!;
+          let holds = false;
+          for (let l = 0; l < lists.length && !holds; l++) holds = lists[l]!.hasAscending(slot, cursor, l);
+          if (!holds) return false;
+        }
+        return true;
+      };
       const places = new Int32Array(rarest.size);
       let found = 0;
-      for (const { slots, size } of rarest.lists) {
-        for (let i = 0; i < size; i++) {
-          const slot = slots[i]!;
-          if (qualifies(slot) && inOthers(slot)) places[found++] = orderOf[slot]!;
-        }
-      }
+      forEachOnce(rarest.lists, (slot) => {
+        if (qualifies(slot) && inOthersAscending(slot)) places[found++] = orderOf[slot]!;
+      });
       const sorted = places.subarray(0, found).sort();
-      for (let i = 0; i < found && matched.length < bound; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) matched.push(order[sorted[i]!]!);
+      for (let i = 0; i < found && matched.length < bound; i++) matched.push(order[sorted[i]!]!);
     } else if (rarest) {
       // Many: walk the apps from the most installed until the bound. A common word's list answers
       // membership from its bitmap (`SlotList.has`); when lists without one (words in fewer than

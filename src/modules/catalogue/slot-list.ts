@@ -66,6 +66,30 @@ export class SlotList {
     return indexIn(this.slots, this.size, slot) >= 0;
   }
 
+  /**
+   * Membership for slots asked in increasing order: `cursor[at]` holds where the last ask stopped
+   * (0 before the first), and the search gallops forward from there, costing the log of the gap
+   * rather than of the list. A dense list answers from its bitmap.
+   */
+  hasAscending(slot: number, cursor: Int32Array, at: number): boolean {
+    if (this.bits) return this.has(slot);
+    const { slots, size } = this;
+    let low = cursor[at]!;
+    let bound = low;
+    for (let step = 1; bound < size && slots[bound]! < slot; step <<= 1) {
+      low = bound + 1;
+      bound += step;
+    }
+    let high = Math.min(bound, size);
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (slots[mid]! < slot) low = mid + 1;
+      else high = mid;
+    }
+    cursor[at] = low;
+    return low < size && slots[low] === slot;
+  }
+
   /** Reallocates to `length` (at least the size): growth, or giving back the slack. */
   resize(length: number): void {
     const room = Math.max(4, this.size, length);
@@ -75,6 +99,21 @@ export class SlotList {
     terms.set(this.terms.subarray(0, this.size));
     this.slots = slots;
     this.terms = terms;
+  }
+}
+
+/** Each slot held by any of `lists`, once, in increasing order (a merge of the sorted lists). */
+export function forEachOnce(lists: readonly SlotList[], visit: (slot: number) => void): void {
+  const heads = new Int32Array(lists.length);
+  for (;;) {
+    let slot = -1;
+    for (let l = 0; l < lists.length; l++) {
+      const list = lists[l]!;
+      if (heads[l]! < list.size && (slot < 0 || list.slots[heads[l]!]! < slot)) slot = list.slots[heads[l]!]!;
+    }
+    if (slot < 0) return;
+    for (let l = 0; l < lists.length; l++) if (heads[l]! < lists[l]!.size && lists[l]!.slots[heads[l]!] === slot) heads[l]!++;
+    visit(slot);
   }
 }
 
