@@ -80,14 +80,9 @@ export class SlotList {
       low = bound + 1;
       bound += step;
     }
-    let high = Math.min(bound, size);
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (slots[mid]! < slot) low = mid + 1;
-      else high = mid;
-    }
-    cursor[at] = low;
-    return low < size && slots[low] === slot;
+    const found = lowerBound(slots, Math.min(bound, size), slot, low);
+    cursor[at] = found;
+    return found < size && slots[found] === slot;
   }
 
   /** Reallocates to `length` (at least the size): growth, or giving back the slack. */
@@ -117,9 +112,9 @@ export function forEachOnce(lists: readonly SlotList[], visit: (slot: number) =>
   }
 }
 
-/** Where `slot` is, or would go, among the first `size` of sorted `slots`. */
-function lowerBound(slots: Int32Array, size: number, slot: number): number {
-  let low = 0;
+/** Where `slot` is, or would go, among the first `size` of sorted `slots` (from `from` on, when all before it are smaller). */
+function lowerBound(slots: Int32Array, size: number, slot: number, from = 0): number {
+  let low = from;
   let high = size;
   while (low < high) {
     const mid = (low + high) >>> 1;
