@@ -38,23 +38,31 @@ const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /**
  * The same, answered before Elysia (which adds none): `shared` are the headers every answer of the
- * path has (a constant object: the lifecycle's baseline), `own` the request's (its id, CORS).
- * A 200's headers are built into a `Headers` once per body and `shared`, which the Response copies
- * natively: built from a plain object, each entry was converted again for every answer, about half
- * of an early answer's own cost (D206). 304s, rare, are built as they come.
+ * path has (a constant object: the lifecycle's baseline), `own` the request's CORS headers (a shared
+ * empty object for most) and `requestId` its id. A 200's headers are built into a `Headers` once per
+ * body and `shared`, which the Response copies natively: built from a plain object, each entry was
+ * converted again for every answer, about half of an early answer's own cost (D206). 304s, rare,
+ * are built as they come.
  */
 export function cachedResponse(
   request: Request,
   cached: CacheableBody,
   shared: Readonly<Record<string, string>>,
   own: Readonly<Record<string, string>>,
+  requestId?: string,
 ): Response {
   const cacheHeaders = () => ({ ...shared, etag: cached.etag, 'cache-control': PUBLIC_CACHE_CONTROL });
-  if (matches(request.headers.get('if-none-match'), cached.etag)) return new Response(null, { status: 304, headers: { ...cacheHeaders(), ...own } });
+  if (matches(request.headers.get('if-none-match'), cached.etag)) {
+    return new Response(null, {
+      status: 304,
+      headers: { ...cacheHeaders(), ...own, ...(requestId === undefined ? {} : { 'x-request-id': requestId }) },
+    });
+  }
   let built = okHeaders.get(cached);
   if (built?.shared !== shared)
     okHeaders.set(cached, (built = { shared, headers: new Headers({ ...cacheHeaders(), 'content-type': 'application/json' }) }));
   const response = new Response(cached.body, { status: 200, headers: built.headers });
+  if (requestId !== undefined) response.headers.set('x-request-id', requestId);
   for (const name in own) response.headers.set(name, own[name]!);
   return response;
 }

@@ -51,6 +51,12 @@ function pathnameOf(url: string): string {
   return url.slice(start, end === -1 ? undefined : end);
 }
 
+/** The path of a request target (its path and query, as `targetOf` gives it). */
+function pathOfTarget(target: string): string {
+  const end = target.indexOf('?');
+  return end === -1 ? target : target.slice(0, end);
+}
+
 /**
  * Whether the URL checks have anything to look at: percent-escapes or control characters to
  * decode, or more than one query parameter to compare. Most requests have none of these.
@@ -176,13 +182,10 @@ function createFinisher(ctx: AppContext) {
 export function createEarlyAnswers(ctx: AppContext) {
   const { finished } = createFinisher(ctx);
   const cors = createCors(ctx.config.corsOrigins);
-  return (request: Request, cached: CacheableBody): Response => {
+  return (request: Request, target: string, cached: CacheableBody): Response => {
     const started = { id: requestIdFor(request), startedAt: performance.now() };
-    const pathname = pathnameOf(request.url);
-    const response = cachedResponse(request, cached, baselineHeaders(pathname), {
-      ...cors.headersFor(request, pathname),
-      'x-request-id': started.id,
-    });
+    const pathname = pathOfTarget(target);
+    const response = cachedResponse(request, cached, baselineHeaders(pathname), cors.headersFor(request, pathname), started.id);
     finished(request, BEFORE_ROUTING, response.status, started);
     return response;
   };

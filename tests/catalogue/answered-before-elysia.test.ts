@@ -57,10 +57,12 @@ describe('on a listening server', () => {
       expect(repeat.headers.get('x-request-id')).toBe('client-chosen-id');
       expect(first.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 
-      const notModified = await server.get(path, { 'if-none-match': first.headers.get('etag')! });
+      const notModified = await server.get(path, { ...origin, 'if-none-match': first.headers.get('etag')!, 'x-request-id': 'revalidating-id' });
       expect(notModified.status).toBe(304);
       expect(await notModified.text()).toBe('');
       expect(notModified.headers.get('etag')).toBe(first.headers.get('etag'));
+      expect(notModified.headers.get('x-request-id')).toBe('revalidating-id');
+      expect(notModified.headers.get('access-control-allow-origin')).toBe('https://shop.example');
       // The first went through the route; the repeat and the 304 did not (answered by Elysia's own hook, a
       // listening server had counted them nowhere).
       expect([await server.counted(template), await server.counted(BEFORE_ROUTING)]).toEqual([routed + 1, early + 2]);

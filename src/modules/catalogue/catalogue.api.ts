@@ -21,12 +21,14 @@ type PeerSource = Parameters<PublicRateLimits['allowCacheableRead']>[1];
 export function catalogueRoutesBeforeElysia(
   catalogue: PublicCatalogue,
   rateLimits: PublicRateLimits,
-  answerEarly: (request: Request, cached: CacheableBody) => Response,
+  answerEarly: (request: Request, target: string, cached: CacheableBody) => Response,
   routed: (request: Request) => Response | Promise<Response>,
 ) {
   const GET = (request: Request, server: PeerSource) => {
-    const cached = catalogue.cached(targetOf(request.url));
-    return cached && rateLimits.allowCacheableRead(request, server) ? answerEarly(request, cached) : routed(request);
+    // Read once: `request.url` builds a new string each time it is read.
+    const target = targetOf(request.url);
+    const cached = catalogue.cached(target);
+    return cached && rateLimits.allowCacheableRead(request, server) ? answerEarly(request, target, cached) : routed(request);
   };
   return Object.fromEntries(CATALOGUE_GET_PATHS.map((path) => [`${PREFIX}${path}`, { GET }]));
 }
