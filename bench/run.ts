@@ -265,7 +265,9 @@ try {
     for (const scenario of reads.filter((s) => wanted(s.key))) {
       if (scenario.warm) {
         const warmUp = await runWrk({ url: base, script: 'paths', pathsFile: scenario.warm, order: 'walk', seconds: 2, connections: CONNECTIONS });
-        if (warmUp.non2xx + warmUp.socketErrors > 0) throw new Error(`${scenario.name}: the warm-up had ${warmUp.non2xx} non-2xx answers`);
+        if (warmUp.non2xx + warmUp.socketErrors > 0) {
+          throw new Error(`${scenario.name}: the warm-up had ${warmUp.non2xx} non-2xx answers and ${warmUp.socketErrors} socket errors`);
+        }
       }
       const { result, extra } = await measured(scenario.go);
       record(scenario.key, scenario.name, run, result, helloRate, extra);

@@ -7,7 +7,7 @@ import { createAllowedMethods } from './allowed-methods.ts';
 import { createCors, NO_CORS_HEADERS } from './cors.ts';
 import { BEFORE_ROUTING, cachedResponse, wasAnsweredBeforeRouting, type CacheableBody } from './cacheable.ts';
 import { createBodyParser } from './json-body.ts';
-import { requestTargetProblems } from './request-target.ts';
+import { pathOf, requestTargetProblems, targetOf } from './request-target.ts';
 import { describeValidationErrors } from './validation-messages.ts';
 import { CONNECTION_WAIT_EXCEEDED, ConnectionWaitExceeded } from '../lib/connection-wait.ts';
 
@@ -44,18 +44,8 @@ export function nextRequestId(): string {
   return idHead + LAST_DIGITS[serialLow++]!;
 }
 
-/** The path of a request URL without building a URL object (this runs on every request). */
-function pathnameOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2);
-  const end = url.indexOf('?', start);
-  return url.slice(start, end === -1 ? undefined : end);
-}
-
-/** The path of a request target (its path and query, as `targetOf` gives it). */
-function pathOfTarget(target: string): string {
-  const end = target.indexOf('?');
-  return end === -1 ? target : target.slice(0, end);
-}
+/** The path of a request URL. */
+const pathnameOf = (url: string) => pathOf(targetOf(url));
 
 /**
  * Whether the URL checks have anything to look at: percent-escapes or control characters to
@@ -184,7 +174,7 @@ export function createEarlyAnswers(ctx: AppContext) {
   const cors = createCors(ctx.config.corsOrigins);
   return (request: Request, target: string, cached: CacheableBody): Response => {
     const started = { id: requestIdFor(request), startedAt: performance.now() };
-    const pathname = pathOfTarget(target);
+    const pathname = pathOf(target);
     const response = cachedResponse(request, cached, baselineHeaders(pathname), cors.headersFor(request, pathname), started.id);
     finished(request, BEFORE_ROUTING, response.status, started);
     return response;

@@ -1,11 +1,12 @@
 import { Elysia } from 'elysia';
 import { answerFromHook, cacheableResponse, type CacheableBody } from '../../http/cacheable.ts';
+import { targetOf } from '../../http/request-target.ts';
 import type { PublicRateLimits } from '../../http/rate-limit.ts';
 import { DataList, Paginated, problems } from '../../http/schemas.ts';
 import { PublicAppView } from '../apps/apps.model.ts';
 import { CatalogueQuery, CategoryCount, FeaturedQuery, PublicAppSummary, SlugParams } from './catalogue.model.ts';
 import { SEARCH_CANDIDATES } from './catalogue-search.ts';
-import { targetOf, type PublicCatalogue } from './public-catalogue.ts';
+import type { PublicCatalogue } from './public-catalogue.ts';
 
 const CACHING =
   'Cacheable: `ETag` (send it back in `If-None-Match` for a 304), `Cache-Control: public` with a short `max-age`, `s-maxage` and `stale-while-revalidate`.';

@@ -44,9 +44,6 @@ interface CachedAnswer extends CacheableBody {
   loadedAt: number;
 }
 
-/** The path and query of a request URL, as the client sent them. */
-export const targetOf = (url: string) => url.slice(url.indexOf('/', url.indexOf('//') + 2));
-
 /**
  * What a request asks of the catalogue. Known targets keep it, plain data rather than a closure per
  * target (up to 20,000 of them), so the answer can be read again when its counters move (D185).
