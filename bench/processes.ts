@@ -82,13 +82,17 @@ export function sampleRss(root: number) {
   };
 }
 
-/** CPU ticks (1/100 s) used so far by a process, its user and system time together. */
+/**
+ * CPU ticks (1/100 s) used so far by a process and the children it reaped (user and system time):
+ * a PostgreSQL backend whose connection closes passes its time to the postmaster, so a process
+ * ending during a run takes no time out of it.
+ */
 function cpuTicks(pid: number): { comm: string; ticks: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { comm, ticks: Number(fields[11]) + Number(fields[12]) };
+    return { comm, ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]) };
   } catch {
     return undefined;
   }

@@ -6,6 +6,7 @@ import { parseWrkOutput, runWrk } from '../../bench/wrk.ts';
 import { coldSearchMix, searchMix, searchPath, typo } from '../../bench/search-terms.ts';
 import { median, summarise } from '../../bench/report.ts';
 import { runMixed, type MixedRequest } from '../../bench/mixed.ts';
+import { cpuMeter } from '../../bench/processes.ts';
 import { seededRandom } from '../../src/lib/seeded-random.ts';
 import { editDistance } from '../../src/lib/edit-distance.ts';
 
@@ -134,5 +135,23 @@ test.concurrent("the mixed run tells each kind its requests' answers, so uninsta
     expect(result.kinds.uninstall!.statuses).toEqual({ 200: result.kinds.uninstall!.requests });
   } finally {
     server.stop(true);
+  }
+});
+
+test.concurrent("the CPU meter keeps a service's process that ends during the run (its time passes to its parent)", async () => {
+  const done = join(mkdtempSync(join(tmpdir(), 'cpu-meter-')), 'done');
+  // A process of the service that works for about half a second and is gone before the run ends, as a PostgreSQL backend whose connection closes.
+  const service = Bun.spawn([
+    'sh',
+    '-c',
+    `${process.execPath} -e "const end = Date.now() + 500; while (Date.now() < end);"; touch ${done}; exec sleep 60`,
+  ]);
+  try {
+    const { cores, seconds } = await cpuMeter(service.pid).measure(async () => {
+      while (!(await Bun.file(done).exists())) await Bun.sleep(20);
+    });
+    expect(cores.server * seconds).toBeGreaterThan(0.3);
+  } finally {
+    service.kill();
   }
 });
