@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from '../html.ts';
-import { actionButton, badge, dataTable, hiddenFields, notice, type FormContext } from './components.ts';
+import { actionButton, badge, dataTable, hiddenFields, notice, type FormContext, type Message } from './components.ts';
 import { formatTime } from './format.ts';
 
 export interface AdminSummary {
@@ -12,7 +12,6 @@ export interface AdminSummary {
 }
 
 /** Owners manage admins: create one, change a role, reset a lost second factor, disable or enable one. */
-type Message = { kind: 'ok' | 'error'; text: string } | null;
 
 export function adminRow(admin: AdminSummary, roles: readonly string[], form: FormContext, self: boolean, message: Message = null): SafeHtml {
   const url = `/admin/admins/${admin.id}/role`;

@@ -11,6 +11,7 @@ import {
   statusOptions,
   type FormContext,
   type Paging,
+  type Message,
 } from './components.ts';
 import { formatTime } from './format.ts';
 import { assetChecksTable, historyTable, listingPreview, lookalikeWarning, reviewerContext, type AppDossier } from './listing.ts';
@@ -38,7 +39,6 @@ export interface AppSummary {
 }
 
 /** The app list and one app's page: feature, suspend/relist, support edits. Buttons come pre-filtered by role. */
-type Message = { kind: 'ok' | 'error'; text: string } | null;
 
 export interface AppButtons {
   feature: boolean;

@@ -105,7 +105,27 @@ export function actionButton(action: ActionButton): SafeHtml {
   </form>`;
 }
 
-export const notice = (message: { kind: 'ok' | 'error'; text: string } | null | undefined): SafeHtml =>
+/**
+ * One record's action buttons: each posts to `${base}/${action}` and swaps the record's row, or on
+ * the record's own page the panel `#${panel}`; `view` tells the route which of the two to answer.
+ */
+export function recordActions<A extends string>(
+  base: string,
+  actions: readonly A[],
+  labels: Record<A, Pick<ActionButton, 'label' | 'variant' | 'confirm'>>,
+  form: FormContext,
+  view: 'row' | 'panel',
+  panel: string,
+): SafeHtml {
+  return html`${actions.map((action) =>
+    actionButton({ url: `${base}/${action}`, form, target: view === 'row' ? 'closest tr' : `#${panel}`, fields: { view }, ...labels[action] }),
+  )}`;
+}
+
+/** What an action came to, shown beside what it changed. */
+export type Message = { kind: 'ok' | 'error'; text: string } | null;
+
+export const notice = (message: Message | undefined): SafeHtml =>
   message ? html`<p class="notice notice-${message.kind}" role="${message.kind === 'error' ? 'alert' : 'status'}">${message.text}</p>` : html``;
 
 /** A link out of the console: never followed with our referrer or given access to this window. */

@@ -1,6 +1,5 @@
 import { html, type SafeHtml } from '../html.ts';
 import {
-  actionButton,
   badge,
   dataTable,
   definitionList,
@@ -8,9 +7,11 @@ import {
   filterForm,
   notice,
   pager,
+  recordActions,
   statusOptions,
   type FormContext,
   type Paging,
+  type Message,
 } from './components.ts';
 import { formatTime } from './format.ts';
 import { waitingBadge, type Waiting } from './waiting.ts';
@@ -47,7 +48,6 @@ export interface DeveloperDossier extends DeveloperSummary {
 }
 
 /** The developer list and one developer's page. `actions` are those the state allows and the admin's role holds. */
-type Message = { kind: 'ok' | 'error'; text: string } | null;
 
 const ACTION_LABELS: Record<DeveloperAction, { label: string; variant: 'primary' | 'danger' | 'plain'; confirm?: string }> = {
   verify: { label: 'Verify', variant: 'primary' },
@@ -63,17 +63,8 @@ const ACTION_LABELS: Record<DeveloperAction, { label: string; variant: 'primary'
   },
 };
 
-function developerButtons(developer: DeveloperSummary, actions: DeveloperAction[], form: FormContext, view: 'row' | 'panel'): SafeHtml {
-  return html`${actions.map((action) =>
-    actionButton({
-      url: `/admin/developers/${developer.id}/${action}`,
-      form,
-      target: view === 'row' ? 'closest tr' : '#developer-actions',
-      fields: { view },
-      ...ACTION_LABELS[action],
-    }),
-  )}`;
-}
+const developerButtons = (developer: DeveloperSummary, actions: DeveloperAction[], form: FormContext, view: 'row' | 'panel') =>
+  recordActions(`/admin/developers/${developer.id}`, actions, ACTION_LABELS, form, view, 'developer-actions');
 
 export function developerRow(developer: DeveloperSummary, actions: DeveloperAction[], form: FormContext, message: Message = null): SafeHtml {
   return html`<tr id="developer-${developer.id}">

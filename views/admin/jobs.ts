@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from '../html.ts';
-import { actionButton, dataTable, notice, type FormContext } from './components.ts';
+import { actionButton, dataTable, notice, type FormContext, type Message } from './components.ts';
 import { formatDuration, formatTime } from './format.ts';
 
 export interface QueueHealth {
@@ -27,7 +27,6 @@ export interface DeadJob {
 }
 
 /** The Jobs page: queue health (also the dashboard's polled widget), dead letters with "Retry". */
-type Message = { kind: 'ok' | 'error'; text: string } | null;
 
 const flagged = (value: number) => (value > 0 ? html`<strong class="alert-figure">${value}</strong>` : html`${value}`);
 

@@ -1,5 +1,16 @@
 import { html, type SafeHtml } from '../html.ts';
-import { actionButton, badge, dataTable, filterForm, hiddenFields, notice, pager, type FormContext, type Paging } from './components.ts';
+import {
+  actionButton,
+  badge,
+  dataTable,
+  filterForm,
+  hiddenFields,
+  notice,
+  pager,
+  type FormContext,
+  type Paging,
+  type Message,
+} from './components.ts';
 import { formatTime } from './format.ts';
 import {
   addedPermissionsWarning,
@@ -40,7 +51,6 @@ export interface Claim {
  * evidence (warnings) stands above the decision; keyboard shortcuts are `data-shortcut` attributes
  * that the console's script (`shortcuts.js`) acts on, never inside a text field.
  */
-type Message = { kind: 'ok' | 'error'; text: string } | null;
 
 export interface QueueItem {
   kind: 'app' | 'revision';

@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from '../html.ts';
-import { dataTable, filterForm, hiddenFields, notice, pager, type FormContext, type Paging } from './components.ts';
+import { dataTable, filterForm, hiddenFields, notice, pager, type FormContext, type Paging, type Message } from './components.ts';
 import { formatTime } from './format.ts';
 
 /** Registered OAuth clients as support looks them up: by client id, name or the developer's name or e-mail. */
@@ -12,7 +12,6 @@ export interface OAuthClientListing {
 }
 
 /** Registered OAuth clients, and support's form to register one to a developer. */
-type Message = { kind: 'ok' | 'error'; text: string } | null;
 
 export function registerClientForm(
   form: FormContext,

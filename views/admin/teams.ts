@@ -1,6 +1,5 @@
 import { html, type SafeHtml } from '../html.ts';
 import {
-  actionButton,
   badge,
   dataTable,
   definitionList,
@@ -8,8 +7,10 @@ import {
   filterForm,
   notice,
   pager,
+  recordActions,
   type FormContext,
   type Paging,
+  type Message,
 } from './components.ts';
 import { formatTime } from './format.ts';
 
@@ -44,7 +45,6 @@ export interface ReviewTeam {
 export type TeamAction = 'suspend' | 'reinstate';
 
 /** The team list and one team's page. `actions` are those the state allows and the admin's role holds. */
-type Message = { kind: 'ok' | 'error'; text: string } | null;
 
 const ACTION_LABELS: Record<TeamAction, { label: string; variant: 'primary' | 'danger' | 'plain'; confirm: string }> = {
   suspend: { label: 'Suspend', variant: 'danger', confirm: 'Suspend this team? Its apps leave the catalogue and its members cannot act for it.' },
@@ -53,17 +53,8 @@ const ACTION_LABELS: Record<TeamAction, { label: string; variant: 'primary' | 'd
 
 const status = (team: TeamSummary) => badge(team.suspended ? 'SUSPENDED' : 'ACTIVE');
 
-function teamButtons(team: TeamSummary, actions: TeamAction[], form: FormContext, view: 'row' | 'panel'): SafeHtml {
-  return html`${actions.map((action) =>
-    actionButton({
-      url: `/admin/teams/${team.id}/${action}`,
-      form,
-      target: view === 'row' ? 'closest tr' : '#team-actions',
-      fields: { view },
-      ...ACTION_LABELS[action],
-    }),
-  )}`;
-}
+const teamButtons = (team: TeamSummary, actions: TeamAction[], form: FormContext, view: 'row' | 'panel') =>
+  recordActions(`/admin/teams/${team.id}`, actions, ACTION_LABELS, form, view, 'team-actions');
 
 export function teamRow(team: TeamSummary, actions: TeamAction[], form: FormContext, message: Message = null): SafeHtml {
   return html`<tr id="team-${team.id}">
