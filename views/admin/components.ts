@@ -105,6 +105,9 @@ export function actionButton(action: ActionButton): SafeHtml {
   </form>`;
 }
 
+/** What an action's button says, and asks first when the action is destructive. */
+export type ActionLabel = Pick<ActionButton, 'label' | 'variant' | 'confirm'>;
+
 /**
  * One record's action buttons: each posts to `${base}/${action}` and swaps the record's row, or on
  * the record's own page the panel `#${panel}`; `view` tells the route which of the two to answer.
@@ -112,7 +115,7 @@ export function actionButton(action: ActionButton): SafeHtml {
 export function recordActions<A extends string>(
   base: string,
   actions: readonly A[],
-  labels: Record<A, Pick<ActionButton, 'label' | 'variant' | 'confirm'>>,
+  labels: Record<A, ActionLabel>,
   form: FormContext,
   view: 'row' | 'panel',
   panel: string,

@@ -9,6 +9,7 @@ import {
   pager,
   recordActions,
   statusOptions,
+  type ActionLabel,
   type FormContext,
   type Paging,
   type Message,
@@ -49,7 +50,7 @@ export interface DeveloperDossier extends DeveloperSummary {
 
 /** The developer list and one developer's page. `actions` are those the state allows and the admin's role holds. */
 
-const ACTION_LABELS: Record<DeveloperAction, { label: string; variant: 'primary' | 'danger' | 'plain'; confirm?: string }> = {
+const ACTION_LABELS: Record<DeveloperAction, ActionLabel> = {
   verify: { label: 'Verify', variant: 'primary' },
   suspend: {
     label: 'Suspend',

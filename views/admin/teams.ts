@@ -8,6 +8,7 @@ import {
   notice,
   pager,
   recordActions,
+  type ActionLabel,
   type FormContext,
   type Paging,
   type Message,
@@ -46,7 +47,7 @@ export type TeamAction = 'suspend' | 'reinstate';
 
 /** The team list and one team's page. `actions` are those the state allows and the admin's role holds. */
 
-const ACTION_LABELS: Record<TeamAction, { label: string; variant: 'primary' | 'danger' | 'plain'; confirm: string }> = {
+const ACTION_LABELS: Record<TeamAction, ActionLabel> = {
   suspend: { label: 'Suspend', variant: 'danger', confirm: 'Suspend this team? Its apps leave the catalogue and its members cannot act for it.' },
   reinstate: { label: 'Reinstate', variant: 'plain', confirm: 'Reinstate this team? Its approved apps return to the catalogue.' },
 };
