@@ -11,6 +11,7 @@ import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
 import type { AppContext } from '../../src/app-context.ts';
 import { cloneTestDatabase, dropTestDatabase } from './database.ts';
 import { captureLogLine, rememberSecret, rememberSecretsIn } from './suite-log.ts';
+import { spawnCli } from './cli.ts';
 
 export interface HttpResult<T = any> {
   status: number;
@@ -189,20 +190,15 @@ export async function mintKey(t: TestApp, developer: TestDeveloper, scopes: stri
  * environment plus `env`; fails the test unless it exits 0, and returns its trimmed stdout.
  */
 export async function runCli(t: TestApp, args: string[], env: Record<string, string> = {}): Promise<string> {
-  const child = Bun.spawn(['bun', 'src/cli/index.ts', ...args], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      APP_ENV: 'test',
-      DATABASE_URL: t.runtime.databaseUrl,
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'marketplace-cli-')),
-      LOG_LEVEL: 'error',
-      ...env,
-    },
-    stdout: 'pipe',
-    stderr: 'pipe',
+  const { stdout, stderr, exitCode } = await spawnCli(args, {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    APP_ENV: 'test',
+    DATABASE_URL: t.runtime.databaseUrl,
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'marketplace-cli-')),
+    LOG_LEVEL: 'error',
+    ...env,
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  if (code !== 0) throw new Error(`cli ${args.join(' ')} exited ${code}: ${stderr}`);
+  if (exitCode !== 0) throw new Error(`cli ${args.join(' ')} exited ${exitCode}: ${stderr}`);
   return stdout.trim();
 }
