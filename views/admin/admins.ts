@@ -11,7 +11,7 @@ export interface AdminSummary {
   createdAt: Date;
 }
 
-/** Owners manage admins: create one, change a role, reset a lost second factor, disable or enable one. */
+// Owners manage admins: create one, change a role, reset a lost second factor, disable or enable one.
 
 export function adminRow(admin: AdminSummary, roles: readonly string[], form: FormContext, self: boolean, message: Message = null): SafeHtml {
   const url = `/admin/admins/${admin.id}/role`;

@@ -38,7 +38,7 @@ export interface AppSummary {
   actions: { lifecycle: string[]; feature: boolean; unfeature: boolean };
 }
 
-/** The app list and one app's page: feature, suspend/relist, support edits. Buttons come pre-filtered by role. */
+// The app list and one app's page: feature, suspend/relist, support edits. Buttons come pre-filtered by role.
 
 export interface AppButtons {
   feature: boolean;

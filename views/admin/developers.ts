@@ -48,7 +48,7 @@ export interface DeveloperDossier extends DeveloperSummary {
   oauthClients: { clientId: string; name: string; createdAt: Date }[];
 }
 
-/** The developer list and one developer's page. `actions` are those the state allows and the admin's role holds. */
+// The developer list and one developer's page. `actions` are those the state allows and the admin's role holds.
 
 const ACTION_LABELS: Record<DeveloperAction, ActionLabel> = {
   verify: { label: 'Verify', variant: 'primary' },

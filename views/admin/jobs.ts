@@ -26,7 +26,7 @@ export interface DeadJob {
   diedAt: Date;
 }
 
-/** The Jobs page: queue health (also the dashboard's polled widget), dead letters with "Retry". */
+// The Jobs page: queue health (also the dashboard's polled widget), dead letters with "Retry".
 
 const flagged = (value: number) => (value > 0 ? html`<strong class="alert-figure">${value}</strong>` : html`${value}`);
 

@@ -46,7 +46,7 @@ export interface Claim {
   expiresAt: Date;
 }
 
-/**
+/*
  * The review queue and the review page (one PENDING app, or one app's pending revision). The
  * evidence (warnings) stands above the decision; keyboard shortcuts are `data-shortcut` attributes
  * that the console's script (`shortcuts.js`) acts on, never inside a text field.

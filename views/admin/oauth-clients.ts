@@ -11,7 +11,7 @@ export interface OAuthClientListing {
   createdAt: Date;
 }
 
-/** Registered OAuth clients, and support's form to register one to a developer. */
+// Registered OAuth clients, and support's form to register one to a developer.
 
 export function registerClientForm(
   form: FormContext,

@@ -45,7 +45,7 @@ export interface ReviewTeam {
 /** Administrators' side of teams: finding one by id or name, suspending and reinstating it. */
 export type TeamAction = 'suspend' | 'reinstate';
 
-/** The team list and one team's page. `actions` are those the state allows and the admin's role holds. */
+// The team list and one team's page. `actions` are those the state allows and the admin's role holds.
 
 const ACTION_LABELS: Record<TeamAction, ActionLabel> = {
   suspend: { label: 'Suspend', variant: 'danger', confirm: 'Suspend this team? Its apps leave the catalogue and its members cannot act for it.' },
