@@ -6,9 +6,10 @@ import { decideApp, setFeatured } from '../../src/modules/apps/app-admin.service
 import { decideRevision } from '../../src/modules/apps/revisions.service.ts';
 import { transitionDeveloper } from '../../src/modules/developers/developers.service.ts';
 import { bumpCatalogueVersion } from '../../src/modules/catalogue/catalogue-version.ts';
-import { rollUpNewInstalls } from '../../src/modules/stats/stats.service.ts';
+import { recomputeAppStats, rollUpNewInstalls } from '../../src/modules/stats/stats.service.ts';
 import { metricsRegistry } from '../../src/lib/metrics.ts';
 import { CATALOGUE_CACHE_BOUNDS, createPublicCatalogue } from '../../src/modules/catalogue/public-catalogue.ts';
+import { COUNTERS_POLL_MS } from '../../src/modules/catalogue/counter-changes.ts';
 import { eventually } from '../support/eventually.ts';
 import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
 import { PublicAppSummary } from '../../src/modules/catalogue/catalogue.model.ts';
@@ -46,6 +47,19 @@ afterAll(() => t.close());
 const get = (path: string, headers: Record<string, string> = {}) => t.call('GET', path, { headers });
 /** Answers this process read from PostgreSQL rather than from its cache. */
 const misses = async () => (await metricsRegistry.getSingleMetric('catalogue_cache_misses_total')!.get()).values[0]?.value ?? 0;
+/**
+ * Asks for these apps until their answers stay cached through polls that could report the apps'
+ * stats rows as changed (a new app's row is, once): from then on only a later change reloads them.
+ */
+async function untilCached(...slugs: string[]): Promise<void> {
+  let lastMiss = { count: await misses(), at: performance.now() };
+  await eventually(async () => {
+    for (const slug of slugs) await get(`/api/apps/${slug}`);
+    const count = await misses();
+    if (count !== lastMiss.count) lastMiss = { count, at: performance.now() };
+    return performance.now() - lastMiss.at > 3 * COUNTERS_POLL_MS;
+  });
+}
 const PUBLIC_PATHS = () => [
   '/api/apps',
   '/api/apps?search=cache%20probe',
@@ -186,9 +200,7 @@ describe('counters apart from the catalogue version', () => {
     const busy = await approvedApp(t, key, completeApp({ name: 'Counter Busy' }));
     // The approvals' own jobs (category counts) move the version; wait until they are done.
     await eventually(async () => (await t.sql(`select 1 from pgboss.job where name like 'stats.%' and state < 'completed'`)).length === 0);
-    // Stats rows written an hour ago: the only change to either is the roll-up below.
-    await t.sql(`update app_stats set updated_at = now() - interval '1 hour' where app_id in (?, ?)`, [quiet.id, busy.id]);
-    for (const slug of [quiet.slug, busy.slug]) for (let i = 0; i < 2; i += 1) await get(`/api/apps/${slug}`);
+    await untilCached(quiet.slug, busy.slug);
     const quietBody = (await get(`/api/apps/${quiet.slug}`)).body;
     const [version] = await t.sql<{ version: string }>('select version from catalogue_version');
 
@@ -207,6 +219,23 @@ describe('counters apart from the catalogue version', () => {
 });
 
 describe('counters', () => {
+  test("a review's roll-up reaches the cached answer within the contract's 5 s, as an install's does (D230)", async () => {
+    const reviewed = await approvedApp(t, key, completeApp({ name: 'Counter Reviewed' }));
+    await eventually(async () => (await t.sql(`select 1 from pgboss.job where name like 'stats.%' and state < 'completed'`)).length === 0);
+    expect((await get(`/api/apps/${reviewed.slug}`)).body).toMatchObject({ reviewCount: 0, installCount: 0 });
+    await untilCached(reviewed.slug);
+    // A review alone: the stats row's install counters stay as they were.
+    await t.sql(
+      `insert into reviews (id, app_id, platform_user_id, rating, created_at, updated_at) values (?, ?, 'counter-reviewer', 4, now(), now())`,
+      [Bun.randomUUIDv7(), reviewed.id],
+    );
+    const rolledUpAt = performance.now();
+    await recomputeAppStats(t.ctx.orm.em.fork(), reviewed.id);
+    await eventually(async () => (await get(`/api/apps/${reviewed.slug}`)).body.reviewCount === 1);
+    expect(performance.now() - rolledUpAt).toBeLessThan(5_000);
+    expect((await get(`/api/apps/${reviewed.slug}`)).body).toMatchObject({ reviewCount: 1, averageRating: 4, installCount: 0 });
+  });
+
   test('an answer whose counters moved is given at once while its new one is read: no reader waits on PostgreSQL for a counter', async () => {
     const stale = await approvedApp(t, key, completeApp({ name: 'Counter Stale' }));
     await eventually(async () => (await t.sql(`select 1 from pgboss.job where name like 'stats.%' and state < 'completed'`)).length === 0);

@@ -6,24 +6,24 @@ import type { SqlReader } from '../../lib/sql-reader.ts';
  * Counters (installs, reviews, ratings) change by the thousand while the rest of a listing stays
  * put, so their roll-ups do not move the catalogue version (which would empty every cache).
  * Instead each process asks PostgreSQL, at most every `COUNTERS_POLL_MS` while requests come, which
- * apps' stats rows changed (`app_stats.updated_at`, indexed), and a cached answer that shows one of
- * those apps and was loaded before this process learnt of the change is loaded again, while readers
- * keep getting it until the new one is read (D184). A new count is therefore served within a roll-up
- * (about 2 s after the install) plus one poll and one read, inside the 5 s the contract allows, and an
- * install touches only the cached answers that show its app, without making any reader wait.
+ * apps' stats rows changed since its last poll (`app_stats.counted_xid`, set by trigger on every
+ * update, indexed), and a cached answer that shows one of those apps and was loaded before this
+ * process learnt of the change is loaded again, while readers keep getting it until the new one is
+ * read (D184). A new count is therefore served within a roll-up (about 2 s after the install) plus
+ * one poll and one read, inside the 5 s the contract allows, and an install touches only the cached
+ * answers that show its app, without making any reader wait.
+ *
+ * A poll asks for the rows written by transactions at or after the last poll's horizon (the oldest
+ * transaction its snapshot saw running): every change the last poll could not see is among them,
+ * and a change is read again only while an older transaction holds the horizon back (D230).
  */
 export const COUNTERS_POLL_MS = 500;
-/**
- * How far back each poll looks again: a roll-up's rows carry the time its transaction started but
- * become visible when it commits. A change seen twice is recorded once (by its `updated_at`).
- */
-const COMMIT_MARGIN_MS = 5_000;
 /** Answers older than this are loaded again whatever changed, so changes older than it can be forgotten. */
 export const ANSWER_MAX_AGE_MS = 5 * 60_000;
 
 interface Change {
-  /** The row's `updated_at`, in ms. */
-  at: number;
+  /** The transaction that wrote the row (`counted_xid`): a change seen again is recorded once. */
+  xid: number;
   /** When this process learnt of it (`performance.now()`). */
   learntAt: number;
 }
@@ -31,7 +31,10 @@ interface Change {
 export function createCounterChanges(reader: () => SqlReader) {
   const changes = new Map<string, Change>();
   let lastLearntAt = -Infinity;
-  let polledAt: number | undefined;
+  /** The last poll's horizon: undefined until the first poll, which has no earlier one to read from. */
+  let horizon: string | undefined;
+  /** When the first poll was answered: what was loaded before it may carry a change no poll reports, so it is loaded again. */
+  let firstLearntAt = -Infinity;
   let lastPoll = -Infinity;
   let polling = false;
 
@@ -39,25 +42,28 @@ export function createCounterChanges(reader: () => SqlReader) {
     polling = true;
     lastPoll = performance.now();
     try {
-      const rows = await reader().query<{ now_ms: number; app_id: string | null; at: number | null }>(
+      const rows = await reader().query<{ horizon: string; app_id: string | null; xid: string | null }>(
         namedSql(
-          `select extract(epoch from statement_timestamp()) * 1000 as now_ms, s.app_id::text as app_id,
-                  extract(epoch from s.updated_at) * 1000 as at
-           from (select 1) one left join app_stats s
-             on s.updated_at > coalesce(to_timestamp(:since::float8 / 1000), statement_timestamp()) - make_interval(secs => :margin::float8 / 1000)`,
-          { since: polledAt ?? null, margin: COMMIT_MARGIN_MS },
+          `select pg_snapshot_xmin(pg_current_snapshot())::text as horizon, s.app_id::text as app_id, s.counted_xid::text as xid
+           from (select 1) one left join app_stats s on s.counted_xid >= :since::xid8`,
+          { since: horizon ?? null },
         ),
       );
       const learntAt = performance.now();
       for (const row of rows) {
-        if (row.app_id === null || row.at === null) continue;
+        if (row.app_id === null || row.xid === null) continue;
+        const xid = Number(row.xid);
         const known = changes.get(row.app_id);
-        if (!known || Number(row.at) > known.at) {
-          changes.set(row.app_id, { at: Number(row.at), learntAt });
+        if (!known || xid > known.xid) {
+          changes.set(row.app_id, { xid, learntAt });
           lastLearntAt = learntAt;
         }
       }
-      polledAt = Number(rows[0]!.now_ms);
+      if (horizon === undefined) {
+        firstLearntAt = learntAt;
+        lastLearntAt = learntAt;
+      }
+      horizon = rows[0]!.horizon;
       for (const [appId, change] of changes) if (learntAt - change.learntAt > ANSWER_MAX_AGE_MS) changes.delete(appId);
     } catch {
       // The next request tries again; until then answers keep the counters they have.
@@ -78,6 +84,8 @@ export function createCounterChanges(reader: () => SqlReader) {
     /** Whether an answer showing `appIds`, loaded at `loadedAt` (`performance.now()`), has counters this process knows to be old. */
     outdated(appIds: readonly string[], loadedAt: number): boolean {
       if (performance.now() - loadedAt > ANSWER_MAX_AGE_MS) return true;
+      if (appIds.length === 0) return false;
+      if (loadedAt < firstLearntAt) return true;
       // Nothing learnt since the answer was loaded: none of its apps can have moved (most asks, once a poll has passed).
       if (lastLearntAt <= loadedAt) return false;
       for (const appId of appIds) {

@@ -452,7 +452,7 @@ export function createSearchIndex(reader: () => SqlReader) {
     );
     return editionOf(new Map(answers.map((answer) => [answer.word, answer.lexemes])));
   };
-  /** The install counts that changed at or after `since`: a roll-up's thousands of rows, without their words. */
+  /** The install counts of the stats rows written at or after `since`: a roll-up's thousands of rows, without their words. */
   const readCounted = (since: string) =>
     reader().query<{ id: string; install_count: number }>(
       namedSql(`select s.app_id::text as id, s.active_installs as install_count from app_stats s where s.counted_xid >= :since::xid8`, { since }),

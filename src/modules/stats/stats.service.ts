@@ -12,7 +12,7 @@ import { addActivity, recountActivity, recountReviewDays, type EventRange } from
  * per app, recounted under a per-app advisory lock, so the last writer always counts every
  * committed review; installs, far more numerous, share one roll-up that adds the installs past a
  * watermark to their apps' counters. Counters do not move the catalogue version: the public
- * catalogue's caches follow `app_stats.updated_at` instead (`catalogue/counter-changes.ts`).
+ * catalogue's caches follow `app_stats.counted_xid` instead (`catalogue/counter-changes.ts`).
  */
 export const appStatsJobs = queueHandle<{ appId: string }>('stats.app');
 export const categoryCountsJobs = queueHandle<Record<string, never>>('stats.categories');
