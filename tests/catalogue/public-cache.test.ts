@@ -9,7 +9,7 @@ import { bumpCatalogueVersion } from '../../src/modules/catalogue/catalogue-vers
 import { recomputeAppStats, rollUpNewInstalls } from '../../src/modules/stats/stats.service.ts';
 import { metricsRegistry } from '../../src/lib/metrics.ts';
 import { CATALOGUE_CACHE_BOUNDS, createPublicCatalogue } from '../../src/modules/catalogue/public-catalogue.ts';
-import { COUNTERS_POLL_MS } from '../../src/modules/catalogue/counter-changes.ts';
+import { COUNTERS_POLL_MS, createCounterChanges } from '../../src/modules/catalogue/counter-changes.ts';
 import { eventually } from '../support/eventually.ts';
 import { CLI_ACTOR } from '../../src/modules/audit/audit.service.ts';
 import { PublicAppSummary } from '../../src/modules/catalogue/catalogue.model.ts';
@@ -219,6 +219,19 @@ describe('counters apart from the catalogue version', () => {
 });
 
 describe('counters', () => {
+  test("a process's first poll has no horizon to read from: answers showing apps loaded before it are read again once (D230)", async () => {
+    const counters = createCounterChanges(() => t.ctx.catalogueReaders.next());
+    const loadedBefore = performance.now();
+    // A roll-up commits after that answer was read and before the first poll: no poll will report it.
+    await t.sql(`update app_stats set review_count = review_count where app_id = ?`, [app.id]);
+    counters.tick();
+    await eventually(async () => counters.lastLearntAt() > loadedBefore);
+    expect(counters.outdated([app.id], loadedBefore)).toBe(true);
+    // An answer without apps carries no counters; one read after the first poll is current.
+    expect(counters.outdated([], loadedBefore)).toBe(false);
+    expect(counters.outdated([app.id], performance.now())).toBe(false);
+  });
+
   test("a review's roll-up reaches the cached answer within the contract's 5 s, as an install's does (D230)", async () => {
     const reviewed = await approvedApp(t, key, completeApp({ name: 'Counter Reviewed' }));
     await eventually(async () => (await t.sql(`select 1 from pgboss.job where name like 'stats.%' and state < 'completed'`)).length === 0);
