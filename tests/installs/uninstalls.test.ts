@@ -178,10 +178,10 @@ describe.concurrent('POST /api/apps/:slug/uninstall', () => {
     ]);
   });
 
-  test('sort=installs ranks by activeInstalls, and every view shows them within 5 s of an uninstall', async () => {
-    // An environment of their own, so the list holds these two apps only.
-    const kept = await fresh({ environment: 'staging', category: 'FINANCE', name: 'Kept' });
-    const churned = await fresh({ environment: 'staging', category: 'FINANCE', name: 'Churned' });
+  test('sort=installs and the featured list rank by activeInstalls, and every view shows them within 5 s of an uninstall', async () => {
+    // An environment of their own, so the lists hold these two apps only.
+    const kept = await fresh({ environment: 'staging', category: 'FINANCE', name: 'Kept', featured: true });
+    const churned = await fresh({ environment: 'staging', category: 'FINANCE', name: 'Churned', featured: true });
     const tokens = await Promise.all(['r1', 'r2', 'r3'].map((subject) => t.token(subject)));
     for (const token of tokens) await install(churned, { token });
     for (const token of tokens.slice(0, 2)) await install(kept, { token });
@@ -203,6 +203,11 @@ describe.concurrent('POST /api/apps/:slug/uninstall', () => {
       [2, 2],
       [3, 1],
     ]);
+    // Featured apps are ordered as sort=installs (D231): the app with more installs ever but fewer active ones comes second.
+    await eventually(async () => {
+      const featured = (await t.call('GET', '/api/apps/featured/list?environment=staging')).body.data as { slug: string }[];
+      return featured.map((app) => app.slug).join() === [kept.slug, churned.slug].join();
+    });
     expect((await t.call('GET', `/api/apps/${churned.slug}`)).body).toMatchObject({ installCount: 3, activeInstalls: 1 });
     const search = await t.call('GET', '/api/apps?search=Churned&environment=staging');
     expect(search.body.data[0]).toMatchObject({ slug: churned.slug, activeInstalls: 1 });

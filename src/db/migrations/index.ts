@@ -38,6 +38,7 @@ import { Migration20261230000001_search_counts_apart } from './Migration20261230
 import { Migration20261231000001_install_batch_alone } from './Migration20261231000001_install_batch_alone.ts';
 import { Migration20261231000002_installs_without_app_day_index } from './Migration20261231000002_installs_without_app_day_index.ts';
 import { Migration20270101000001_counter_changes_by_xid } from './Migration20270101000001_counter_changes_by_xid.ts';
+import { Migration20270102000001_stats_without_installs_index } from './Migration20270102000001_stats_without_installs_index.ts';
 
 /** Listed explicitly, in order, so the same set runs from source under Bun with no file discovery. */
 export const migrations = [
@@ -81,4 +82,5 @@ export const migrations = [
   { name: 'Migration20261231000001_install_batch_alone', class: Migration20261231000001_install_batch_alone },
   { name: 'Migration20261231000002_installs_without_app_day_index', class: Migration20261231000002_installs_without_app_day_index },
   { name: 'Migration20270101000001_counter_changes_by_xid', class: Migration20270101000001_counter_changes_by_xid },
+  { name: 'Migration20270102000001_stats_without_installs_index', class: Migration20270102000001_stats_without_installs_index },
 ];
