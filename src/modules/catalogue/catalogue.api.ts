@@ -64,7 +64,7 @@ export function catalogueApi(catalogue: PublicCatalogue, rateLimits: PublicRateL
         rateLimit: 'cacheable',
         query: FeaturedQuery,
         response: { 200: DataList(PublicAppSummary, 'The featured apps') },
-        detail: { summary: 'Featured apps, most installed first', description: `Summaries, as in the list. ${CACHING}` },
+        detail: { summary: 'Featured apps, most active installs first (as `sort=installs`)', description: `Summaries, as in the list. ${CACHING}` },
       })
       .get('/categories/list', async ({ request }) => cacheableResponse(request, await catalogue.categories(targetOf(request.url))), {
         rateLimit: 'cacheable',
