@@ -78,7 +78,7 @@ export async function listFeatured(reader: SqlReader, query: FeaturedQuery): Pro
     params.environment = query.environment;
   }
   const rows = await reader.query<PublicAppRow>(
-    // Ordered as `sort=installs` (D231): the walk of `app_stats_active_idx` meets 20 featured apps within a few hundred entries.
+    // Ordered as `sort=installs` (D231), along `app_stats_active_idx`: the stats rows keep no index of `install_count`.
     namedSql(`select ${COLUMNS.summary} from apps a ${JOINS} where ${filter} order by s.active_installs desc, a.id desc limit :limit`, params),
   );
   return rows.map(toSummary);
