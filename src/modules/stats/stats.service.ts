@@ -89,17 +89,19 @@ export async function recomputeAllAppStats(em: EntityManager): Promise<number> {
          from jsonb_array_elements_text(cast(:ids as jsonb)) as id order by hashtext(id)`,
         { ids: JSON.stringify(ids) },
       );
+      // The batch as an array: the planner reads its apps by key. As a subquery of the JSON list it
+      // recounted every app of the catalogue for each batch and kept a hundred (D233).
       const changed = await executeNamed<{ app_id: string }>(
         tx,
         `update app_stats s set install_count = n.install_count, review_count = r.review_count, rating_sum = r.rating_sum,
            average_rating = ${AVERAGE}, updated_at = now()
          from apps a, ${REVIEW_COUNTS},
               lateral (select count(*)::int as install_count from installs i where i.app_id = a.id and i.counted and i.id <= :lastId) n
-         where s.app_id = a.id and a.id in (select cast(id as uuid) from jsonb_array_elements_text(cast(:ids as jsonb)) as id)
+         where s.app_id = a.id and a.id = any(:appIds::uuid[])
            and (s.install_count, s.review_count, s.rating_sum, s.average_rating)
              is distinct from (n.install_count, r.review_count, r.rating_sum, ${AVERAGE})
          returning s.app_id`,
-        { lastId: mark?.last_id ?? 0, ids: JSON.stringify(ids) },
+        { lastId: mark?.last_id ?? 0, appIds: ids },
       );
       return changed.length + (await recountReviewDays(tx, ids));
     });
