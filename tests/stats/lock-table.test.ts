@@ -1,13 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.ts';
-import { createLogger } from '../../src/lib/logger.ts';
 import { recomputeAllAppStats, rollUpNewInstalls } from '../../src/modules/stats/stats.service.ts';
-import { createTestApp, type TestApp } from '../support/harness.ts';
+import type { TestApp } from '../support/harness.ts';
 import { insertDeveloper, insertManyApps } from '../support/fixtures.ts';
+import { createTestAppOnOwnCluster } from '../support/own-cluster.ts';
 
 /**
  * PostgreSQL's lock table is shared by every connection and sized `max_locks_per_transaction` ×
@@ -17,26 +12,19 @@ import { insertDeveloper, insertManyApps } from '../support/fixtures.ts';
  * few thousand apps show what a default cluster shows at tens of thousands.
  */
 const APPS = 3_000;
-const root = mkdtempSync(join(tmpdir(), 'marketplace-locks-'));
-let database: EmbeddedDatabase;
 let t: TestApp;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  database = await startEmbeddedPostgres(root, createLogger('silent'), {
-    persistent: false,
-    settings: { max_locks_per_transaction: 10, max_connections: 40 },
-  });
-  const client = new pg.Client({ connectionString: database.url('postgres') });
-  await client.connect();
-  await client.query('create database marketplace');
-  await client.end();
-  t = await createTestApp({ DATABASE_URL: database.url('marketplace'), TRUSTED_PROXIES: '127.0.0.1/32' }, { ownDatabase: true });
+  ({ t, close } = await createTestAppOnOwnCluster(
+    'locks',
+    { max_locks_per_transaction: 10, max_connections: 40 },
+    { TRUSTED_PROXIES: '127.0.0.1/32' },
+  ));
 }, 60_000);
 
 afterAll(async () => {
-  await t?.close();
-  await database?.stop();
-  rmSync(root, { recursive: true, force: true });
+  await close?.();
 }, 30_000);
 
 const counts = async () =>

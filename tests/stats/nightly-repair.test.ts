@@ -1,13 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.ts';
-import { createLogger } from '../../src/lib/logger.ts';
 import { recomputeAllAppStats, rollUpNewInstalls } from '../../src/modules/stats/stats.service.ts';
-import { createTestApp, type TestApp } from '../support/harness.ts';
+import type { TestApp } from '../support/harness.ts';
 import { insertDeveloper, insertManyApps } from '../support/fixtures.ts';
+import { createTestAppOnOwnCluster } from '../support/own-cluster.ts';
 
 /**
  * The nightly repair walks the catalogue a batch of apps at a time (100 a transaction), and each of
@@ -18,27 +13,16 @@ import { insertDeveloper, insertManyApps } from '../support/fixtures.ts';
  */
 const APPS = 3_000;
 const BATCH = 100;
-const root = mkdtempSync(join(tmpdir(), 'marketplace-nightly-'));
-let database: EmbeddedDatabase;
 let t: TestApp;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  database = await startEmbeddedPostgres(root, createLogger('silent'), {
-    persistent: false,
-    settings: { shared_preload_libraries: 'pg_stat_statements' },
-  });
-  const client = new pg.Client({ connectionString: database.url('postgres') });
-  await client.connect();
-  await client.query('create database marketplace');
-  await client.end();
-  t = await createTestApp({ DATABASE_URL: database.url('marketplace') }, { ownDatabase: true });
+  ({ t, close } = await createTestAppOnOwnCluster('nightly', { shared_preload_libraries: 'pg_stat_statements' }));
   await t.sql('create extension pg_stat_statements');
 }, 60_000);
 
 afterAll(async () => {
-  await t?.close();
-  await database?.stop();
-  rmSync(root, { recursive: true, force: true });
+  await close?.();
 }, 30_000);
 
 test(`the nightly repair of ${APPS.toLocaleString('en')} apps reads each batch's own rows, not the catalogue's`, async () => {
