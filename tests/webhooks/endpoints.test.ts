@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, spyOn, test } from 'bun:test';
 import dns from 'node:dns/promises';
+import pg from 'pg';
 import { createTestApp, mintKey, registerDeveloper, type TestApp, type TestDeveloper } from '../support/harness.ts';
 import { eventually } from '../support/eventually.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -273,6 +274,38 @@ describe('changing endpoints', () => {
     expect(deleted.body).toMatchObject({ id: created.id, url: 'https://hooks.example/moved' });
     expect(await t.sql('select 1 from webhook_deliveries where id = ?', [pinged.body.id])).toEqual([]);
     expect((await t.call('GET', `/api/dev/webhooks/${created.id}`, { token: key })).status).toBe(404);
+  });
+});
+
+describe('deleting while a worker records an attempt', () => {
+  test('the DELETE waits for the attempt (its delivery, then its endpoint) and answers 200, never a deadlock', async () => {
+    answers['hooks.example'] = PUBLIC;
+    const created = (await register({ url: 'https://hooks.example/race', events: ['app.approved'] })).body;
+    const pinged = await t.call('POST', `/api/dev/webhooks/${created.id}/test`, { token: key });
+    expect(pinged.status).toBe(201);
+    // A worker recording a failed attempt, as `record` does: the delivery's row, then the endpoint's.
+    const worker = new pg.Client({ connectionString: t.runtime.databaseUrl });
+    await worker.connect();
+    try {
+      await worker.query('begin');
+      await worker.query('update webhook_deliveries set updated_at = now() where id = $1', [pinged.body.id]);
+      const deleting = t.call('DELETE', `/api/dev/webhooks/${created.id}`, { token: key });
+      // The DELETE's transaction waits for the worker's lock (the app's own delivery worker may be waiting too).
+      await eventually(async () => {
+        const [waiting] = await t.sql<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity
+           where datname = current_database() and wait_event_type = 'Lock' and (query ilike 'delete%' or query ilike '%for update%')`,
+        );
+        return waiting!.n > 0;
+      });
+      await worker.query('update webhook_endpoints set failing_since = coalesce(failing_since, now()) where id = $1', [created.id]);
+      await worker.query('commit');
+      const deleted = await deleting;
+      expect(deleted.status).toBe(200);
+      expect(await t.sql('select 1 from webhook_deliveries where id = ?', [pinged.body.id])).toEqual([]);
+    } finally {
+      await worker.end();
+    }
   });
 });
 

@@ -140,6 +140,13 @@ export async function updateWebhook(deps: WebhookServiceDeps, caller: Caller, id
 /** Deletes the endpoint with its deliveries; returns what it was. */
 export async function deleteWebhook(em: EntityManager, caller: Caller, id: string): Promise<WebhookView> {
   return em.transactional(async (tx) => {
+    // Its deliveries' rows before its own, the order a worker recording an attempt takes them in
+    // (the delivery, then the endpoint's failure streak): taken the other way round, the two deadlocked (D235).
+    await tx.find(
+      WebhookDelivery,
+      { endpoint: id },
+      { fields: ['id'], orderBy: { id: 'asc' }, lockMode: LockMode.PESSIMISTIC_WRITE, disableIdentityMap: true },
+    );
     const endpoint = await findOwn(tx, caller, id, true);
     const view = toWebhookView(endpoint);
     tx.remove(endpoint);
