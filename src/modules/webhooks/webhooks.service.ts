@@ -141,7 +141,7 @@ export async function updateWebhook(deps: WebhookServiceDeps, caller: Caller, id
 export async function deleteWebhook(em: EntityManager, caller: Caller, id: string): Promise<WebhookView> {
   return em.transactional(async (tx) => {
     // Its deliveries' rows before its own, the order a worker recording an attempt takes them in
-    // (the delivery, then the endpoint's failure streak): taken the other way round, the two deadlocked (D235).
+    // (the delivery, then the endpoint's failure streak): the other way round, the two deadlocked (D235).
     await tx.find(
       WebhookDelivery,
       { endpoint: id },
