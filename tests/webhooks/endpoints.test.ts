@@ -277,7 +277,7 @@ describe('changing endpoints', () => {
   });
 });
 
-describe('deleting while a worker records an attempt', () => {
+describe('deleting while a worker holds a delivery', () => {
   test('the DELETE waits for the attempt (its delivery, then its endpoint) and answers 200, never a deadlock', async () => {
     answers['hooks.example'] = PUBLIC;
     const created = (await register({ url: 'https://hooks.example/race', events: ['app.approved'] })).body;
@@ -306,6 +306,25 @@ describe('deleting while a worker records an attempt', () => {
     } finally {
       await worker.end();
     }
+  });
+
+  test("another developer's DELETE answers 404 at once, taking no lock on the endpoint's deliveries", async () => {
+    answers['hooks.example'] = PUBLIC;
+    const created = (await register({ url: 'https://hooks.example/locked', events: ['app.approved'] })).body;
+    const pinged = await t.call('POST', `/api/dev/webhooks/${created.id}/test`, { token: key });
+    const otherKey = await mintKey(t, await registerDeveloper(t));
+    const worker = new pg.Client({ connectionString: t.runtime.databaseUrl });
+    await worker.connect();
+    try {
+      await worker.query('begin');
+      await worker.query('update webhook_deliveries set updated_at = now() where id = $1', [pinged.body.id]);
+      // Answered while the worker still holds its delivery's row: a request that queued for it would wait here.
+      expect((await t.call('DELETE', `/api/dev/webhooks/${created.id}`, { token: otherKey })).status).toBe(404);
+      await worker.query('commit');
+    } finally {
+      await worker.end();
+    }
+    expect((await t.call('GET', `/api/dev/webhooks/${created.id}`, { token: key })).status).toBe(200);
   });
 });
 

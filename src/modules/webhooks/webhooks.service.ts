@@ -140,6 +140,8 @@ export async function updateWebhook(deps: WebhookServiceDeps, caller: Caller, id
 /** Deletes the endpoint with its deliveries; returns what it was. */
 export async function deleteWebhook(em: EntityManager, caller: Caller, id: string): Promise<WebhookView> {
   return em.transactional(async (tx) => {
+    // The caller's first, so no one else's request locks anything here.
+    await findOwn(tx, caller, id);
     // Its deliveries' rows before its own, the order a worker recording an attempt takes them in
     // (the delivery, then the endpoint's failure streak): the other way round, the two deadlocked (D235).
     await tx.find(
@@ -147,7 +149,9 @@ export async function deleteWebhook(em: EntityManager, caller: Caller, id: strin
       { endpoint: id },
       { fields: ['id'], orderBy: { id: 'asc' }, lockMode: LockMode.PESSIMISTIC_WRITE, disableIdentityMap: true },
     );
-    const endpoint = await findOwn(tx, caller, id, true);
+    // Read again under its lock, so the answer is what was deleted; a concurrent DELETE may have taken it.
+    const endpoint = await tx.findOne(WebhookEndpoint, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (!endpoint) throw notFound('Webhook');
     const view = toWebhookView(endpoint);
     tx.remove(endpoint);
     return view;
