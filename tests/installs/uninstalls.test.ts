@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import pg from 'pg';
+import type { SqlTransaction } from '../../src/lib/sql-writer.ts';
+import { reinstall } from '../../src/modules/installs/install-acts.ts';
+import { holdInstallsWatermark, sendInstallRollUpUnlessWaiting } from '../../src/modules/stats/stats.service.ts';
 import { createTestApp, type TestApp } from '../support/harness.ts';
 import { insertApp, insertDeveloper, type FixtureApp } from '../support/fixtures.ts';
 import { eventually } from '../support/eventually.ts';
@@ -211,5 +215,49 @@ describe.concurrent('POST /api/apps/:slug/uninstall', () => {
     expect((await t.call('GET', `/api/apps/${churned.slug}`)).body).toMatchObject({ installCount: 3, activeInstalls: 1 });
     const search = await t.call('GET', '/api/apps?search=Churned&environment=staging');
     expect(search.body.data[0]).toMatchObject({ slug: churned.slug, activeInstalls: 1 });
+  });
+});
+
+describe('a repeat install racing a reactivation of the same installer', () => {
+  test('the install batch written in a transaction waits for the reactivation and answers with its time, never a deadlock', async () => {
+    const app = await fresh();
+    const token = await t.token('double-clicker');
+    expect((await install(app, { token })).status).toBe(201);
+    expect((await uninstall(app, { token })).status).toBe(200);
+    // No roll-up waits, so the repeat install below is written in a transaction that sends one (D189, D222).
+    await eventually(async () => {
+      const [pending] = await t.sql<{ n: number }>(`select count(*)::int as n from pgboss.job where name = 'stats.installs' and state < 'completed'`);
+      return pending!.n === 0;
+    });
+    // A reactivation of the same installer, as a batch written on its own follows it up: the
+    // watermark's lock, the installer's REINSTALL, then the roll-up unless one waits (`recordInstalls`).
+    const hand = new pg.Client({ connectionString: t.runtime.databaseUrl });
+    await hand.connect();
+    const tx: SqlTransaction = {
+      query: async (statement) => (await hand.query(statement.text, statement.values)).rows,
+      executeSql: (text, values) => hand.query(text, values),
+    };
+    try {
+      await hand.query('begin');
+      await holdInstallsWatermark(tx);
+      const reactivated = await reinstall(tx, [{ appId: app.id, installer: 'user:double-clicker' }]);
+      const repeat = install(app, { token });
+      // The repeat's transaction waits for the reactivation's REINSTALL (the same installer's next act).
+      await eventually(async () => {
+        const [waiting] = await t.sql<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity
+           where datname = current_database() and wait_event_type = 'Lock' and query ilike '%REINSTALL%'`,
+        );
+        return waiting!.n > 0;
+      });
+      await sendInstallRollUpUnlessWaiting(t.ctx.jobs, tx);
+      await hand.query('commit');
+      const answered = await repeat;
+      expect(answered.status).toBe(201);
+      expect(answered.body.installedAt).toBe(reactivated.get(`${app.id} user:double-clicker`));
+    } finally {
+      await hand.end();
+    }
+    await settlesAt(app, { installCount: 1, activeInstalls: 1 });
   });
 });

@@ -112,10 +112,11 @@ export async function recordInstalls(writer: SqlWriter, jobs: JobQueue, requests
   }
   return writer.transaction(async (tx) => {
     const rows = await tx.query<BatchRow & { roll_up_waiting: boolean }>(batch('record_install_batch', ', roll_up_waiting'));
-    // A roll-up that has not started will count this batch; only without one is a job sent.
-    if (rows.length > 0 && !rows[0]!.roll_up_waiting) await sendInstallRollUp(jobs, tx);
     const repeats = repeatsIn(rows);
     const current = repeats.length > 0 ? await reinstall(tx, repeats) : new Map<string, string>();
+    // A roll-up that has not started will count this batch; only without one is a job sent. Last, as
+    // every writer of install events sends it: after the events, so none waits for a job row while holding one (D237).
+    if (rows.length > 0 && !rows[0]!.roll_up_waiting) await sendInstallRollUp(jobs, tx);
     return outcomesOf(requests, keys, rows, current, (slug, key) => firstInstalledAt(tx, slug, key));
   });
 }
