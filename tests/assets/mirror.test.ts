@@ -147,7 +147,9 @@ describe('the reviewer looks at the stored copies, in a browser', () => {
       const hitsBefore = server.hits.length;
       await page.goto(`${served.baseUrl}/admin/review/apps/${app.id}`, { waitUntil: 'load' });
       // In the page (strings: the test's own types have no DOM): every image settled, then each one's decoded width.
-      await page.waitForFunction('[...document.images].every((image) => image.complete)');
+      // Asked from here: the images load lazily, after `load`, and `waitForFunction` polls a string with
+      // `eval`, which the console's CSP refuses in the page.
+      await eventually(() => page.evaluate<boolean>('[...document.images].every((image) => image.complete)'));
       const widths = await page.evaluate<number[]>('[...document.images].map((image) => image.naturalWidth)');
       expect(widths).toEqual([512, 1280]);
       expect(requested.filter((address) => !address.startsWith(served.baseUrl))).toEqual([]);
